@@ -1,0 +1,37 @@
+/** What a `bench/*.bench.ts` module exports: `run()` measures and returns figures plus printable lines. */
+export interface BenchReport {
+  readonly title: string;
+  /** Named figures (numbers with units in their names: `p50Ms`, `opsPerSec`, `ratio`). */
+  readonly metrics: Record<string, number | string | boolean>;
+  /** Human-readable lines for the console. */
+  readonly lines: readonly string[];
+  readonly file?: string;
+  readonly seconds?: number;
+}
+
+export interface BenchModule {
+  run(): Promise<BenchReport>;
+}
+
+/** Calls `fn` until `minMs` has passed (at least `minIterations` times) and returns operations per second. */
+export async function opsPerSecond(fn: () => unknown, minMs = 1000, minIterations = 5): Promise<number> {
+  let iterations = 0;
+  const start = performance.now();
+  while (performance.now() - start < minMs || iterations < minIterations) {
+    await fn();
+    iterations++;
+  }
+  return iterations / ((performance.now() - start) / 1000);
+}
+
+export function percentile(sortedOrNot: readonly number[], p: number): number {
+  const sorted = [...sortedOrNot].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index] as number;
+}
+
+export function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

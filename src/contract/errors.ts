@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/** Error codes of CONTRACT.md with their HTTP status. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  command_failed: 400,
+  unauthenticated: 401,
+  router_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_request: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  router_unreachable: 502,
+  service_unavailable: 503,
+  router_timeout: 504,
+} as const;
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const errorDetailSchema = z.object({ field: z.string(), message: z.string() });
+export type ErrorDetail = z.output<typeof errorDetailSchema>;
+
+/** The project's error envelope. */
+export const errorEnvelopeSchema = z.object({
+  status: z.literal("error"),
+  error: z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    details: z.array(errorDetailSchema).optional(),
+    request_id: z.string().optional(),
+  }),
+});
+export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
+
+/** Laravel's shapes, which the public service appears to use: `{message, errors: {field: [..]}}`. */
+export const laravelErrorSchema = z.looseObject({
+  message: z.string(),
+  errors: z.record(z.string(), z.array(z.string())).optional(),
+});
+
+export function errorEnvelope(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorEnvelope {
+  return { status: "error", error: { code, message, ...(details?.length ? { details } : {}) } };
+}
+
+/** What either error shape says, normalised; undefined when the body is neither. */
+export function readErrorBody(
+  body: unknown,
+): { code?: string; message: string; details: ErrorDetail[] } | undefined {
+  const ours = errorEnvelopeSchema.safeParse(body);
+  if (ours.success) {
+    return {
+      code: ours.data.error.code,
+      message: ours.data.error.message,
+      details: ours.data.error.details ?? [],
+    };
+  }
+  const laravel = laravelErrorSchema.safeParse(body);
+  if (laravel.success) {
+    const details = Object.entries(laravel.data.errors ?? {}).flatMap(([field, messages]) =>
+      messages.map((message) => ({ field, message })),
+    );
+    return { message: laravel.data.message, details };
+  }
+  return undefined;
+}

@@ -1,0 +1,20 @@
+/**
+ * A failure with RouterOS's own text. `line`/`column` are 1-based and set when the failure has a place in a
+ * script; `toString()` then reads like the router: `bad command name adress (line 1 column 5)`.
+ */
+export class RouterOsError extends Error {
+  override readonly name = "RouterOsError";
+  constructor(
+    /** The router's text without position, e.g. `failure: already have such address`. */
+    readonly text: string,
+    readonly line?: number,
+    readonly column?: number,
+  ) {
+    super(line === undefined ? text : `${text} (line ${line} column ${column ?? 1})`);
+  }
+
+  /** The same failure placed at a position in a script (keeps an existing position). */
+  at(line: number, column: number): RouterOsError {
+    return this.line === undefined ? new RouterOsError(this.text, line, column) : this;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * The seam between the RouterOS language (lexer, parser, interpreter in `src/routeros`) and whatever holds a
+ * configuration (the simulated router in `src/service/routers/simulated`, or a test host). The language knows
+ * syntax and evaluation; the host knows menus, items and their rules.
+ */
+
+/** A value after evaluation. Arrays come from `[find]` (lists of ids) and `{a;b}` literals. */
+export type RosValue = string | number | boolean | readonly RosValue[] | null;
+
+/** Properties of one configuration item as the `where` clause sees them (RouterOS names, string values). */
+export type ItemProperties = Readonly<Record<string, string>>;
+
+/** Tells the parser which words name menus and which name commands, so it can split `/ip address add x=1`. */
+export interface CommandCatalog {
+  /** True when `path` (absolute, e.g. `["ip", "address"]`) is a menu. The root `[]` is a menu. */
+  isMenu(path: readonly string[]): boolean;
+  /** True when `verb` is a command of the menu at `path` (e.g. `["ip","address"]`, `"add"`). */
+  hasCommand(path: readonly string[], verb: string): boolean;
+}
+
+/** One command, resolved and evaluated, ready for the host. */
+export interface CommandCall {
+  /** Absolute menu path, e.g. `["ip", "address"]`. */
+  readonly menu: readonly string[];
+  readonly verb: string;
+  /** Unnamed arguments in order (`set ether1 ...`, `remove [find ...]`, `remove 0`). */
+  readonly positional: readonly RosValue[];
+  /** Named arguments in source order; a flag written without `=` (e.g. `detail`) has the value `true`. */
+  readonly named: ReadonlyMap<string, RosValue>;
+  /** Compiled `where` clause of `print where ...` / `find where ...`; absent when none was written. */
+  readonly where?: (item: ItemProperties) => boolean;
+  /** 1-based position of the command's first word in the script, for error messages. */
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Output of a command: a value (`find`, `get`, `add` returns the new id) and printed lines (`print`, `export`). */
+export interface CommandResult {
+  readonly value?: RosValue;
+  readonly output?: readonly string[];
+  /** Records for the synchronous API view of `print` (RouterOS property names, string values). */
+  readonly records?: readonly ItemProperties[];
+}
+
+export interface CommandHost {
+  readonly catalog: CommandCatalog;
+  /** Runs one command. Throws `RouterOsError` with the router's own text (`failure: already have such address`). */
+  execute(call: CommandCall): CommandResult | Promise<CommandResult>;
+  /** `:log <level> <message>`; topics as RouterOS gives them (`script,info`). */
+  log(topics: readonly string[], message: string): void;
+  /** `:delay`; the host decides whether time really passes (simulation may scale it). */
+  delay(ms: number): Promise<void>;
+}

@@ -1,0 +1,38 @@
+import type { RouterRecord } from "../../contract/sync.js";
+
+/**
+ * What the service needs from a router. The simulated RouterOS router is the first back end; a back end for
+ * real devices (RouterOS REST/API over a tunnel) implements the same interface.
+ */
+export interface RouterBackend {
+  /** Creates (or re-attaches to) a router; `state` is what `snapshot` returned last, for persistence. */
+  attach(routerId: string, options: { name: string; state?: unknown }): Promise<void>;
+  detach(routerId: string): Promise<void>;
+  /** Whether the management tunnel is up. A job for an offline router waits. */
+  isOnline(routerId: string): boolean;
+  /** Runs a script (RouterOS commands). Never throws for a script error: it reports it. */
+  runScript(routerId: string, script: string, options?: { signal?: AbortSignal }): Promise<ScriptOutcome>;
+  /** Takes a backup of the configuration and returns its name. */
+  backup(routerId: string, name: string): Promise<string>;
+  /**
+   * A synchronous API call: `/ip/arp/print` with API words. Returns records keyed the service's way.
+   * Throws `RouterCommandError` (router said no), `RouterUnreachableError` (offline), `RouterTimeoutError`.
+   */
+  command(routerId: string, command: string, parameters?: string): Promise<RouterRecord[]>;
+  /** Serialisable state (configuration, backups, log) so the service can persist it between restarts. */
+  snapshot(routerId: string): unknown;
+}
+
+export type ScriptOutcome =
+  | { readonly ok: true; readonly output: string }
+  | { readonly ok: false; readonly output: string; readonly error: string; readonly line?: number };
+
+export class RouterCommandError extends Error {
+  override readonly name = "RouterCommandError";
+}
+export class RouterUnreachableError extends Error {
+  override readonly name = "RouterUnreachableError";
+}
+export class RouterTimeoutError extends Error {
+  override readonly name = "RouterTimeoutError";
+}

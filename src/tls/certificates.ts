@@ -1,0 +1,93 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { generate } from "selfsigned";
+
+export interface TlsMaterial {
+  /** PEM certificate chain the server presents. */
+  readonly cert: string;
+  /** PEM private key of the server certificate. */
+  readonly key: string;
+  /** PEM certificate a client must trust (`--ca-file`, `NODE_EXTRA_CA_CERTS`). */
+  readonly ca: string;
+}
+
+/** Names a loopback service answers to: a certificate valid for all of them works whatever the URL says. */
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
+
+/**
+ * A local certificate authority and a server certificate it signs, for local use (demo, tests, a team trying
+ * the service). A separate CA, rather than one self-signed leaf, is what OpenSSL verifies most reliably.
+ */
+export async function generateLocalTls(hosts: readonly string[] = LOOPBACK_NAMES): Promise<TlsMaterial> {
+  const notAfterDate = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  const ca = await generate([{ name: "commonName", value: "routerjobs local CA" }], {
+    keyType: "ec",
+    algorithm: "sha256",
+    curve: "P-256",
+    notAfterDate,
+    extensions: [
+      { name: "basicConstraints", cA: true, critical: true },
+      { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    ],
+  });
+  const server = await generate([{ name: "commonName", value: hosts[0] ?? "localhost" }], {
+    keyType: "ec",
+    algorithm: "sha256",
+    curve: "P-256",
+    notAfterDate,
+    ca: { key: ca.private, cert: ca.cert },
+    extensions: [
+      { name: "basicConstraints", cA: false },
+      { name: "keyUsage", digitalSignature: true, keyEncipherment: true, critical: true },
+      { name: "extKeyUsage", serverAuth: true },
+      {
+        name: "subjectAltName",
+        altNames: hosts.map((host) =>
+          /^[\d.]+$|:/.test(host) ? { type: 7 as const, ip: host } : { type: 2 as const, value: host },
+        ),
+      },
+    ],
+  });
+  return { cert: server.cert, key: server.private, ca: ca.cert };
+}
+
+export const TLS_FILE_NAMES = { cert: "tls-cert.pem", key: "tls-key.pem", ca: "tls-ca.pem" } as const;
+
+/**
+ * Reuses the certificate in `dir` or creates one, so that a restarted service keeps the certificate its clients
+ * already trust. The key is written readable by its owner only.
+ */
+export async function loadOrCreateLocalTls(
+  dir: string,
+  hosts?: readonly string[],
+): Promise<TlsMaterial & { caFile: string }> {
+  const paths = {
+    cert: join(dir, TLS_FILE_NAMES.cert),
+    key: join(dir, TLS_FILE_NAMES.key),
+    ca: join(dir, TLS_FILE_NAMES.ca),
+  };
+  try {
+    const [cert, key, ca] = await Promise.all([
+      readFile(paths.cert, "utf8"),
+      readFile(paths.key, "utf8"),
+      readFile(paths.ca, "utf8"),
+    ]);
+    return { cert, key, ca, caFile: paths.ca };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const material = await generateLocalTls(hosts);
+  await mkdir(dir, { recursive: true });
+  await writeFile(paths.key, material.key, { mode: 0o600 });
+  await writeFile(paths.cert, material.cert);
+  await writeFile(paths.ca, material.ca);
+  return { ...material, caFile: paths.ca };
+}
+
+export async function readTlsFiles(
+  certFile: string,
+  keyFile: string,
+): Promise<{ cert: string; key: string }> {
+  const [cert, key] = await Promise.all([readFile(certFile, "utf8"), readFile(keyFile, "utf8")]);
+  return { cert, key };
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Several suites start real servers, databases and terraform: two cores, so keep forks few.
+    pool: "forks",
+    maxWorkers: 2,
+  },
+});
