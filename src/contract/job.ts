@@ -37,11 +37,9 @@ export const tolerantJobStatusSchema = z
   );
 
 const lengthLimit = (field: string, max: number) =>
-  z
-    .string({ error: (issue) => `${field} must be a string (got ${describeValue(issue.input)})` })
-    .max(max, {
-      error: (issue) => `${field} must be at most ${max} characters (got ${String(issue.input).length})`,
-    });
+  z.string({ error: (issue) => `${field} must be a string (got ${describeValue(issue.input)})` }).max(max, {
+    error: (issue) => `${field} must be at most ${max} characters (got ${String(issue.input).length})`,
+  });
 
 const booleanField = (field: string) =>
   z.boolean({
