@@ -59,7 +59,9 @@ export const notifyUrlSchema = z
     error: (issue) => `notify_url must be an absolute https: URL (got ${describeValue(issue.input)})`,
   });
 
+/** The spec: "must start with https". Also an absolute URL with a host, written out (`https:x` is refused). */
 export function isHttpsUrl(value: string): boolean {
+  if (!/^https:\/\//i.test(value)) return false;
   try {
     const url = new URL(value);
     return url.protocol === "https:" && url.hostname.length > 0;

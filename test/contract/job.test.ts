@@ -1,0 +1,142 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  DESCRIPTION_MAX_CHARS,
+  isTerminal,
+  jobListItemSchema,
+  jobRequestSchema,
+  notificationSchema,
+  SCRIPT_MAX_CHARS,
+} from "../../src/contract/index.js";
+
+const valid = { description: "set identity", script: "/system identity set name=edge-1" };
+
+function issuesOf(input: unknown): string[] {
+  const result = jobRequestSchema.safeParse(input);
+  return result.success
+    ? []
+    : result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+}
+
+describe("job request limits", () => {
+  it("accepts every description length up to the limit and names field, limit and length above it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: DESCRIPTION_MAX_CHARS + 50 }), (length) => {
+        const issues = issuesOf({ ...valid, description: "d".repeat(length) });
+        if (length <= DESCRIPTION_MAX_CHARS) expect(issues).toEqual([]);
+        else
+          expect(issues).toEqual([`description: description must be at most 100 characters (got ${length})`]);
+      }),
+    );
+  });
+
+  it("accepts every script length up to the limit and names field, limit and length above it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: SCRIPT_MAX_CHARS - 20, max: SCRIPT_MAX_CHARS + 20 }), (length) => {
+        const issues = issuesOf({ ...valid, script: ";".repeat(length) });
+        if (length <= SCRIPT_MAX_CHARS) expect(issues).toEqual([]);
+        else expect(issues).toEqual([`script: script must be at most 2000 characters (got ${length})`]);
+      }),
+    );
+  });
+
+  it("counts characters, not bytes: 100 non-ASCII characters are within the description limit", () => {
+    expect(issuesOf({ ...valid, description: "é".repeat(100) })).toEqual([]);
+    expect(issuesOf({ ...valid, description: "é".repeat(101) })).toHaveLength(1);
+  });
+
+  it("rejects empty description and script", () => {
+    expect(issuesOf({ description: "", script: "" })).toEqual([
+      "description: description must not be empty",
+      "script: script must not be empty",
+    ]);
+  });
+
+  it("accepts only absolute https notify URLs", () => {
+    fc.assert(
+      fc.property(fc.webUrl({ validSchemes: ["http", "https", "ftp"] }), (url) => {
+        const ok = issuesOf({ ...valid, notify_url: url }).length === 0;
+        expect(ok).toBe(url.startsWith("https://"));
+      }),
+    );
+    expect(issuesOf({ ...valid, notify_url: "https:relative" })).toHaveLength(1);
+    expect(issuesOf({ ...valid, notify_url: "HTTPS://Example.com/x" })).toEqual([]);
+  });
+
+  it("applies the spec's defaults to missing booleans and refuses wrong types by name", () => {
+    expect(jobRequestSchema.parse(valid)).toMatchObject({
+      make_backup: false,
+      express_execute: false,
+      needs_acknowledgement: true,
+    });
+    for (const wrong of ["true", 1, null]) {
+      expect(issuesOf({ ...valid, needs_acknowledgement: wrong })[0]).toMatch(
+        /^needs_acknowledgement: needs_acknowledgement must be a boolean true or false \(got /,
+      );
+    }
+  });
+
+  it("refuses unknown fields so that typos do not pass", () => {
+    expect(issuesOf({ ...valid, make_bakup: true })).toEqual([": unknown field make_bakup"]);
+  });
+
+  it("never echoes a whole long value in an error", () => {
+    const long = "x".repeat(5000);
+    const [issue] = issuesOf({ ...valid, notify_url: long });
+    expect(issue?.length).toBeLessThan(200);
+  });
+});
+
+describe("tolerant response schemas", () => {
+  const item = {
+    id: "3f1c9a3e-2b7d-4c1e-9a51-0c2f4b6d8e10",
+    token: "t",
+    idempotency_key: "9b2e6f0a-1c3d-4e5f-8a7b-6c5d4e3f2a1b",
+    description: "d",
+    express_execute: false,
+    needs_acknowledgement: true,
+    make_backup: true,
+    started_at: null,
+    completed_at: null,
+    failed_at: null,
+    deleted_at: null,
+    status: "pending",
+  };
+
+  it("keeps unknown fields and fills missing optional times with null", () => {
+    const { started_at: _dropped, ...withoutStart } = item;
+    const parsed = jobListItemSchema.parse({ ...withoutStart, portal_note: "x" });
+    expect(parsed.portal_note).toBe("x");
+    expect(parsed.started_at).toBeNull();
+  });
+
+  it("reads any status outside the known set as 'unknown', which is never terminal", () => {
+    fc.assert(
+      fc.property(fc.string(), (status) => {
+        const parsed = jobListItemSchema.parse({ ...item, status });
+        const known = ["pending", "loaded", "running", "completed", "failed", "deleted"].includes(status);
+        expect(parsed.status).toBe(known ? status : "unknown");
+        if (!known) expect(isTerminal(parsed.status)).toBe(false);
+      }),
+    );
+  });
+
+  it("parses a notification with an offset timestamp and the error extension", () => {
+    const parsed = notificationSchema.parse({
+      ...item,
+      job_id: item.id,
+      customer_id: item.id,
+      router_id: item.id,
+      seq_id: 3,
+      status: "failed",
+      failed_at: "2026-11-22T17:22:28.123+00:00",
+      error: "no such item (line 2 column 1)",
+    });
+    expect(parsed.status).toBe("failed");
+    expect(parsed.error).toContain("line 2");
+  });
+
+  it("rejects a timestamp without an offset", () => {
+    expect(jobListItemSchema.safeParse({ ...item, started_at: "2026-11-22T17:22:28" }).success).toBe(false);
+  });
+});
