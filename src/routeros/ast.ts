@@ -1,0 +1,108 @@
+/**
+ * The parsed form of a RouterOS script. Menus are resolved at parse time (the current menu is lexical, like
+ * `export` output relies on), so a `CommandNode` carries an absolute menu and a verb. Every node keeps its
+ * 1-based position for error messages.
+ */
+import type { RosValue } from "./host.js";
+
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+export type BinaryOperator =
+  | "="
+  | "!="
+  | "<"
+  | ">"
+  | "<="
+  | ">="
+  | "~"
+  | "in"
+  | "and"
+  | "or"
+  | "+"
+  | "-"
+  | "*"
+  | "/"
+  | "%"
+  | ".";
+
+export type Expr =
+  /** A literal; `word` keeps the unquoted text a bare word was written as (typed values lose it). */
+  | (Position & { readonly type: "literal"; readonly value: RosValue; readonly word?: string })
+  | (Position & { readonly type: "variable"; readonly name: string })
+  /** A property of the item under test, only inside `where`. */
+  | (Position & { readonly type: "property"; readonly name: string })
+  /** Adjacent pieces joined into one string: `"a$b"`, `name=wan$x`. */
+  | (Position & { readonly type: "concat"; readonly parts: readonly Expr[] })
+  /** `[ ... ]`: the value of the last command inside. */
+  | (Position & { readonly type: "substitution"; readonly block: Block })
+  /** `{"a";"b"}` where a value is expected (`:foreach x in={...}`, `:local list {...}`). */
+  | (Position & { readonly type: "array"; readonly items: readonly Expr[] })
+  | (Position & { readonly type: "not"; readonly operand: Expr })
+  | (Position & { readonly type: "negate"; readonly operand: Expr })
+  | (Position & {
+      readonly type: "binary";
+      readonly operator: BinaryOperator;
+      readonly left: Expr;
+      readonly right: Expr;
+    });
+
+export interface Block extends Position {
+  readonly statements: readonly Statement[];
+}
+
+/** A command of a menu, handed to the host. */
+export interface CommandNode extends Position {
+  readonly kind: "command";
+  readonly menu: readonly string[];
+  readonly verb: string;
+  readonly positional: readonly Expr[];
+  readonly named: readonly { readonly name: string; readonly value: Expr }[];
+  readonly where?: Expr;
+}
+
+export type LogLevel = "info" | "warning" | "error" | "debug";
+
+export type Statement =
+  | CommandNode
+  | (Position & { readonly kind: "block"; readonly block: Block })
+  | (Position & {
+      readonly kind: "declare";
+      readonly scope: "local" | "global";
+      readonly name: string;
+      readonly value?: Expr;
+    })
+  | (Position & { readonly kind: "set"; readonly name: string; readonly value?: Expr })
+  | (Position & { readonly kind: "put"; readonly value?: Expr })
+  | (Position & { readonly kind: "log"; readonly level: LogLevel; readonly message: Expr })
+  | (Position & { readonly kind: "delay"; readonly duration: Expr })
+  | (Position & {
+      readonly kind: "if";
+      readonly condition: Expr;
+      readonly body: Block;
+      readonly otherwise?: Block;
+    })
+  | (Position & {
+      readonly kind: "foreach";
+      readonly name: string;
+      readonly items: Expr;
+      readonly body: Block;
+    })
+  | (Position & {
+      readonly kind: "do";
+      readonly body: Block;
+      readonly onError?: Block;
+      readonly while?: Expr;
+    })
+  | (Position & { readonly kind: "error"; readonly message: Expr })
+  /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`: a value function, mostly used as `[:len $x]`. */
+  | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });
+
+export type FunctionName = "len" | "typeof" | "tostr" | "tonum" | "pick";
+
+export interface Script {
+  readonly source: string;
+  readonly body: Block;
+}

@@ -1,0 +1,190 @@
+/**
+ * Global commands (`:local`, `:put`, `:if`, ...): the arguments are read like any command's, then checked
+ * against what each command takes. Bare words are typed here (`:local n 3` holds a number).
+ */
+import type { Block, Expr, FunctionName, LogLevel, Position, Statement } from "./ast.js";
+import type { Token } from "./lexer.js";
+import type { Argument, Parser } from "./parser.js";
+
+const LOG_LEVELS: ReadonlySet<string> = new Set(["info", "warning", "error", "debug"]);
+const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = {
+  len: { min: 1, max: 1 },
+  typeof: { min: 1, max: 1 },
+  tostr: { min: 1, max: 1 },
+  tonum: { min: 1, max: 1 },
+  pick: { min: 2, max: 3 },
+};
+
+class GlobalArguments {
+  private readonly positional: Argument[];
+  private readonly named = new Map<string, Argument>();
+
+  constructor(
+    private readonly parser: Parser,
+    private readonly command: Position,
+    list: readonly Argument[],
+    accepted: readonly string[],
+  ) {
+    this.positional = list.filter((arg) => arg.name === undefined);
+    for (const arg of list) {
+      if (arg.name === undefined) continue;
+      if (!accepted.includes(arg.name)) throw parser.fail("syntax error", arg);
+      this.named.set(arg.name, arg);
+    }
+  }
+
+  /** Fails on unnamed arguments beyond `count`: RouterOS stops reading the command there. */
+  most(count: number): void {
+    const extra = this.positional[count];
+    if (extra) throw this.parser.fail("expected end of command", extra);
+  }
+
+  expr(arg: Argument | undefined): Expr | undefined {
+    if (arg === undefined) return undefined;
+    if ("statements" in arg.value) throw this.parser.fail("syntax error", arg);
+    return arg.value;
+  }
+  block(arg: Argument | undefined): Block | undefined {
+    if (arg === undefined) return undefined;
+    if (!("statements" in arg.value)) throw this.parser.fail("syntax error", arg);
+    return arg.value;
+  }
+  at(index: number): Expr | undefined {
+    return this.expr(this.positional[index]);
+  }
+  option(name: string): Argument | undefined {
+    return this.named.get(name);
+  }
+  required<T>(value: T | undefined): T {
+    if (value === undefined) throw this.parser.fail("syntax error", this.command);
+    return value;
+  }
+  /** A variable name, bare or quoted (`:local x`, `:local "my var"`, `:foreach i in=...`). */
+  name(index: number): string {
+    const expr = this.required(this.at(index));
+    if (expr.type === "literal" && expr.word !== undefined) return expr.word;
+    if (expr.type === "literal" && typeof expr.value === "string" && expr.value !== "") return expr.value;
+    throw this.parser.fail("syntax error", expr);
+  }
+}
+
+export function parseGlobal(parser: Parser, token: Token): Statement {
+  const command = token.text.slice(1);
+  const at = { line: token.line, column: token.column };
+  const accepted = {
+    if: ["do", "else"],
+    foreach: ["in", "do"],
+    do: ["do", "on-error", "while"],
+    delay: ["delay-time"],
+  };
+  const { list } = parser.parseArguments({
+    typed: true,
+    where: false,
+    // The loop variable exists inside the loop body only, which is parsed after its name.
+    isArray: (name, position) =>
+      name === "in" ||
+      (position === 1 && ["local", "global", "set"].includes(command)) ||
+      (position === 0 && command === "put"),
+    onArgument: (arg) => {
+      const value = arg.value;
+      if (
+        command === "foreach" &&
+        arg.name === undefined &&
+        "type" in value &&
+        value.type === "literal" &&
+        value.word
+      ) {
+        parser.pendingNames = [value.word];
+      }
+    },
+  });
+  const args = new GlobalArguments(parser, at, list, accepted[command as keyof typeof accepted] ?? []);
+  switch (command) {
+    case "local":
+    case "global": {
+      args.most(2);
+      const name = args.name(0);
+      const value = args.at(1);
+      parser.declare(name);
+      return { kind: "declare", ...at, scope: command, name, ...(value ? { value } : {}) };
+    }
+    case "set": {
+      args.most(2);
+      const name = args.name(0);
+      if (!parser.isDeclared(name)) throw parser.fail("syntax error", args.required(args.at(0)));
+      const value = args.at(1);
+      return { kind: "set", ...at, name, ...(value ? { value } : {}) };
+    }
+    case "put": {
+      args.most(1);
+      const value = args.at(0);
+      return { kind: "put", ...at, ...(value ? { value } : {}) };
+    }
+    case "log": {
+      args.most(2);
+      const level = args.name(0);
+      if (!LOG_LEVELS.has(level)) throw parser.fail(`bad command name ${level}`, args.required(args.at(0)));
+      const message = args.at(1) ?? { type: "literal", ...at, value: "" };
+      return { kind: "log", ...at, level: level as LogLevel, message };
+    }
+    case "delay":
+      args.most(1);
+      return {
+        kind: "delay",
+        ...at,
+        duration: args.required(args.at(0) ?? args.expr(args.option("delay-time"))),
+      };
+    case "error":
+      args.most(1);
+      return { kind: "error", ...at, message: args.required(args.at(0)) };
+    case "if": {
+      args.most(1);
+      const otherwise = args.block(args.option("else"));
+      return {
+        kind: "if",
+        ...at,
+        condition: args.required(args.at(0)),
+        body: args.required(args.block(args.option("do"))),
+        ...(otherwise ? { otherwise } : {}),
+      };
+    }
+    case "foreach":
+      args.most(1);
+      return {
+        kind: "foreach",
+        ...at,
+        name: args.name(0),
+        items: args.required(args.expr(args.option("in"))),
+        body: args.required(args.block(args.option("do"))),
+      };
+    case "do": {
+      args.most(1);
+      const onError = args.block(args.option("on-error"));
+      const condition = args.expr(args.option("while"));
+      const body = args.required(
+        args.block(args.option("do")) ?? args.block(list.find((arg) => arg.name === undefined)),
+      );
+      return {
+        kind: "do",
+        ...at,
+        body,
+        ...(onError ? { onError } : {}),
+        ...(condition ? { while: condition } : {}),
+      };
+    }
+    default: {
+      const signature = FUNCTIONS[command as FunctionName];
+      if (!Object.hasOwn(FUNCTIONS, command) || signature === undefined) {
+        throw parser.fail(`bad command name ${command}`, { line: token.line, column: token.column + 1 });
+      }
+      args.most(signature.max);
+      const values: Expr[] = [];
+      for (let i = 0; i < signature.max; i++) {
+        const value = args.at(i);
+        if (value) values.push(value);
+      }
+      if (values.length < signature.min) throw parser.fail("syntax error", at);
+      return { kind: "function", ...at, name: command as FunctionName, args: values };
+    }
+  }
+}

@@ -1,0 +1,365 @@
+/**
+ * Recursive-descent parser for RouterOS scripts. It resolves menu paths with a `CommandCatalog` as it goes
+ * (the current menu is lexical: a line holding only a menu path changes it for the lines after it, inside the
+ * enclosing `{ }` block), and checks at parse time that every `$variable` was declared, as RouterOS does.
+ */
+import type { Block, Expr, Position, Script, Statement } from "./ast.js";
+import { permissiveCatalog } from "./default-catalog.js";
+import { RouterOsError } from "./errors.js";
+import type { CommandCatalog } from "./host.js";
+import { Lexer, type LexMode, type Token } from "./lexer.js";
+import { parseExpression } from "./parse-expression.js";
+import { parseGlobal } from "./parse-global.js";
+import { typeWord } from "./values.js";
+
+export interface ParseOptions {
+  /** Menu that relative commands start from. @default [] (the root) */
+  readonly menu?: readonly string[];
+}
+
+/**
+ * Bare words after a host verb that are flags (`print detail`), not unnamed arguments (`set ether1`). A real
+ * console knows each command's arguments; this list covers the printing flags scripts use.
+ */
+export const FLAG_WORDS: ReadonlySet<string> = new Set([
+  "detail",
+  "terse",
+  "compact",
+  "verbose",
+  "brief",
+  "count-only",
+  "without-paging",
+  "as-value",
+  "value-list",
+  "show-sensitive",
+  "hide-sensitive",
+  "once",
+  "follow",
+  "follow-only",
+  "stats",
+  "stats-detail",
+]);
+
+/** An argument as written: `name=value`, a flag, an unnamed value, or a `{ }` block (global commands only). */
+export interface Argument extends Position {
+  readonly name?: string;
+  readonly value: Expr | Block;
+}
+
+const END_KINDS = new Set(["eol", ";", "]", "}", ")", "eof"]);
+
+export class Parser {
+  readonly lexer: Lexer;
+  private menu: readonly string[];
+  private readonly scopes: Set<string>[] = [new Set()];
+  /** Names a loop declares inside the next block it opens (`:foreach i in=... do={ $i }`). */
+  pendingNames: string[] = [];
+
+  constructor(
+    readonly source: string,
+    private readonly catalog: CommandCatalog,
+    menu: readonly string[],
+  ) {
+    this.lexer = new Lexer(source);
+    this.menu = menu;
+  }
+
+  peek(mode: LexMode = "command"): Token {
+    return this.lexer.peek(mode);
+  }
+  next(mode: LexMode = "command"): Token {
+    return this.lexer.next(mode);
+  }
+  fail(text: string, at: Position): RouterOsError {
+    return new RouterOsError(text, at.line, at.column);
+  }
+  isEnd(token: Token): boolean {
+    return END_KINDS.has(token.kind);
+  }
+  /** True when the character right after `token` belongs to the same argument (no blank in between). */
+  glued(token: Token, char?: string): boolean {
+    const code = this.source.charCodeAt(token.end);
+    if (char !== undefined) return code === char.charCodeAt(0);
+    // Anything but the end, a blank, a line end, `;`, `]`, `}` or `)` continues the argument.
+    return !(
+      Number.isNaN(code) ||
+      code === 32 ||
+      code === 9 ||
+      code === 10 ||
+      code === 13 ||
+      code === 59 ||
+      code === 93 ||
+      code === 125 ||
+      code === 41
+    );
+  }
+
+  declare(name: string): void {
+    this.scopes[this.scopes.length - 1]?.add(name);
+  }
+  isDeclared(name: string): boolean {
+    return this.scopes.some((scope) => scope.has(name));
+  }
+
+  /** Statements until `close` (`}`, `]`) or the end of input, in a new variable and menu scope. */
+  parseStatements(close: "}" | "]" | "eof", open: Position): Block {
+    const savedMenu = this.menu;
+    this.scopes.push(new Set(close === "}" ? this.pendingNames : []));
+    if (close === "}") this.pendingNames = [];
+    const statements: Statement[] = [];
+    for (;;) {
+      const token = this.lexer.peek("command", true);
+      if (token.kind === "eol" || token.kind === ";") {
+        this.lexer.next("command", true);
+        continue;
+      }
+      if (token.kind === close) {
+        if (close !== "eof") this.lexer.next("command", true);
+        break;
+      }
+      if (token.kind === "eof") throw this.fail("syntax error", token);
+      if (token.kind === "]" || token.kind === "}" || token.kind === ")")
+        throw this.fail("expected end of command", token);
+      const statement = this.parseStatement();
+      if (statement) statements.push(statement);
+      const after = this.peek();
+      if (!this.isEnd(after)) throw this.fail("expected end of command", after);
+    }
+    this.scopes.pop();
+    this.menu = savedMenu;
+    return { line: open.line, column: open.column, statements };
+  }
+
+  private parseStatement(): Statement | undefined {
+    const token = this.lexer.next("command", true);
+    if (token.kind === "{")
+      return {
+        kind: "block",
+        line: token.line,
+        column: token.column,
+        block: this.parseStatements("}", token),
+      };
+    if (token.kind !== "word") throw this.fail("syntax error", token);
+    if (token.text.startsWith(":") && !token.escaped) return parseGlobal(this, token);
+    return this.parseHostCommand(token);
+  }
+
+  /** Walks menu words from `first` on; ends on a verb (a command) or on a menu (a menu change). */
+  private parseHostCommand(first: Token): Statement | undefined {
+    let path: string[] = first.text.startsWith("/") ? [] : [...this.menu];
+    let verb: string | undefined;
+    let word: Token | undefined = first;
+    while (word && verb === undefined) {
+      let column = word.column;
+      for (const segment of word.text.includes("/") ? word.text.split("/") : [word.text]) {
+        const at = { line: word.line, column };
+        column += segment.length + 1;
+        if (segment === "") continue;
+        if (verb !== undefined) throw this.fail(`bad command name ${segment}`, at);
+        if (segment === "..") path = path.slice(0, -1);
+        else if (!word.escaped && this.catalog.isMenu([...path, segment])) path.push(segment);
+        else if (!word.escaped && this.catalog.hasCommand(path, segment)) verb = segment;
+        else throw this.fail(`bad command name ${segment}`, at);
+      }
+      if (verb !== undefined) break;
+      const next = this.peek();
+      if (this.isEnd(next)) {
+        this.menu = path;
+        return undefined;
+      }
+      if (next.kind !== "word" || this.glued(next)) throw this.fail("syntax error", next);
+      word = this.next();
+    }
+    // `[find]` in `/ip address remove [find]` runs in the command's own menu.
+    const outer = this.menu;
+    this.menu = path;
+    const args = this.parseArguments({ typed: false, where: true });
+    this.menu = outer;
+    const positional: Expr[] = [];
+    const named: { name: string; value: Expr }[] = [];
+    for (const arg of args.list) {
+      if ("statements" in arg.value) throw this.fail("syntax error", arg);
+      if (arg.name !== undefined) named.push({ name: arg.name, value: arg.value });
+      else if (
+        arg.value.type === "literal" &&
+        arg.value.word !== undefined &&
+        FLAG_WORDS.has(arg.value.word)
+      ) {
+        named.push({ name: arg.value.word, value: { ...arg.value, value: true } });
+      } else positional.push(arg.value);
+    }
+    return {
+      kind: "command",
+      line: first.line,
+      column: first.column,
+      menu: path,
+      verb: verb as string,
+      positional,
+      named,
+      ...(args.where ? { where: args.where } : {}),
+    };
+  }
+
+  /**
+   * Arguments up to the end of the command. `typed` turns bare words into numbers and booleans (global
+   * commands); host commands get the text as written. `where` lets a bare `where` start a condition.
+   */
+  parseArguments(options: {
+    typed: boolean;
+    where: boolean;
+    onArgument?: (arg: Argument) => void;
+    /** Whether a `{ }` in this place is an array literal (`in={"a";"b"}`) rather than a block. */
+    isArray?: (name: string | undefined, position: number) => boolean;
+  }): {
+    list: Argument[];
+    where?: Expr;
+  } {
+    const list: Argument[] = [];
+    let positional = 0;
+    for (;;) {
+      const token = this.peek();
+      if (this.isEnd(token)) return { list };
+      if (
+        options.where &&
+        token.kind === "word" &&
+        token.text === "where" &&
+        !token.escaped &&
+        !this.glued(token)
+      ) {
+        this.next();
+        return { list, where: parseExpression(this, { where: true }) };
+      }
+      let name: string | undefined;
+      if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
+        name = token.text;
+        this.next();
+        this.next();
+      }
+      const array = options.isArray?.(name, positional) ?? false;
+      if (name === undefined) positional++;
+      const value = this.parseValue(options.typed, name !== undefined, array);
+      const arg: Argument = {
+        line: token.line,
+        column: token.column,
+        value,
+        ...(name !== undefined ? { name } : {}),
+      };
+      options.onArgument?.(arg);
+      list.push(arg);
+    }
+  }
+
+  /** One argument value: adjacent pieces (`wan$x`, `"a"[:len $b]`) joined, or a `{ }` block. */
+  private parseValue(typed: boolean, afterEquals: boolean, array = false): Expr | Block {
+    const parts: Expr[] = [];
+    const start = this.peek();
+    if (afterEquals && (start.spaced || this.isEnd(start))) {
+      return { type: "literal", value: "", line: start.line, column: start.column };
+    }
+    if (start.kind === "{") {
+      this.next();
+      return array ? this.parseArray(start) : this.parseStatements("}", start);
+    }
+    for (
+      let token = start;
+      parts.length === 0 || (!token.spaced && !this.isEnd(token));
+      token = this.peek()
+    ) {
+      parts.push(this.parsePiece(typed));
+    }
+    if (parts.length === 1) return parts[0] as Expr;
+    return { type: "concat", line: start.line, column: start.column, parts };
+  }
+
+  private parsePiece(typed: boolean): Expr {
+    const token = this.next();
+    const { line, column } = token;
+    switch (token.kind) {
+      case "word": {
+        const plain = !token.escaped;
+        const value = typed && plain ? typeWord(token.text) : token.text;
+        return { type: "literal", line, column, value, word: plain ? token.text : undefined };
+      }
+      case "=":
+        return { type: "literal", line, column, value: "=", word: undefined };
+      case "quote":
+        return this.parseString(token);
+      case "var":
+        return this.variable(token);
+      case "[":
+        return { type: "substitution", line, column, block: this.parseStatements("]", token) };
+      case "(":
+        return this.parseParenthesized(token);
+      default:
+        throw this.fail("syntax error", token);
+    }
+  }
+
+  /** After `{` where an array belongs: values separated by `;` or new lines, up to `}`. */
+  private parseArray(open: Token): Expr {
+    const items: Expr[] = [];
+    for (;;) {
+      const token = this.peek();
+      if (token.kind === ";" || token.kind === "eol") this.next();
+      else if (token.kind === "}") break;
+      else if (this.isEnd(token)) throw this.fail("syntax error", token);
+      else items.push(this.parseValue(true, false, true) as Expr);
+    }
+    this.next();
+    return { type: "array", line: open.line, column: open.column, items };
+  }
+
+  variable(token: Token): Expr {
+    // RouterOS reports an undeclared variable at its name, just after the `$`.
+    if (!this.isDeclared(token.text))
+      throw this.fail("syntax error", { line: token.line, column: token.column + 1 });
+    return { type: "variable", line: token.line, column: token.column, name: token.text };
+  }
+
+  /** After `(`: an expression and the closing `)`. */
+  parseParenthesized(open: Position): Expr {
+    const expr = parseExpression(this, { where: false });
+    const close = this.next("expression");
+    if (close.kind !== ")") throw this.fail("syntax error", close);
+    return { ...expr, line: open.line, column: open.column };
+  }
+
+  /** After an opening `"`: text, `$var`, `$[...]` and `$(...)` until the closing quote. */
+  parseString(open: Token): Expr {
+    const parts: Expr[] = [];
+    let text = "";
+    for (;;) {
+      const token = this.next("string");
+      if (token.kind === "quote") break;
+      if (token.kind === "eof") throw this.fail("expected end of command", open);
+      if (token.kind === "text") {
+        text += token.text;
+        continue;
+      }
+      if (text !== "") parts.push({ type: "literal", line: open.line, column: open.column, value: text });
+      text = "";
+      if (token.kind === "var") parts.push(this.variable(token));
+      else if (token.kind === "subst")
+        parts.push({
+          type: "substitution",
+          line: token.line,
+          column: token.column,
+          block: this.parseStatements("]", token),
+        });
+      else parts.push(this.parseParenthesized(token));
+    }
+    if (parts.length === 0) return { type: "literal", line: open.line, column: open.column, value: text };
+    if (text !== "") parts.push({ type: "literal", line: open.line, column: open.column, value: text });
+    return { type: "concat", line: open.line, column: open.column, parts };
+  }
+}
+
+/** Parses a whole script. Throws `RouterOsError` with a position (`syntax error (line 1 column 17)`). */
+export function parseScript(
+  source: string,
+  catalog: CommandCatalog = permissiveCatalog,
+  options: ParseOptions = {},
+): Script {
+  const parser = new Parser(source, catalog, options.menu ?? []);
+  return { source, body: parser.parseStatements("eof", { line: 1, column: 1 }) };
+}
