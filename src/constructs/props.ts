@@ -1,0 +1,95 @@
+import type { ITerraformDependable } from "cdktf";
+import type { WaitMode } from "../contract/apply-job.js";
+import type { BackingResource } from "./backing-resource.js";
+
+/**
+ * A script as RouterOS text, or as lines (typically from the helpers in `routerjobs/routeros/helpers`),
+ * joined with newlines.
+ */
+export type ScriptSource = string | readonly string[];
+
+/** How a job is submitted and awaited; shared by RouterScript, RouterConfig and Fleet (a section overrides). */
+export interface RouterJobOptions {
+  /**
+   * Take a backup of the router's configuration before the script runs, so that a failed script can be
+   * rolled back from it.
+   * @default true
+   */
+  readonly makeBackup?: boolean;
+  /**
+   * Ask the service to run the job at once instead of at its next scheduler tick.
+   * @default false
+   */
+  readonly expressExecute?: boolean;
+  /**
+   * Wait for the router to acknowledge the job. Set false only for scripts that cut the router off before it
+   * can report (a reboot): the job is then completed at submission and its errors are not reported.
+   * @default true
+   */
+  readonly needsAcknowledgement?: boolean;
+  /**
+   * An https URL the service posts status notifications to.
+   * @default - none; `routerjobs apply` may use ROUTERJOBS_RECEIVER_URL from its environment
+   */
+  readonly notifyUrl?: string;
+  /**
+   * How long `routerjobs apply` waits for the job to finish before failing the apply, like `90s` or `10m`.
+   * @default "10m"
+   */
+  readonly timeout?: string;
+  /**
+   * How `routerjobs apply` learns that the job finished: `poll` the job list, wait for notifications at a
+   * `receiver`, or `auto` (the receiver when one is configured, else polling).
+   * @default "auto"
+   */
+  readonly waitFor?: WaitMode;
+  /**
+   * The Terraform resource that carries the job: `terraform_data` (built into Terraform >= 1.4, no provider)
+   * or `null_resource` (needs the hashicorp/null provider, added to the stack when missing).
+   * @default "terraform_data"
+   */
+  readonly resource?: BackingResource;
+  /**
+   * The command that runs `apply`, as a shell would read it (for example `npx routerjobs`).
+   * @default "routerjobs"
+   */
+  readonly cli?: string;
+}
+
+/** What one job runs. */
+export interface RouterScriptContent extends RouterJobOptions {
+  /** RouterOS commands, at most 2000 characters once joined; checked by the RouterOS parser at synth time. */
+  readonly script: ScriptSource;
+  /**
+   * Shown in the service's orchestration log; at most 100 characters.
+   * @default - the construct path, e.g. `office/edge-1/firewall`
+   */
+  readonly description?: string;
+  /**
+   * Commands that undo the script, submitted when Terraform destroys the resource. That includes a
+   * replacement: a changed script first runs the old destroy script, then the new script.
+   * @default - nothing runs at destroy
+   */
+  readonly destroyScript?: ScriptSource;
+  /**
+   * Description of the destroy job.
+   * @default - the description
+   */
+  readonly destroyDescription?: string;
+}
+
+export interface RouterScriptProps extends RouterScriptContent {
+  /** The router's identifier at the service: a lowercase UUID. */
+  readonly routerId: string;
+  /**
+   * Resources or constructs (a RouterScript, a RouterConfig) whose jobs must finish first.
+   * @default - none
+   */
+  readonly dependsOn?: readonly ITerraformDependable[];
+}
+
+/** One named step of a RouterConfig; options left out come from the RouterConfig. */
+export interface RouterSection extends RouterScriptContent {
+  /** Construct id of the section, unique within its router, e.g. `firewall`. */
+  readonly name: string;
+}

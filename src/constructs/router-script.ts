@@ -1,0 +1,114 @@
+import type { ITerraformDependable, TerraformResource } from "cdktf";
+import { Construct } from "constructs";
+import { parseDuration } from "../contract/index.js";
+import {
+  APPLY_JOB_VERSION,
+  type ApplyJob,
+  type JobDefinition,
+  type JobPhase,
+  jobKey,
+  type WaitMode,
+} from "../contract/apply-job.js";
+import { type BackingResource, createBackingResource } from "./backing-resource.js";
+import type { RouterScriptProps, ScriptSource } from "./props.js";
+import { type ResolvedScript, validateRouterScript } from "./validation.js";
+
+/**
+ * One script for one router, submitted as an asynchronous job when Terraform creates the backing resource
+ * and submitted again whenever anything that defines the job changes. It can be a `dependsOn` target.
+ */
+export class RouterScript extends Construct implements ITerraformDependable {
+  /** The job handed to `routerjobs apply` at creation, exactly as it appears in ROUTERJOBS_JOB. */
+  readonly job: ApplyJob;
+  /** The job handed to `routerjobs apply` at destroy, when a destroy script is set. */
+  readonly destroyJob: ApplyJob | undefined;
+  /** The `terraform_data` or `null_resource` that carries the job. */
+  readonly resource: TerraformResource;
+
+  constructor(scope: Construct, id: string, props: RouterScriptProps) {
+    super(scope, id);
+    const resolved = resolve(this.node.path, props);
+    validateRouterScript(this.node.path, resolved);
+
+    this.job = applyJob(this.node.path, "create", resolved, resolved.script, resolved.description);
+    this.destroyJob =
+      resolved.destroyScript === undefined
+        ? undefined
+        : applyJob(
+            this.node.path,
+            "destroy",
+            resolved,
+            resolved.destroyScript,
+            resolved.destroyDescription ?? resolved.description,
+          );
+    this.resource = createBackingResource(this, "job", {
+      kind: resolved.resource as BackingResource,
+      create: this.job,
+      destroy: this.destroyJob,
+      cli: resolved.cli,
+      dependsOn: props.dependsOn,
+    });
+  }
+
+  /** Depending on a RouterScript means depending on its job's resource. */
+  get fqn(): string {
+    return this.resource.fqn;
+  }
+}
+
+/** Defaults in one place; they are repeated as `@default` in props.ts. */
+function resolve(path: string, props: RouterScriptProps): ResolvedScript & Required<FlagProps> {
+  const description = props.description ?? path;
+  const destroyScript = props.destroyScript === undefined ? undefined : joinScript(props.destroyScript);
+  return {
+    routerId: props.routerId,
+    description,
+    script: joinScript(props.script),
+    destroyScript,
+    // Only a destroy job has a destroy description to check.
+    destroyDescription: destroyScript === undefined ? undefined : (props.destroyDescription ?? description),
+    notifyUrl: props.notifyUrl,
+    timeout: props.timeout ?? "10m",
+    waitFor: props.waitFor ?? "auto",
+    resource: props.resource ?? "terraform_data",
+    cli: props.cli ?? "routerjobs",
+    makeBackup: props.makeBackup ?? true,
+    expressExecute: props.expressExecute ?? false,
+    needsAcknowledgement: props.needsAcknowledgement ?? true,
+  };
+}
+
+type FlagProps = Pick<RouterScriptProps, "makeBackup" | "expressExecute" | "needsAcknowledgement">;
+
+function joinScript(source: ScriptSource): string {
+  return typeof source === "string" ? source : source.join("\n");
+}
+
+function applyJob(
+  path: string,
+  phase: JobPhase,
+  resolved: ResolvedScript & Required<FlagProps>,
+  script: string,
+  description: string,
+): ApplyJob {
+  const definition: JobDefinition = {
+    phase,
+    router_id: resolved.routerId,
+    description,
+    script,
+    make_backup: resolved.makeBackup,
+    express_execute: resolved.expressExecute,
+    needs_acknowledgement: resolved.needsAcknowledgement,
+    ...(resolved.notifyUrl === undefined ? {} : { notify_url: resolved.notifyUrl }),
+  };
+  const { phase: _, ...fields } = definition;
+  return {
+    version: APPLY_JOB_VERSION,
+    phase,
+    resource: path,
+    ...fields,
+    wait_for: resolved.waitFor as WaitMode,
+    timeout_ms: parseDuration(resolved.timeout),
+    job_key: jobKey(definition),
+  } as ApplyJob;
+}

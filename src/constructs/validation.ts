@@ -1,0 +1,117 @@
+import {
+  DESCRIPTION_MAX_CHARS,
+  describeValue,
+  isHttpsUrl,
+  isUuid,
+  parseDuration,
+  SCRIPT_MAX_CHARS,
+} from "../contract/index.js";
+import { RouterOsError } from "../routeros/errors.js";
+import { parseScript } from "../routeros/parser.js";
+import { WAIT_MODES } from "../contract/apply-job.js";
+import { BACKING_RESOURCES } from "./backing-resource.js";
+import { ConstructValidationError } from "./errors.js";
+
+/** Props after defaults and joining of script lines: what the rules see. */
+export interface ResolvedScript {
+  readonly routerId: string;
+  readonly description: string;
+  readonly script: string;
+  readonly destroyScript: string | undefined;
+  readonly destroyDescription: string | undefined;
+  readonly notifyUrl: string | undefined;
+  readonly timeout: string;
+  readonly waitFor: string;
+  readonly resource: string;
+  readonly cli: string;
+}
+
+/** Returns what is wrong with a value (read after the field name), or undefined when it passes. */
+type Check = (value: string) => string | undefined;
+
+const notEmpty: Check = (value) => (value.length === 0 ? "must not be empty" : undefined);
+
+const atMost =
+  (max: number): Check =>
+  (value) =>
+    value.length > max ? `must be at most ${max} characters (got ${value.length})` : undefined;
+
+const parses: Check = (value) => {
+  try {
+    parseScript(value);
+    return undefined;
+  } catch (error) {
+    if (error instanceof RouterOsError) return `does not parse as RouterOS: ${error.message}`;
+    throw error;
+  }
+};
+
+const oneOf =
+  (allowed: readonly string[]): Check =>
+  (value) =>
+    allowed.includes(value)
+      ? undefined
+      : `must be one of ${allowed.join(", ")} (got ${describeValue(value)})`;
+
+const scriptChecks = [notEmpty, atMost(SCRIPT_MAX_CHARS), parses];
+const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS)];
+
+/**
+ * The rules, one row per prop, checked in order; a field reports only its first broken check (a 5000
+ * character script is not parsed). Optional props are checked only when set.
+ */
+const RULES: readonly { readonly field: keyof ResolvedScript; readonly checks: readonly Check[] }[] = [
+  {
+    field: "routerId",
+    checks: [
+      (value) => (isUuid(value) ? undefined : `must be a lowercase UUID (got ${describeValue(value)})`),
+    ],
+  },
+  { field: "description", checks: descriptionChecks },
+  { field: "script", checks: scriptChecks },
+  { field: "destroyScript", checks: scriptChecks },
+  { field: "destroyDescription", checks: descriptionChecks },
+  {
+    field: "notifyUrl",
+    checks: [
+      (value) =>
+        isHttpsUrl(value) ? undefined : `must be an absolute https URL (got ${describeValue(value)})`,
+    ],
+  },
+  {
+    field: "timeout",
+    checks: [
+      (value) => {
+        try {
+          parseDuration(value);
+          return undefined;
+        } catch {
+          return `must be a number followed by ms, s, m or h, like 90s or 10m (got ${describeValue(value)})`;
+        }
+      },
+    ],
+  },
+  { field: "waitFor", checks: [oneOf(WAIT_MODES)] },
+  { field: "resource", checks: [oneOf(BACKING_RESOURCES)] },
+  {
+    field: "cli",
+    checks: [notEmpty, (value) => (/[\r\n]/.test(value) ? "must be a single line" : undefined)],
+  },
+];
+
+/** Throws one ConstructValidationError listing every broken rule, each named with the construct path. */
+export function validateRouterScript(path: string, props: ResolvedScript): void {
+  const problems: { field: string; message: string }[] = [];
+  for (const rule of RULES) {
+    const value = props[rule.field];
+    if (value === undefined) continue;
+    for (const check of rule.checks) {
+      const message = check(value);
+      if (message !== undefined) {
+        problems.push({ field: rule.field, message });
+        break;
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConstructValidationError(path, problems);
+}

@@ -1,0 +1,120 @@
+/**
+ * The job that a RouterScript hands to `routerjobs apply` at `terraform apply` time, as JSON in the
+ * `ROUTERJOBS_JOB` environment variable of its local-exec provisioner. This file is the interface between the
+ * constructs (which write it at synth time) and the CLI (which reads it), so it must not import cdktf: the CLI
+ * imports it without pulling in the CDK.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { UsageError } from "../errors.js";
+import { uuidSchema } from "./ids.js";
+import { descriptionSchema, notifyUrlSchema, scriptSchema } from "./job.js";
+
+/** Environment variable holding the job JSON. */
+export const APPLY_JOB_ENV = "ROUTERJOBS_JOB";
+/**
+ * Environment variable holding Terraform's id of the resource instance (`self.id`). It is new for every
+ * creation (and so for every re-run after a replacement or a taint) and the same for the destroy of that
+ * instance, so together with `job_key` it names one logical submission (see {@link idempotencyKey}).
+ */
+export const INSTANCE_ID_ENV = "ROUTERJOBS_INSTANCE_ID";
+
+export const APPLY_JOB_VERSION = 1;
+export const WAIT_MODES = ["poll", "receiver", "auto"] as const;
+export type WaitMode = (typeof WAIT_MODES)[number];
+export const JOB_PHASES = ["create", "destroy"] as const;
+export type JobPhase = (typeof JOB_PHASES)[number];
+
+/** The fields that define what runs on the router; `job_key` is their hash, so a change of any re-runs the job. */
+export interface JobDefinition {
+  readonly phase: JobPhase;
+  readonly router_id: string;
+  readonly description: string;
+  readonly script: string;
+  readonly make_backup: boolean;
+  readonly express_execute: boolean;
+  readonly needs_acknowledgement: boolean;
+  readonly notify_url?: string | undefined;
+}
+
+/**
+ * sha256 (hex) of a canonical rendering of the definition. Fields are listed explicitly, in a fixed order, so
+ * that the key does not depend on property order and an added field is a deliberate, versioned change.
+ * How the CLI waits (`wait_for`, `timeout_ms`) and where the job is declared (`resource`) are left out: changing
+ * them must not re-run a job on a router.
+ */
+export function jobKey(definition: JobDefinition): string {
+  const canonical = JSON.stringify([
+    APPLY_JOB_VERSION,
+    definition.phase,
+    definition.router_id,
+    definition.description,
+    definition.script,
+    definition.make_backup,
+    definition.express_execute,
+    definition.needs_acknowledgement,
+    definition.notify_url ?? null,
+  ]);
+  return createHash("sha256").update(canonical).digest("hex");
+}
+
+/**
+ * A lowercase UUID (RFC 9562 version 8, name-based on sha256) for the `Idempotency-Key` header: the same for
+ * every retry of one provisioner run, different after a replacement (new instance id), so a job that failed
+ * and was tainted really runs again on the next apply instead of replaying the old acknowledgement.
+ */
+export function idempotencyKey(key: string, instanceId: string): string {
+  const bytes = createHash("sha256").update(`${key}:${instanceId}`).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * The job JSON. Unknown keys are tolerated (a later minor addition must not break an older CLI); a change of
+ * meaning bumps `version`, which an older CLI refuses with a clear message.
+ */
+export const applyJobSchema = z
+  .looseObject({
+    version: z.literal(APPLY_JOB_VERSION, {
+      error: (issue) =>
+        `version must be ${APPLY_JOB_VERSION} (got ${JSON.stringify(issue.input)}); this routerjobs may be older than the constructs that wrote the job`,
+    }),
+    phase: z.enum(JOB_PHASES),
+    /** Construct path of the RouterScript, e.g. `office/edge-1/firewall`: for messages and logs. */
+    resource: z.string().min(1),
+    router_id: uuidSchema,
+    description: descriptionSchema,
+    script: scriptSchema,
+    make_backup: z.boolean(),
+    express_execute: z.boolean(),
+    needs_acknowledgement: z.boolean(),
+    notify_url: notifyUrlSchema.optional(),
+    wait_for: z.enum(WAIT_MODES),
+    timeout_ms: z.number().int().positive(),
+    job_key: z.string().regex(/^[0-9a-f]{64}$/, { error: "job_key must be 64 lowercase hex characters" }),
+  })
+  .refine((job) => job.job_key === jobKey(job), {
+    error: "job_key does not match the job: the job JSON was edited after synth; run cdktf synth again",
+    path: ["job_key"],
+  });
+export type ApplyJob = z.output<typeof applyJobSchema>;
+
+/** Reads `ROUTERJOBS_JOB` text; every problem is a UsageError naming the field. */
+export function parseApplyJob(text: string): ApplyJob {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${APPLY_JOB_ENV} is not valid JSON: ${(error as Error).message}`);
+  }
+  const result = applyJobSchema.safeParse(raw);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const field = issue.path.join(".") || "job";
+    // The contract's messages often start with the field name already.
+    return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
+  });
+  throw new UsageError(`${APPLY_JOB_ENV} is not a valid job: ${problems.join("; ")}`);
+}
