@@ -1,0 +1,162 @@
+/** `/system identity|clock|ntp client|scheduler|script|backup` and `/system reboot`. */
+import { RouterOsError } from "../../../../routeros/errors.js";
+import type { CommandCall } from "../../../../routeros/host.js";
+import {
+  bool,
+  commonProps,
+  type MenuDef,
+  oneOf,
+  type PropDef,
+  type RouterState,
+  str,
+  valueText,
+} from "../schema.js";
+import { targets } from "../verbs.js";
+
+const policies = [
+  "ftp",
+  "reboot",
+  "read",
+  "write",
+  "policy",
+  "test",
+  "password",
+  "sniff",
+  "sensitive",
+  "romon",
+];
+const policy: PropDef = { type: { kind: "enum", values: policies }, list: true, default: policies.join(",") };
+
+const datePart = (at: Date) => at.toISOString().slice(0, 10);
+const timePart = (at: Date) => at.toISOString().slice(11, 19);
+
+/** Moves the clock to `date` + `time` (either may be the current one). */
+function setClock(router: RouterState, date: string, time: string, argument: string) {
+  const at = new Date(`${date}T${time}Z`);
+  if (Number.isNaN(at.getTime())) throw new RouterOsError(`invalid value for argument ${argument}`);
+  router.setClock(at);
+}
+
+function named(call: CommandCall, name: string): string | undefined {
+  const value = call.named.get(name);
+  return value === undefined ? undefined : valueText(value);
+}
+
+export const systemMenus: readonly MenuDef[] = [
+  {
+    path: ["system"],
+    table: "system",
+    singleton: true,
+    exported: false,
+    properties: {},
+    verbs: {
+      reboot: (_call, router) => {
+        router.requestReboot();
+        return {};
+      },
+    },
+  },
+  {
+    path: ["system", "identity"],
+    table: "system-identity",
+    singleton: true,
+    properties: { name: str("MikroTik") },
+  },
+  {
+    path: ["system", "clock"],
+    table: "system-clock",
+    singleton: true,
+    virtual: {
+      time: {
+        get: (router) => timePart(router.now()),
+        set: (router, value) => setClock(router, datePart(router.now()), value.padStart(8, "0"), "time"),
+      },
+      date: {
+        get: (router) => datePart(router.now()),
+        set: (router, value) => setClock(router, value, timePart(router.now()), "date"),
+      },
+    },
+    properties: {
+      "time-zone-autodetect": bool("yes"),
+      "time-zone-name": str("manual"),
+    },
+  },
+  {
+    path: ["system", "ntp", "client"],
+    table: "system-ntp-client",
+    singleton: true,
+    properties: {
+      enabled: bool("no"),
+      mode: oneOf(["broadcast", "manycast", "multicast", "unicast"], "unicast"),
+      servers: { type: { kind: "host" }, list: true },
+      vrf: str("main"),
+    },
+  },
+  {
+    path: ["system", "scheduler"],
+    table: "system-scheduler",
+    key: "name",
+    columns: ["name", "start-date", "start-time", "interval"],
+    unique: [{ keys: ["name"], error: "failure: already have such name" }],
+    // RouterOS stamps a new task with the clock at creation; export then carries both values.
+    complete: (values, router) => {
+      values["start-date"] ??= datePart(router.now());
+      values["start-time"] ??= timePart(router.now());
+    },
+    properties: {
+      name: { type: { kind: "string" }, required: true },
+      "start-date": str(),
+      "start-time": str(),
+      interval: { type: { kind: "time" }, default: "0s" },
+      "on-event": str(),
+      policy,
+      ...commonProps,
+    },
+  },
+  {
+    path: ["system", "script"],
+    table: "system-script",
+    key: "name",
+    autoName: "script",
+    columns: ["name", "owner", "source"],
+    unique: [{ keys: ["name"], error: "failure: already have such name" }],
+    verbs: {
+      run: async (call, router, menu) => {
+        const item = targets(call, router, menu)[0];
+        if (!item) throw new RouterOsError("no such item");
+        return { output: await router.runSource(item.values.source ?? "") };
+      },
+    },
+    properties: {
+      name: { type: { kind: "string" }, required: true },
+      owner: { type: { kind: "string" }, readOnly: true, default: "admin" },
+      source: str(),
+      policy,
+      "dont-require-permissions": bool("no"),
+      comment: commonProps.comment,
+    },
+  },
+  {
+    path: ["system", "backup"],
+    table: "system-backup",
+    singleton: true,
+    exported: false,
+    properties: {},
+    verbs: {
+      save: (call, router) => {
+        const name =
+          named(call, "name") ??
+          `${router.table("system-identity").items[0]?.values.name ?? "MikroTik"}-backup`;
+        router.saveBackup(name);
+        return { output: ["Configuration backup saved"] };
+      },
+      load: (call, router) => {
+        const name = named(call, "name");
+        if (name === undefined) throw new RouterOsError("missing value(s) of argument(s) name");
+        router.loadBackup(name);
+        router.requestReboot();
+        return { output: ["configuration restored, rebooting"] };
+      },
+    },
+  },
+];

@@ -1,0 +1,242 @@
+/**
+ * One simulated RouterOS v7 device: its configuration tree, log, backups and clock. It is the `CommandHost`
+ * the RouterOS interpreter runs scripts against.
+ */
+import { RouterOsError } from "../../../routeros/errors.js";
+import type { CommandCall, CommandHost, CommandResult } from "../../../routeros/host.js";
+import { runScript } from "../../../routeros/interpreter.js";
+import type { ScriptOutcome } from "../backend.js";
+import { catalog, menuAt } from "./catalog.js";
+import { parseId } from "./convert.js";
+import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
+import { exportConfig } from "./export.js";
+import { menus } from "./menus/index.js";
+import { print } from "./print.js";
+import type { LogEntry, RefTarget, RouterState } from "./schema.js";
+import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./snapshot.js";
+import { type Item, Table } from "./table.js";
+import { badCommand, genericVerbs, readOnlyVerbs } from "./verbs.js";
+
+export interface SimulatedRouterOptions {
+  /** The identity of a reset router. @default "MikroTik" */
+  readonly name?: string;
+  /** Makes derived values (MAC addresses, ARP neighbours) differ between routers. @default name */
+  readonly seedText?: string;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+  /** Called before each command: the back end's latency and fault injection. */
+  readonly beforeCommand?: (call: CommandCall) => void | Promise<void>;
+  /** Real milliseconds per `:delay` millisecond. @default 1 */
+  readonly delayScale?: number;
+}
+
+/** RouterOS keeps 1000 lines in its memory log by default. */
+const logLimit = 1000;
+const snapshotLogTail = 100;
+/**
+ * Backups a router keeps; saving one more removes the oldest, as a full flash would force an operator to.
+ * Every snapshot carries all backups, so without a bound a busy router's persisted state would grow forever.
+ */
+export const backupLimit = 50;
+
+const formatTime = (at: Date) => at.toISOString().slice(0, 19).replace("T", " ");
+
+export class SimulatedRouter implements CommandHost, RouterState {
+  readonly catalog = catalog;
+  readonly seedText: string;
+  readonly numbering = new Map<string, readonly number[]>();
+  private tables = new Map<string, Table>();
+  private entries: LogEntry[] = [];
+  private nextLogId = 1;
+  private backups = new Map<string, ConfigState>();
+  private clockOffsetMs = 0;
+  private rebootRequested = false;
+  /** Derived items are recomputed when next read, not after every change: replaying an export stays linear. */
+  private derivedStale = false;
+  private readonly baseNow: () => Date;
+
+  constructor(private readonly options: SimulatedRouterOptions = {}) {
+    this.seedText = options.seedText ?? options.name ?? "MikroTik";
+    this.baseNow = options.now ?? (() => new Date());
+    this.reset();
+  }
+
+  /** The configuration of a router after `/system reset-configuration no-defaults=yes`. */
+  reset(): void {
+    this.tables = new Map();
+    this.numbering.clear();
+    for (const menu of menus) {
+      const table = this.table(menu.table);
+      if (menu.singleton && table.items.length === 0) {
+        const initial: Record<string, string> =
+          menu.path.join(" ") === "system identity" ? { name: this.options.name ?? "MikroTik" } : {};
+        table.insert({ ...initial }, { base: initial });
+      }
+      for (const values of menu.builtins?.(this) ?? []) table.insert({ ...values }, { base: values });
+    }
+    this.table("user").insert({ name: "admin", group: "full" });
+  }
+
+  table(key: string): Table {
+    if (this.derivedStale && derivedTables.has(key)) {
+      this.derivedStale = false;
+      refreshDerived(this);
+    }
+    let table = this.tables.get(key);
+    if (!table) {
+      table = Table.empty();
+      this.tables.set(key, table);
+    }
+    return table;
+  }
+
+  resolve(target: RefTarget, name: string): Item | undefined {
+    const id = parseId(name);
+    return this.table(target.table).items.find(
+      (item) =>
+        (id === undefined ? item.values.name === name : item.id === id) &&
+        (!target.scope || item.values[target.scope.prop] === target.scope.value),
+    );
+  }
+
+  nameOf(target: RefTarget, id: number): string | undefined {
+    return this.table(target.table).get(id)?.values.name;
+  }
+
+  now(): Date {
+    return new Date(this.baseNow().getTime() + this.clockOffsetMs);
+  }
+
+  setClock(at: Date): void {
+    this.clockOffsetMs = at.getTime() - this.baseNow().getTime();
+  }
+
+  get logEntries(): readonly LogEntry[] {
+    return this.entries;
+  }
+
+  log(topics: readonly string[], message: string): void {
+    this.entries.push({
+      id: this.nextLogId++,
+      time: formatTime(this.now()),
+      topics: topics.join(","),
+      message,
+    });
+    if (this.entries.length > logLimit) this.entries.splice(0, this.entries.length - logLimit);
+  }
+
+  async delay(ms: number): Promise<void> {
+    const real = ms * (this.options.delayScale ?? 1);
+    if (real > 0) await new Promise((resolve) => setTimeout(resolve, real));
+  }
+
+  execute(call: CommandCall): CommandResult | Promise<CommandResult> {
+    const before = this.options.beforeCommand?.(call);
+    if (before instanceof Promise) return before.then(() => this.dispatch(call));
+    return this.dispatch(call);
+  }
+
+  private dispatch(call: CommandCall): CommandResult | Promise<CommandResult> {
+    if (!catalog.hasCommand(call.menu, call.verb)) {
+      throw badCommand(
+        catalog.isMenu(call.menu) ? call.verb : (call.menu[call.menu.length - 1] ?? call.verb),
+      );
+    }
+    if (call.verb === "export") return { output: exportConfig(menus, call.menu, this) };
+    const menu = menuAt(call.menu);
+    if (!menu) throw badCommand(call.verb);
+    const custom = menu.verbs?.[call.verb];
+    if (custom) return custom(call, this, menu);
+    const verb = call.verb === "print" ? print : genericVerbs[call.verb as keyof typeof genericVerbs];
+    const result = verb(call, this, menu);
+    if (!readOnlyVerbs.has(call.verb) && sourceTables.has(menu.table)) this.derivedStale = true;
+    return result;
+  }
+
+  private configState(): ConfigState {
+    for (const key of derivedTables) this.table(key);
+    return Object.fromEntries([...this.tables].map(([key, table]) => [key, table.state()]));
+  }
+
+  private applyConfig(config: ConfigState): void {
+    this.tables = new Map(Object.entries(config).map(([key, state]) => [key, Table.from(state)]));
+    this.numbering.clear();
+    this.derivedStale = false;
+  }
+
+  saveBackup(name: string): string {
+    const file = name.endsWith(".backup") ? name : `${name}.backup`;
+    this.backups.delete(file);
+    this.backups.set(file, this.configState());
+    for (const oldest of [...this.backups.keys()].slice(0, Math.max(0, this.backups.size - backupLimit))) {
+      this.backups.delete(oldest);
+      this.log(["system", "warning"], `backup ${oldest} removed to make room`);
+    }
+    this.log(["system", "info"], `configuration backup saved to ${file}`);
+    return file;
+  }
+
+  loadBackup(name: string): void {
+    const state = this.backups.get(name) ?? this.backups.get(`${name}.backup`);
+    if (!state) throw new RouterOsError("failure: no such file");
+    this.applyConfig(structuredClone(state));
+    this.log(["system", "info"], `configuration restored from ${name}`);
+  }
+
+  get backupNames(): readonly string[] {
+    return [...this.backups.keys()];
+  }
+
+  requestReboot(): void {
+    this.rebootRequested = true;
+  }
+
+  /** Whether a reboot was asked for since the last call (the back end then takes the router offline). */
+  takeRebootRequest(): boolean {
+    const requested = this.rebootRequested;
+    this.rebootRequested = false;
+    return requested;
+  }
+
+  async runSource(source: string): Promise<readonly string[]> {
+    return (await runScript(source, this)).output;
+  }
+
+  /**
+   * Runs a script; a RouterOS failure is reported with the output printed before it, and logged with topics
+   * `script,error` as the router does. An abort (the signal's reason) is thrown.
+   */
+  async runScript(source: string, signal?: AbortSignal): Promise<ScriptOutcome> {
+    const output: string[] = [];
+    try {
+      await runScript(source, this, { signal, onOutput: (line) => output.push(line) });
+      return { ok: true, output: output.join("\n") };
+    } catch (error) {
+      if (!(error instanceof RouterOsError)) throw error;
+      this.log(["script", "error"], error.message);
+      const line = error.line === undefined ? {} : { line: error.line };
+      return { ok: false, output: output.join("\n"), error: error.message, ...line };
+    }
+  }
+
+  snapshot(): RouterSnapshot {
+    return {
+      version: 1,
+      config: this.configState(),
+      backups: Object.fromEntries(this.backups),
+      log: this.entries.slice(-snapshotLogTail),
+      nextLogId: this.nextLogId,
+      clockOffsetMs: this.clockOffsetMs,
+    };
+  }
+
+  /** Restores what `snapshot()` returned; throws a zod error naming the bad field for a corrupt state. */
+  restore(state: unknown): void {
+    const snapshot = routerSnapshotSchema.parse(state);
+    this.applyConfig(structuredClone(snapshot.config));
+    this.backups = new Map(Object.entries(structuredClone(snapshot.backups)));
+    this.entries = [...snapshot.log];
+    this.nextLogId = snapshot.nextLogId;
+    this.clockOffsetMs = snapshot.clockOffsetMs;
+  }
+}

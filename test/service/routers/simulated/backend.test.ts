@@ -1,0 +1,199 @@
+import { describe, expect, it } from "vitest";
+import { RouterCommandError, RouterUnreachableError } from "../../../../src/service/routers/backend.js";
+import { SimulatedBackend } from "../../../../src/service/routers/simulated/backend.js";
+import { smallOffice } from "./corpus.js";
+
+/** A clock the test moves by hand, so reboot windows need no real waiting. */
+function manualClock(start = "2026-11-22T10:00:00Z") {
+  let now = new Date(start).getTime();
+  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
+}
+
+describe("SimulatedBackend", () => {
+  it("attaches routers by id, each with its own configuration", async () => {
+    const backend = new SimulatedBackend();
+    await backend.attach("r1", { name: "edge-1" });
+    await backend.attach("r2", { name: "edge-2" });
+    await backend.runScript("r1", "/ip pool add name=only-here ranges=10.0.0.1-10.0.0.2");
+    expect(await backend.command("r1", "/system/identity/print")).toEqual([{ name: "edge-1" }]);
+    expect(await backend.command("r2", "/ip/pool/print")).toEqual([]);
+    await backend.detach("r2");
+    expect(backend.isOnline("r2")).toBe(false);
+    await expect(backend.command("r2", "/ip/pool/print")).rejects.toThrow(RouterUnreachableError);
+  });
+
+  it("keeps the attached router when attached again without state", async () => {
+    const backend = new SimulatedBackend();
+    await backend.attach("r", { name: "r" });
+    await backend.runScript("r", "/ip pool add name=kept ranges=10.0.0.1-10.0.0.2");
+    await backend.attach("r", { name: "r" });
+    expect(await backend.command("r", "/ip/pool/print", "=.proplist=name")).toEqual([{ name: "kept" }]);
+  });
+
+  it("stops a script when its signal aborts, keeping what ran", async () => {
+    const backend = new SimulatedBackend({ commandLatencyMs: 20 });
+    await backend.attach("r", { name: "r" });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("job cancelled")), 50);
+    const script = Array.from(
+      { length: 20 },
+      (_, i) => `/ip pool add name=p${i} ranges=10.0.0.1-10.0.0.2`,
+    ).join("\n");
+    await expect(backend.runScript("r", script, { signal: controller.signal })).rejects.toThrow(
+      "job cancelled",
+    );
+    const count = (await backend.command("r", "/ip/pool/print")).length;
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThan(20);
+  });
+
+  it("reports script failures with text and line, keeps what ran and logs script,error", async () => {
+    const backend = new SimulatedBackend();
+    await backend.attach("r", { name: "r" });
+    const outcome = await backend.runScript(
+      "r",
+      ":put before\n/ip pool add name=a ranges=10.0.0.1-10.0.0.2\n/ip pool add name=a ranges=10.0.0.1-10.0.0.2",
+    );
+    expect(outcome).toEqual({
+      ok: false,
+      output: "before",
+      error: "failure: pool with such name already exists (line 3 column 1)",
+      line: 3,
+    });
+    expect(await backend.command("r", "/ip/pool/print", "=.proplist=name")).toEqual([{ name: "a" }]);
+    const log = await backend.command("r", "/log/print", "?topics=script,error");
+    expect(log.map((entry) => entry.message)).toEqual([outcome.ok ? "" : outcome.error]);
+  });
+
+  it("turns router refusals of sync commands into RouterCommandError with the router's text", async () => {
+    const backend = new SimulatedBackend();
+    await backend.attach("r", { name: "r" });
+    await backend.command("r", "/ip/address/add", "=address=10.0.0.1/24 =interface=ether1");
+    const error = await backend
+      .command("r", "/ip/address/add", "=address=10.0.0.1/24 =interface=ether1")
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(RouterCommandError);
+    expect(error.message).toBe("failure: already have such address");
+  });
+
+  it("rejects everything while the tunnel is down", async () => {
+    const backend = new SimulatedBackend();
+    await backend.attach("r", { name: "r" });
+    backend.setOnline("r", false);
+    expect(backend.isOnline("r")).toBe(false);
+    await expect(backend.runScript("r", ":put 1")).rejects.toThrow(RouterUnreachableError);
+    await expect(backend.command("r", "/ip/arp/print")).rejects.toThrow(RouterUnreachableError);
+    await expect(backend.backup("r", "b")).rejects.toThrow(RouterUnreachableError);
+    backend.setOnline("r", true);
+    expect(await backend.runScript("r", ":put 1")).toEqual({ ok: true, output: "1" });
+  });
+
+  it("fails a running script when the tunnel drops mid-way, keeping what ran", async () => {
+    const backend = new SimulatedBackend({ commandLatencyMs: 20 });
+    await backend.attach("r", { name: "r" });
+    setTimeout(() => backend.setOnline("r", false), 50);
+    const script = Array.from(
+      { length: 20 },
+      (_, i) => `/ip pool add name=p${i} ranges=10.0.0.1-10.0.0.2`,
+    ).join("\n");
+    await expect(backend.runScript("r", script)).rejects.toThrow(RouterUnreachableError);
+    backend.setOnline("r", true);
+    const count = (await backend.command("r", "/ip/pool/print")).length;
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThan(20);
+  });
+
+  it("goes offline for rebootOfflineMs after /system reboot, then comes back", async () => {
+    const clock = manualClock();
+    const backend = new SimulatedBackend({ now: clock.now, rebootOfflineMs: 5000 });
+    await backend.attach("r", { name: "r" });
+    expect(await backend.runScript("r", "/system reboot")).toEqual({ ok: true, output: "" });
+    expect(backend.isOnline("r")).toBe(false);
+    clock.advance(4999);
+    expect(backend.isOnline("r")).toBe(false);
+    clock.advance(1);
+    expect(backend.isOnline("r")).toBe(true);
+    const log = await backend.command("r", "/log/print", "=.proplist=topics,message");
+    expect(log).toContainEqual({ topics: "system,info", message: "router rebooted" });
+  });
+
+  it("injects the same faults for the same seed", async () => {
+    const outcomes = async (seed: number) => {
+      const backend = new SimulatedBackend({ seed, faultRate: 0.3 });
+      await backend.attach("r", { name: "r" });
+      const results: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const outcome = await backend.runScript("r", `/ip pool add name=p${i} ranges=10.0.0.1-10.0.0.2`);
+        results.push(outcome.ok ? "ok" : outcome.error);
+      }
+      return results;
+    };
+    const first = await outcomes(7);
+    expect(await outcomes(7)).toEqual(first);
+    expect(first).toContain("failure: timeout (line 1 column 1)");
+    expect(first).toContain("ok");
+    expect(await outcomes(8)).not.toEqual(first);
+  });
+
+  it("waits commandLatencyMs before each command", async () => {
+    const backend = new SimulatedBackend({ commandLatencyMs: 25 });
+    await backend.attach("r", { name: "r" });
+    const started = performance.now();
+    await backend.runScript("r", "/ip pool print\n/ip pool print\n/ip pool print");
+    expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+  });
+
+  it("validates its options, naming the option and the limit", () => {
+    expect(() => new SimulatedBackend({ faultRate: 1.5 })).toThrow(
+      "faultRate must be between 0 and 1 (got 1.5)",
+    );
+    expect(() => new SimulatedBackend({ commandLatencyMs: -1 })).toThrow(
+      "commandLatencyMs must be between 0",
+    );
+  });
+
+  it("takes backups by name for the service and restores them from a script", async () => {
+    const backend = new SimulatedBackend({ rebootOfflineMs: 0 });
+    await backend.attach("r", { name: "r" });
+    expect(await backend.backup("r", "pre-job")).toBe("pre-job.backup");
+    await backend.runScript("r", "/system identity set name=changed");
+    await backend.runScript("r", "/system backup load name=pre-job.backup");
+    expect(await backend.runScript("r", ":put [/system identity get name]")).toEqual({
+      ok: true,
+      output: "r",
+    });
+  });
+
+  it("persists a router through snapshot and attach, as the service does across restarts", async () => {
+    const backend = new SimulatedBackend();
+    await backend.attach("r", { name: "office" });
+    expect((await backend.runScript("r", smallOffice)).ok).toBe(true);
+    await backend.backup("r", "nightly");
+    await backend.runScript("r", "/ip pool add name=after-backup ranges=10.1.0.1-10.1.0.2");
+    const state = JSON.parse(JSON.stringify(backend.snapshot("r")));
+
+    const restarted = new SimulatedBackend({ rebootOfflineMs: 0 });
+    await restarted.attach("r", { name: "office", state });
+    const exportOf = async (b: SimulatedBackend) => (await b.runScript("r", "/export")).output;
+    expect(await exportOf(restarted)).toBe(await exportOf(backend));
+    expect(await restarted.command("r", "/ip/arp/print")).toEqual(
+      await backend.command("r", "/ip/arp/print"),
+    );
+    const [next] = await restarted.command("r", "/ip/pool/add", "=name=next =ranges=10.2.0.1-10.2.0.2");
+    const [expected] = await backend.command("r", "/ip/pool/add", "=name=next =ranges=10.2.0.1-10.2.0.2");
+    expect(next).toEqual(expected);
+    await restarted.runScript("r", "/system backup load name=nightly");
+    expect(restarted.router("r").backupNames).toEqual(["nightly.backup"]);
+    expect(await restarted.command("r", "/ip/pool/print", "?name=after-backup")).toEqual([]);
+  });
+
+  it("refuses a corrupt snapshot, naming the field", async () => {
+    const backend = new SimulatedBackend();
+    await expect(
+      backend.attach("r", {
+        name: "r",
+        state: { version: 1, config: {}, backups: {}, log: [], nextLogId: 0 },
+      }),
+    ).rejects.toThrow(/nextLogId|clockOffsetMs/);
+  });
+});
