@@ -1,6 +1,7 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { generate } from "selfsigned";
+import { withFileLock, writeFileAtomic } from "../fs/file-lock.js";
 
 export interface TlsMaterial {
   /** PEM certificate chain the server presents. */
@@ -12,7 +13,7 @@ export interface TlsMaterial {
 }
 
 /** Names a loopback service answers to: a certificate valid for all of them works whatever the URL says. */
-const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
+export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "::1"];
 
 /**
  * A local certificate authority and a server certificate it signs, for local use (demo, tests, a team trying
@@ -66,22 +67,37 @@ export async function loadOrCreateLocalTls(
     key: join(dir, TLS_FILE_NAMES.key),
     ca: join(dir, TLS_FILE_NAMES.ca),
   };
-  try {
-    const [cert, key, ca] = await Promise.all([
-      readFile(paths.cert, "utf8"),
-      readFile(paths.key, "utf8"),
-      readFile(paths.ca, "utf8"),
-    ]);
-    return { cert, key, ca, caFile: paths.ca };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  const material = await generateLocalTls(hosts);
+  const load = async () => {
+    try {
+      const [cert, key, ca] = await Promise.all([
+        readFile(paths.cert, "utf8"),
+        readFile(paths.key, "utf8"),
+        readFile(paths.ca, "utf8"),
+      ]);
+      return { cert, key, ca, caFile: paths.ca };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      return undefined;
+    }
+  };
+  const existing = await load();
+  if (existing) return existing;
   await mkdir(dir, { recursive: true });
-  await writeFile(paths.key, material.key, { mode: 0o600 });
-  await writeFile(paths.cert, material.cert);
-  await writeFile(paths.ca, material.ca);
-  return { ...material, caFile: paths.ca };
+  // Two processes starting on one empty directory must not mix one's certificate with the other's CA.
+  return withFileLock(
+    join(dir, "tls"),
+    Date.now() + 30_000,
+    () => new Error(`the TLS files in ${dir} stayed locked for 30 s`),
+    async () => {
+      const again = await load();
+      if (again) return again;
+      const material = await generateLocalTls(hosts);
+      await writeFileAtomic(paths.key, material.key, 0o600);
+      await writeFileAtomic(paths.cert, material.cert, 0o644);
+      await writeFileAtomic(paths.ca, material.ca, 0o644);
+      return { ...material, caFile: paths.ca };
+    },
+  );
 }
 
 export async function readTlsFiles(

@@ -1,0 +1,216 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Command } from "commander";
+import { EnvironmentError, UsageError } from "../../errors.js";
+import { RECEIVER_FILES } from "../../receiver/files.js";
+import { formatTable, writeJson, writeLines } from "../output.js";
+
+const ENV_HELP = `
+Secrets (environment variables keep them out of the process list, where flags are visible):
+  ROUTERJOBS_RECEIVER_SECRET          path secret(s) of notify_url, space-separated for a rotation, as --secret
+  ROUTERJOBS_RECEIVER_SIGNING_SECRET  whsec_ signing secret(s), space-separated, as --signing-secret
+  ROUTERJOBS_RECEIVER_READER_TOKEN    token of the wait API (default: generated into <data>/reader-token)`;
+
+interface ReceiverFlags {
+  readonly listen: string;
+  readonly data?: string;
+  readonly database?: string;
+  readonly tlsCert?: string;
+  readonly tlsKey?: string;
+  readonly secret: string[];
+  readonly signingSecret: string[];
+  readonly publicUrl?: string;
+}
+
+/** `routerjobs receiver`: the notification receiver; `routerjobs receiver status`: what it heard lately. */
+export function receiverCommand(): Command {
+  const command = new Command("receiver")
+    .description("receive job status notifications over HTTPS and let `apply` wait on them")
+    .option("--listen <host:port>", "address to listen on", "127.0.0.1:8443")
+    .option("--data <dir>", "data directory: database, generated secrets, reader token, local CA (required)")
+    .option(
+      "--database <url>",
+      "postgres://... to share state between several instances (default: PGlite in --data)",
+    )
+    .option("--tls-cert <file>", "PEM certificate (default: a local CA and certificate in --data)")
+    .option("--tls-key <file>", "PEM private key of --tls-cert")
+    .option("--secret <secret>", "accepted path secret, repeatable (prefer the env variable)", collect, [])
+    .option(
+      "--signing-secret <whsec>",
+      "Standard Webhooks secret, repeatable (prefer the env variable)",
+      collect,
+      [],
+    )
+    .option("--public-url <url>", "https base URL the service reaches this receiver at (a load balancer)")
+    .addHelpText(
+      "after",
+      `${ENV_HELP}
+
+Examples:
+  $ routerjobs receiver --listen 127.0.0.1:8443 --data ./receiver
+  $ ROUTERJOBS_RECEIVER_SECRET=... routerjobs receiver --listen 0.0.0.0:8443 --data /var/lib/rj \\
+      --database postgres://rj@db/rj --public-url https://hooks.example.net`,
+    )
+    .action(async (flags: ReceiverFlags) => runReceiver(flags));
+  command.addCommand(statusCommand());
+  return command;
+}
+
+async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // Checked here rather than with requiredOption, which commander would also apply to `receiver status`.
+  if (!flags.data)
+    throw new UsageError("--data DIR is required: where the receiver keeps its database and secrets");
+  const { host, port } = parseListen(flags.listen);
+  if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) {
+    throw new UsageError("--tls-cert and --tls-key go together: pass both, or neither for a local CA");
+  }
+  if (flags.publicUrl && !/^https:\/\/[^/]/.test(flags.publicUrl)) {
+    throw new UsageError(`--public-url must be an https:// URL (got ${JSON.stringify(flags.publicUrl)})`);
+  }
+  const pathSecrets = [...flags.secret, ...splitList(env.ROUTERJOBS_RECEIVER_SECRET)];
+  const signingSecrets = [...flags.signingSecret, ...splitList(env.ROUTERJOBS_RECEIVER_SIGNING_SECRET)];
+  if (flags.secret.length + flags.signingSecret.length > 0) {
+    process.stderr.write("routerjobs: warning: secrets on the command line are visible to other users\n");
+  }
+  const [{ startReceiver }, { readTlsFiles }] = await Promise.all([
+    import("../../receiver/server.js"),
+    import("../../tls/certificates.js"),
+  ]);
+  const tls = flags.tlsCert && flags.tlsKey ? await readTlsFiles(flags.tlsCert, flags.tlsKey) : undefined;
+  const receiver = await startReceiver({
+    dataDir: flags.data,
+    host,
+    port,
+    pathSecrets,
+    signingSecrets,
+    ...(flags.database ? { database: flags.database } : {}),
+    ...(tls ? { tls } : {}),
+    ...(env.ROUTERJOBS_RECEIVER_READER_TOKEN ? { readerToken: env.ROUTERJOBS_RECEIVER_READER_TOKEN } : {}),
+    ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+  }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "EADDRINUSE" || error.code === "EACCES" || error.code === "EADDRNOTAVAIL") {
+      throw new EnvironmentError(`cannot listen on ${flags.listen}: ${error.message}`);
+    }
+    throw error;
+  });
+  writeLines([
+    `receiver listening on ${receiver.url} (${receiver.databaseKind})`,
+    `notify_url: ${receiver.notifyUrl}`,
+    `reader token: ${receiver.readerTokenFile ?? "from ROUTERJOBS_RECEIVER_READER_TOKEN"}`,
+    `CA certificate: ${receiver.caFile ?? flags.tlsCert}`,
+    `signatures: ${signingSecrets.length > 0 ? "required (Standard Webhooks)" : "off (the path secret authenticates)"}`,
+  ]);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      resolve();
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  });
+  process.stderr.write("routerjobs: receiver stopping: finishing requests in flight\n");
+  await receiver.close();
+}
+
+interface StatusFlags {
+  readonly url?: string;
+  readonly data?: string;
+  readonly router?: string;
+  readonly limit: string;
+  readonly caFile?: string;
+  readonly readerTokenFile?: string;
+  readonly json?: boolean;
+}
+
+function statusCommand(): Command {
+  return new Command("status")
+    .description("show the jobs the receiver heard of lately, newest first")
+    .option("--url <url>", "receiver base URL (default: the one recorded in --data)")
+    .option("--data <dir>", "the receiver's data directory: its URL, reader token and CA")
+    .option("--router <id>", "only this router's jobs")
+    .option("--limit <n>", "how many jobs, at most 100", "20")
+    .option("--ca-file <file>", "PEM CA to trust (default: the local CA in --data)")
+    .option("--reader-token-file <file>", "reader token file (default: env, then <data>/reader-token)")
+    .option("--json", "print the jobs as JSON")
+    .action(async (_own: StatusFlags, self: Command) => {
+      // Unless the program turns on positional options, commander hands `--data` to the parent `receiver`
+      // even when it follows `status`; the merged view finds it either way.
+      const flags = self.optsWithGlobals<StatusFlags>();
+      const limit = Number(flags.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+        throw new UsageError(
+          `--limit must be a whole number from 1 to 100 (got ${JSON.stringify(flags.limit)})`,
+        );
+      }
+      const { ReceiverClient } = await import("../../receiver/wait-client.js");
+      const client = new ReceiverClient(await resolveStatusConnection(flags));
+      try {
+        const jobs = await client.recentJobs({ limit, ...(flags.router ? { routerId: flags.router } : {}) });
+        if (flags.json) writeJson(jobs);
+        else {
+          const rows = jobs.map((job) => ({
+            router: job.router_id,
+            seq: job.seq_id,
+            status: job.status,
+            description: job.description,
+            heard: job.last_heard_at,
+            error: job.error,
+          }));
+          writeLines(rows.length === 0 ? ["(no jobs heard)"] : formatTable(rows));
+        }
+      } finally {
+        await client.close();
+      }
+    });
+}
+
+async function resolveStatusConnection(
+  flags: StatusFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; readerToken: string; ca?: string }> {
+  const inData = (name: string) => (flags.data ? join(flags.data, name) : undefined);
+  const stateFile = inData(RECEIVER_FILES.state);
+  const url =
+    flags.url ??
+    (stateFile && existsSync(stateFile)
+      ? (JSON.parse(await readFile(stateFile, "utf8")) as { url: string }).url
+      : undefined);
+  if (!url)
+    throw new UsageError("no receiver URL: pass --url URL, or --data DIR of a receiver started there");
+  const tokenFile = flags.readerTokenFile ?? inData(RECEIVER_FILES.readerToken);
+  const readerToken =
+    (flags.readerTokenFile ? undefined : env.ROUTERJOBS_RECEIVER_READER_TOKEN) ??
+    (tokenFile && (await readFile(tokenFile, "utf8").catch(() => undefined))?.trim());
+  if (!readerToken) {
+    throw new UsageError(
+      "no reader token: set ROUTERJOBS_RECEIVER_READER_TOKEN, or pass --reader-token-file FILE or --data DIR",
+    );
+  }
+  const { TLS_FILE_NAMES } = await import("../../tls/certificates.js");
+  const caFile = flags.caFile ?? inData(TLS_FILE_NAMES.ca);
+  const ca = caFile && existsSync(caFile) ? await readFile(caFile, "utf8") : undefined;
+  if (flags.caFile && !ca) throw new UsageError(`--ca-file ${flags.caFile} does not exist`);
+  return { url, readerToken, ...(ca ? { ca } : {}) };
+}
+
+/** `HOST:PORT`, `[v6]:PORT`; port 0 picks a free one. */
+export function parseListen(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535) {
+    throw new UsageError(
+      `--listen must be HOST:PORT with a port from 0 to 65535, like 127.0.0.1:8443 (got ${JSON.stringify(text)})`,
+    );
+  }
+  return { host: (match[1] ?? match[2]) as string, port };
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function splitList(value: string | undefined): string[] {
+  return value ? value.split(/[\s,]+/).filter(Boolean) : [];
+}

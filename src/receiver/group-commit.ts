@@ -1,0 +1,37 @@
+/**
+ * Group commit: items submitted while a batch is being written wait and go together into the next one, so
+ * N concurrent notifications cost one transaction (one commit) instead of N queued one behind the other.
+ * Each submitter still resolves only after the batch holding its item committed; a failed batch rejects
+ * all of its items, none of which were acknowledged.
+ */
+export class GroupCommit<Item, Result> {
+  private queue: { item: Item; resolve(result: Result): void; reject(error: unknown): void }[] = [];
+  private writing = false;
+
+  constructor(
+    private readonly write: (items: readonly Item[]) => Promise<readonly Result[]>,
+    /** Bounds a transaction's length, so one batch does not hold the database for long. @default 64 */
+    private readonly maxBatch = 64,
+  ) {}
+
+  submit(item: Item): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      if (!this.writing) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.writing = true;
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      try {
+        const results = await this.write(batch.map((entry) => entry.item));
+        for (const [index, entry] of batch.entries()) entry.resolve(results[index] as Result);
+      } catch (error) {
+        for (const entry of batch) entry.reject(error);
+      }
+    }
+    this.writing = false;
+  }
+}

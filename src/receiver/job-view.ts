@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { successEnvelope } from "../contract/envelope.js";
+import { tolerantJobStatusSchema } from "../contract/job.js";
+
+/**
+ * A job as the receiver knows it, the `data` of the wait API. The server builds it and the wait client reads it
+ * through this one schema. `last_heard_at` is when the receiver last stored a notification for the job (its
+ * clock), which tells `apply` whether the notification path is alive.
+ */
+export const receivedJobSchema = z.looseObject({
+  job_id: z.string(),
+  idempotency_key: z.string(),
+  router_id: z.string(),
+  customer_id: z.string(),
+  seq_id: z.number().int(),
+  description: z.string(),
+  status: tolerantJobStatusSchema,
+  started_at: z.string().nullable(),
+  completed_at: z.string().nullable(),
+  failed_at: z.string().nullable(),
+  deleted_at: z.string().nullable(),
+  error: z.string().nullable(),
+  first_heard_at: z.string(),
+  last_heard_at: z.string(),
+});
+export type ReceivedJob = z.output<typeof receivedJobSchema>;
+
+export const receivedJobEnvelopeSchema = successEnvelope(receivedJobSchema);
+export const receivedJobListEnvelopeSchema = successEnvelope(z.array(receivedJobSchema));

@@ -1,0 +1,168 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { Agent, request } from "undici";
+import type { z } from "zod";
+import { NetworkError } from "../client/errors.js";
+import { readErrorBody } from "../contract/errors.js";
+import { isTerminal } from "../contract/job.js";
+import { ReceiverAuthError, ReceiverRequestError } from "./errors.js";
+import { type ReceivedJob, receivedJobEnvelopeSchema, receivedJobListEnvelopeSchema } from "./job-view.js";
+import { MAX_WAIT_MS } from "./wait-routes.js";
+
+export interface ReceiverClientOptions {
+  /** Base URL of the receiver, like `https://127.0.0.1:8443`. */
+  readonly url: string;
+  readonly readerToken: string;
+  /** PEM of the CA to trust (the receiver's generated `tls-ca.pem`). @default the system's CAs */
+  readonly ca?: string;
+  /** Length of each long poll. @default 30_000 */
+  readonly longPollMs?: number;
+  /** Pause after a failed attempt (receiver restarting, network) before the next. @default 1000 */
+  readonly retryDelayMs?: number;
+}
+
+export interface WaitForJobOptions {
+  readonly idempotencyKey: string;
+  /** Overall deadline of the wait. */
+  readonly timeoutMs: number;
+  /**
+   * Give up early with outcome "quiet" when no new notification for the job arrived for this long, so the
+   * caller can fall back to asking the service. @default timeoutMs (never quiet before the deadline)
+   */
+  readonly quietMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface WaitResult {
+  readonly outcome: "terminal" | "timeout" | "quiet";
+  /** What the receiver knows of the job; undefined when it heard nothing. */
+  readonly job: ReceivedJob | undefined;
+  /** When the receiver last stored a notification for the job (the receiver's clock). */
+  readonly lastHeardAt: Date | undefined;
+  /** The last failure talking to the receiver during the wait, to tell "receiver down" from "nothing sent". */
+  readonly lastError: Error | undefined;
+}
+
+/** The waiter side of the receiver, used by `routerjobs apply` and `receiver status`. */
+export class ReceiverClient {
+  private readonly dispatcher: Agent;
+  private readonly base: string;
+
+  constructor(private readonly options: ReceiverClientOptions) {
+    const url = new URL(options.url);
+    if (url.protocol !== "https:") throw new RangeError(`url must be an https: URL (got ${options.url})`);
+    if (options.longPollMs !== undefined && !(options.longPollMs > 0 && options.longPollMs <= MAX_WAIT_MS)) {
+      throw new RangeError(`longPollMs must be between 1 and ${MAX_WAIT_MS} (got ${options.longPollMs})`);
+    }
+    this.base = url.origin;
+    this.dispatcher = new Agent(options.ca ? { connect: { ca: options.ca } } : {});
+  }
+
+  /** The job's current state, or undefined when the receiver heard nothing of it. */
+  async getJob(idempotencyKey: string, signal?: AbortSignal): Promise<ReceivedJob | undefined> {
+    return this.fetchJob(new URLSearchParams({ idempotency_key: idempotencyKey }), signal);
+  }
+
+  async recentJobs(
+    options: { routerId?: string; limit?: number; signal?: AbortSignal } = {},
+  ): Promise<ReceivedJob[]> {
+    const query = new URLSearchParams({ limit: String(options.limit ?? 20) });
+    if (options.routerId) query.set("router_id", options.routerId);
+    const { statusCode, body } = await this.get(query, options.signal);
+    return parse(receivedJobListEnvelopeSchema, statusCode, body).data;
+  }
+
+  /** Long-polls until the job is terminal, the deadline passes, or the receiver stays quiet for `quietMs`. */
+  async waitForJob(options: WaitForJobOptions): Promise<WaitResult> {
+    const started = performance.now();
+    const deadline = started + options.timeoutMs;
+    const quietMs = options.quietMs ?? options.timeoutMs;
+    const longPollMs = this.options.longPollMs ?? 30_000;
+    let job: ReceivedJob | undefined;
+    let lastError: Error | undefined;
+    let lastNewsAt = started;
+    const result = (outcome: WaitResult["outcome"]): WaitResult => ({
+      outcome,
+      job,
+      lastHeardAt: job ? new Date(job.last_heard_at) : undefined,
+      lastError,
+    });
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const now = performance.now();
+      if (now >= deadline) return result("timeout");
+      if (now - lastNewsAt >= quietMs) return result("quiet");
+      const waitMs = Math.ceil(Math.min(longPollMs, deadline - now, lastNewsAt + quietMs - now));
+      const query = new URLSearchParams({ idempotency_key: options.idempotencyKey, wait: `${waitMs}ms` });
+      try {
+        const next = await this.fetchJob(query, options.signal);
+        if (next && next.last_heard_at !== job?.last_heard_at) lastNewsAt = performance.now();
+        job = next ?? job;
+        if (job && isTerminal(job.status)) return result("terminal");
+      } catch (error) {
+        // Only what a wait can outlast is retried: the network, a restarting receiver (5xx). A refused
+        // token or a refused query would fail the same way on every attempt.
+        const transient =
+          error instanceof NetworkError ||
+          (error instanceof ReceiverRequestError && (error.statusCode ?? 500) >= 500);
+        if (!transient || options.signal?.aborted) throw error;
+        lastError = error as Error;
+        const pauseMs = Math.min(this.options.retryDelayMs ?? 1000, deadline - performance.now());
+        if (pauseMs > 0) await sleep(pauseMs, undefined, { signal: options.signal });
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private async fetchJob(query: URLSearchParams, signal?: AbortSignal): Promise<ReceivedJob | undefined> {
+    const { statusCode, body } = await this.get(query, signal);
+    if (statusCode === 404) return undefined;
+    return parse(receivedJobEnvelopeSchema, statusCode, body).data;
+  }
+
+  private async get(
+    query: URLSearchParams,
+    signal?: AbortSignal,
+  ): Promise<{ statusCode: number; body: string }> {
+    try {
+      const response = await request(`${this.base}/v1/jobs?${query}`, {
+        method: "GET",
+        dispatcher: this.dispatcher,
+        headers: { authorization: `Bearer ${this.options.readerToken}`, accept: "application/json" },
+        ...(signal ? { signal } : {}),
+      });
+      return { statusCode: response.statusCode, body: await response.body.text() };
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const code = (error as { code?: string }).code;
+      throw new NetworkError(`cannot reach the receiver at ${this.base}: ${(error as Error).message}`, {
+        requestSent: true,
+        causeCode: code,
+        cause: error,
+      });
+    }
+  }
+}
+
+function parse<T extends z.ZodType>(schema: T, statusCode: number, body: string): z.output<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  if (statusCode >= 200 && statusCode < 300) {
+    const parsed = schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    throw new ReceiverRequestError(
+      `the receiver's answer is not a job state (HTTP ${statusCode})`,
+      statusCode,
+    );
+  }
+  const message = readErrorBody(json)?.message ?? `HTTP ${statusCode}`;
+  if (statusCode === 401)
+    throw new ReceiverAuthError(`the receiver refused the reader token: ${message}`, 401);
+  throw new ReceiverRequestError(`the receiver answered ${statusCode}: ${message}`, statusCode);
+}

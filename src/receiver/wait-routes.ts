@@ -1,0 +1,120 @@
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import { parseDuration } from "../contract/duration.js";
+import { errorEnvelope } from "../contract/errors.js";
+import { isTerminal } from "../contract/job.js";
+import type { ReceivedJob } from "./job-view.js";
+import type { NotificationStore } from "./store.js";
+import { matchesAnySecret } from "./verify.js";
+import type { Wakeups } from "./wakeups.js";
+
+export const MAX_WAIT_MS = 60_000;
+const MAX_LIST_LIMIT = 100;
+
+export interface WaitRoutesOptions {
+  readonly store: NotificationStore;
+  readonly wakeups: Wakeups;
+  readonly readerTokens: readonly string[];
+  /**
+   * How often a long poll re-reads the store even without a wake. With PostgreSQL this covers a NOTIFY lost
+   * while the LISTEN connection reconnected; with PGlite every write is local and no re-read is needed.
+   * @default MAX_WAIT_MS
+   */
+  readonly recheckMs?: number;
+}
+
+const querySchema = z
+  .strictObject({
+    idempotency_key: z.string().min(1, { error: "idempotency_key must not be empty" }).optional(),
+    router_id: z.string().min(1, { error: "router_id must not be empty" }).optional(),
+    wait: z
+      .string()
+      .transform((text, ctx) => {
+        try {
+          const ms = parseDuration(text, "wait");
+          if (ms <= MAX_WAIT_MS) return ms;
+          ctx.addIssue({ code: "custom", message: `wait must be at most 60s (got ${text})` });
+        } catch (error) {
+          ctx.addIssue({ code: "custom", message: (error as Error).message });
+        }
+        return z.NEVER;
+      })
+      .optional(),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LIST_LIMIT, { error: `limit must be at most ${MAX_LIST_LIMIT}` })
+      .default(20),
+  })
+  .refine((query) => query.wait === undefined || query.idempotency_key !== undefined, {
+    error: "wait needs idempotency_key",
+    path: ["wait"],
+  });
+
+/** The reader side: current state by idempotency key (optionally long-polled), recent jobs, all behind a token. */
+export async function waitRoutes(app: FastifyInstance, options: WaitRoutesOptions): Promise<void> {
+  app.get("/v1/jobs", async (request, reply) => {
+    const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
+    if (!token || !matchesAnySecret(token, options.readerTokens)) {
+      return reply
+        .code(401)
+        .header("www-authenticate", "Bearer")
+        .send(
+          errorEnvelope("unauthenticated", "a valid reader token is required (Authorization: Bearer ...)"),
+        );
+    }
+    const query = querySchema.safeParse(request.query);
+    if (!query.success) {
+      const details = query.error.issues.map((issue) => ({
+        field: issue.path.join(".") || "(query)",
+        message: issue.message,
+      }));
+      return reply.code(422).send(errorEnvelope("invalid_request", "the query is not valid", details));
+    }
+    const { idempotency_key: key, wait, router_id: routerId, limit } = query.data;
+    if (key === undefined) {
+      const jobs = await options.store.recent({ ...(routerId ? { routerId } : {}), limit });
+      return reply.send({ status: "success", data: jobs });
+    }
+    const job =
+      wait === undefined ? await options.store.findByIdempotencyKey(key) : await longPoll(key, wait);
+    if (!job) {
+      return reply
+        .code(404)
+        .send(errorEnvelope("not_found", `the receiver has heard nothing of idempotency key ${key}`));
+    }
+    return reply.send({ status: "success", data: job });
+
+    async function longPoll(idempotencyKey: string, waitMs: number): Promise<ReceivedJob | undefined> {
+      // A client that hangs up stops the wait, so abandoned polls do not pile up until their timeout.
+      const hangUp = new AbortController();
+      reply.raw.once("close", () => hangUp.abort());
+      const watch = options.wakeups.watch(idempotencyKey);
+      try {
+        const deadline = performance.now() + waitMs;
+        let current = await options.store.findByIdempotencyKey(idempotencyKey);
+        while (
+          !(current && isTerminal(current.status)) &&
+          !options.wakeups.isClosed &&
+          !hangUp.signal.aborted
+        ) {
+          const remainingMs = deadline - performance.now();
+          if (remainingMs <= 0) break;
+          const woken = await watch.next(
+            Math.min(remainingMs, options.recheckMs ?? MAX_WAIT_MS),
+            hangUp.signal,
+          );
+          // A terminal state never changes, so a committed terminal state needs no second read.
+          current =
+            woken && isTerminal(woken.status)
+              ? woken
+              : await options.store.findByIdempotencyKey(idempotencyKey);
+        }
+        return current;
+      } finally {
+        watch.close();
+      }
+    }
+  });
+}

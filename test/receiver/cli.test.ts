@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseListen } from "../../src/cli/commands/receiver.js";
+import { newJob, notificationFor, Sender, tempDir } from "./helpers.js";
+
+const ENTRY = join(import.meta.dirname, "fixtures", "cli-entry.ts");
+
+interface Cli {
+  readonly child: ChildProcess;
+  readonly output: () => { stdout: string; stderr: string };
+  readonly exited: Promise<number | null>;
+}
+
+/** Every child started, so that a failed test leaves no receiver running. */
+const children = new Set<ChildProcess>();
+
+function cli(args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  children.add(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  return { child, output: () => ({ stdout, stderr }), exited };
+}
+
+async function started(run: Cli): Promise<string> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    const match = /^notify_url: (\S+)$/m.exec(run.output().stdout);
+    if (match) return match[1] as string;
+    if (run.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the receiver did not start: ${JSON.stringify(run.output())}`);
+}
+
+describe("parseListen", () => {
+  it("reads HOST:PORT and [IPv6]:PORT, and names the rule otherwise", () => {
+    expect(parseListen("127.0.0.1:8443")).toEqual({ host: "127.0.0.1", port: 8443 });
+    expect(parseListen("[::1]:0")).toEqual({ host: "::1", port: 0 });
+    for (const bad of ["8443", "host:", "::1:80", "h:70000", "h:-1"]) {
+      expect(() => parseListen(bad)).toThrow(/--listen must be HOST:PORT with a port from 0 to 65535/);
+    }
+  });
+});
+
+// The real CLI in a child process: real HTTPS, real PGlite, real signals.
+describe("routerjobs receiver (CLI)", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  beforeAll(async () => {
+    dir = await tempDir();
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill("SIGKILL");
+    await dir?.remove();
+  });
+
+  it("refuses bad flags with exit code 2 and one line naming the flag", async () => {
+    const cases: [string[], RegExp][] = [
+      [["receiver", "--listen", "nope", "--data", dir.path], /--listen must be HOST:PORT/],
+      [["receiver", "--listen", "127.0.0.1:0"], /--data DIR is required/],
+      [["receiver", "--data", dir.path, "--tls-cert", "c.pem"], /--tls-cert and --tls-key go together/],
+      [["receiver", "--data", dir.path, "--signing-secret", "whsec_short"], /signing secret 1: .*whsec_/],
+      [["receiver", "--data", dir.path, "--secret", "short"], /receiver secret must be 16 to 128/],
+      [["receiver", "status", "--limit", "500", "--data", dir.path], /--limit must be a whole number/],
+    ];
+    await Promise.all(
+      cases.map(async ([args, message]) => {
+        const run = cli(args);
+        expect(await run.exited).toBe(2);
+        expect(run.output().stderr).toMatch(message);
+      }),
+    );
+  });
+
+  it("prints the notify_url, survives a SIGKILL without losing what it acknowledged, and stops on SIGTERM", async () => {
+    const first = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
+    const notifyUrl = await started(first);
+    expect(first.output().stdout).toMatch(/reader token: .*reader-token/);
+    const ca = await readFile(join(dir.path, "tls-ca.pem"), "utf8");
+    expect((await stat(join(dir.path, "reader-token"))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir.path, "receiver-secret"))).mode & 0o777).toBe(0o600);
+
+    const sender = new Sender(notifyUrl, ca);
+    const jobs = [newJob(), newJob(), newJob()];
+    for (const job of jobs) expect((await sender.post(notificationFor(job, "completed"))).status).toBe(200);
+    await sender.close();
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    const second = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
+    expect(new URL(await started(second)).pathname).toBe(new URL(notifyUrl).pathname);
+    const status = cli(["receiver", "status", "--data", dir.path, "--json"]);
+    expect(await status.exited).toBe(0);
+    const listed = JSON.parse(status.output().stdout) as { job_id: string; status: string }[];
+    expect(listed.map((job) => job.job_id).sort()).toEqual(jobs.map((job) => job.job_id).sort());
+    expect(listed.every((job) => job.status === "completed")).toBe(true);
+
+    const table = cli(["receiver", "status", "--data", dir.path, "--router", jobs[0]?.router_id as string]);
+    expect(await table.exited).toBe(0);
+    expect(table.output().stdout).toMatch(/^ROUTER\s+SEQ\s+STATUS/);
+    expect(table.output().stdout.trim().split("\n")).toHaveLength(2);
+
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    expect(second.output().stderr).toMatch(/receiver stopping/);
+  }, 180_000);
+
+  it("reports an unreachable receiver as a network failure, exit code 4", async () => {
+    const run = cli(["receiver", "status", "--url", "https://127.0.0.1:1", "--data", dir.path], {
+      ROUTERJOBS_RECEIVER_READER_TOKEN: "wrong",
+    });
+    expect(await run.exited).toBe(4);
+    expect(run.output().stderr).toMatch(/^routerjobs: cannot reach the receiver at https:\/\/127.0.0.1:1/);
+  });
+});
