@@ -1,0 +1,151 @@
+/**
+ * The connection flags every client-side command shares, and their resolution (flag, then environment, then
+ * default) into RouterJobsClient options. The token comes only from ROUTERJOBS_TOKEN or a file: a flag value
+ * would sit in the process list, visible to every user of the machine.
+ */
+import { readFile } from "node:fs/promises";
+import { type Command, Option } from "commander";
+import type { RouterJobsClient, RouterJobsClientOptions } from "../client/index.js";
+import { UsageError } from "../errors.js";
+
+export const CLIENT_ENV_HELP = `
+Connection (flags win over environment variables):
+  ROUTERJOBS_URL          service base URL, as --url
+  ROUTERJOBS_TOKEN        API token <uuid>:<uuid>:<62 alphanumerics> (or --token-file FILE)
+  ROUTERJOBS_CA_FILE      PEM CA to trust, as --ca-file
+  ROUTERJOBS_RATE_LIMIT   request budget shared by every process using the token, as --rate-limit
+  ROUTERJOBS_TIMEOUT      overall time per call, retries included, as --timeout
+  ROUTERJOBS_STATE_DIR    where the shared budget lives (default $XDG_STATE_HOME/routerjobs)`;
+
+/** Adds the shared connection flags to a command. */
+export function addClientOptions(command: Command): Command {
+  return command
+    .option("--url <url>", "service base URL (env ROUTERJOBS_URL)")
+    .option("--token-file <file>", "read the API token from FILE (else env ROUTERJOBS_TOKEN)")
+    .option("--ca-file <file>", "PEM CA certificate to trust for https (env ROUTERJOBS_CA_FILE)")
+    .option(
+      "--rate-limit <n/duration>",
+      "request budget for the token, like 60/1m (env ROUTERJOBS_RATE_LIMIT)",
+    )
+    .option(
+      "--timeout <duration>",
+      "overall time per call, retries included, like 30s (env ROUTERJOBS_TIMEOUT)",
+    )
+    .addOption(new Option("--token <token>").hideHelp());
+}
+
+export interface ClientFlags {
+  readonly url?: string;
+  readonly tokenFile?: string;
+  readonly caFile?: string;
+  readonly rateLimit?: string;
+  readonly timeout?: string;
+  readonly token?: string;
+  readonly verbose?: boolean;
+}
+
+/** Resolves flags and environment into client options; every problem is a UsageError naming the flag or variable. */
+export async function resolveClientOptions(
+  flags: ClientFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RouterJobsClientOptions> {
+  const [{ z }, { parseDuration, parseRateLimit }, { isParsedToken, parseToken }, { defaultStateDir }] =
+    await Promise.all([
+      import("zod"),
+      import("../contract/duration.js"),
+      import("../contract/token.js"),
+      import("../client/state-dir.js"),
+    ]);
+  if (flags.token !== undefined) {
+    throw new UsageError(
+      "--token is not accepted: command lines are visible to other users; set ROUTERJOBS_TOKEN or use --token-file FILE",
+    );
+  }
+  const urlText = flags.url ?? env.ROUTERJOBS_URL;
+  const urlSource = flags.url !== undefined ? "--url" : "ROUTERJOBS_URL";
+  if (!urlText) throw new UsageError("no service URL: pass --url URL or set ROUTERJOBS_URL");
+  const url = z.url({ protocol: /^https?$/ }).safeParse(urlText);
+  if (!url.success)
+    throw new UsageError(`${urlSource} must be an http:// or https:// URL (got ${JSON.stringify(urlText)})`);
+
+  const { token, tokenSource } = await readToken(flags.tokenFile, env);
+  const parsed = parseToken(token);
+  if (!isParsedToken(parsed))
+    throw new UsageError(`the token in ${tokenSource} is malformed: ${parsed.error}`);
+
+  const setting = <T>(
+    flag: string,
+    variable: string,
+    value: string | undefined,
+    parse: (text: string, name: string) => T,
+  ) => {
+    const text = value ?? env[variable];
+    if (text === undefined || text === "") return undefined;
+    try {
+      return parse(text, value !== undefined ? flag : variable);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  };
+  const deadlineMs = setting("--timeout", "ROUTERJOBS_TIMEOUT", flags.timeout, parseDuration);
+  const caFile = flags.caFile ?? (env.ROUTERJOBS_CA_FILE || undefined);
+  const ca =
+    caFile === undefined
+      ? undefined
+      : await readFlagFile(caFile, flags.caFile ? "--ca-file" : "ROUTERJOBS_CA_FILE");
+  return {
+    baseUrl: url.data,
+    token,
+    ca,
+    rateLimit: setting("--rate-limit", "ROUTERJOBS_RATE_LIMIT", flags.rateLimit, parseRateLimit),
+    budgetDir: defaultStateDir(env),
+    ...(deadlineMs === undefined ? {} : { deadlineMs, requestTimeoutMs: Math.min(30_000, deadlineMs) }),
+    logger: flags.verbose
+      ? {
+          debug: (message, fields) =>
+            process.stderr.write(`routerjobs: ${message} ${JSON.stringify(fields ?? {})}\n`),
+          warn: (message) => process.stderr.write(`routerjobs: warning: ${message}\n`),
+        }
+      : { warn: (message) => process.stderr.write(`routerjobs: warning: ${message}\n`) },
+  };
+}
+
+/** Builds a client from a command's flags, runs `work`, and always closes the client. */
+export async function withClient<T>(
+  command: Command,
+  work: (client: RouterJobsClient) => Promise<T>,
+): Promise<T> {
+  const options = await resolveClientOptions(command.optsWithGlobals<ClientFlags>());
+  const { RouterJobsClient } = await import("../client/client.js");
+  const client = new RouterJobsClient(options);
+  try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function readToken(file: string | undefined, env: NodeJS.ProcessEnv) {
+  if (file !== undefined)
+    return { token: (await readFlagFile(file, "--token-file")).trim(), tokenSource: file };
+  const token = env.ROUTERJOBS_TOKEN?.trim();
+  if (!token) throw new UsageError("no API token: set ROUTERJOBS_TOKEN or pass --token-file FILE");
+  return { token, tokenSource: "ROUTERJOBS_TOKEN" };
+}
+
+/** Reads a file named by a flag; a missing or unreadable file is the user's to fix, so a UsageError. */
+export async function readFlagFile(file: string, flag: string): Promise<string> {
+  try {
+    return file === "-" ? await readStdin() : await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(
+      `${flag}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? "error"})`,
+    );
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}

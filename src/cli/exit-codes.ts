@@ -1,0 +1,47 @@
+/**
+ * The CLI's exit codes: one table, applied by the one top-level handler (run.ts). docs/errors.md repeats it.
+ *
+ * | code | meaning                                                                  |
+ * |------|--------------------------------------------------------------------------|
+ * | 0    | success                                                                  |
+ * | 1    | the work itself failed: a job failed, or the router refused the command  |
+ * | 2    | usage or validation: a flag, an environment variable or the input is wrong |
+ * | 3    | the service refused: authentication, unknown router, rate limit, bad answer |
+ * | 4    | network or timeout: the service could not be reached in time             |
+ * | 5    | local environment: a file, a port, a missing binary                      |
+ * | 70   | internal error (a bug): please report it                                 |
+ */
+import { RouterjobsError } from "../errors.js";
+
+export const EXIT_CODES = {
+  ok: 0,
+  jobFailed: 1,
+  usage: 2,
+  api: 3,
+  network: 4,
+  environment: 5,
+  internal: 70,
+} as const;
+
+/** Error code (`RJ_ERR_*`) to exit code. A command adding an error code adds its row here and in docs/errors.md. */
+const BY_ERROR_CODE: Readonly<Record<string, number>> = {
+  RJ_ERR_JOB_FAILED: EXIT_CODES.jobFailed,
+  RJ_ERR_COMMAND_FAILED: EXIT_CODES.jobFailed,
+  RJ_ERR_USAGE: EXIT_CODES.usage,
+  RJ_ERR_VALIDATION: EXIT_CODES.usage,
+  RJ_ERR_CONSTRUCT_INVALID: EXIT_CODES.usage,
+  RJ_ERR_API: EXIT_CODES.api,
+  RJ_ERR_UNAUTHENTICATED: EXIT_CODES.api,
+  RJ_ERR_RATE_LIMITED: EXIT_CODES.api,
+  RJ_ERR_BAD_RESPONSE: EXIT_CODES.api,
+  RJ_ERR_NETWORK: EXIT_CODES.network,
+  RJ_ERR_TIMEOUT: EXIT_CODES.network,
+  RJ_ERR_ENVIRONMENT: EXIT_CODES.environment,
+  RJ_ERR_RECEIVER: EXIT_CODES.api,
+  RJ_ERR_RECEIVER_UNAUTHENTICATED: EXIT_CODES.api,
+};
+
+export function exitCodeFor(error: unknown): number {
+  if (!(error instanceof RouterjobsError)) return EXIT_CODES.internal;
+  return BY_ERROR_CODE[error.code] ?? EXIT_CODES.internal;
+}

@@ -1,0 +1,46 @@
+/**
+ * Wires the commands together; nothing else. Each command lives in `commands/<name>.ts` and exports a function
+ * returning a commander `Command`. Commands import heavy modules (undici, zod, fastify, pglite, cdktf) only
+ * inside their action, so that `routerjobs --version` and `--help` start fast.
+ */
+import { Command } from "commander";
+import { VERSION } from "../client/version.js";
+import { applyCommand } from "./commands/apply.js";
+import { execCommand } from "./commands/exec.js";
+import { jobsCommand } from "./commands/jobs.js";
+import { receiverCommand } from "./commands/receiver.js";
+import { submitCommand } from "./commands/submit.js";
+
+/**
+ * Every command, in help order. To add one (service, receiver, apply, demo): write
+ * `commands/<name>.ts` exporting `<name>Command(): Command`, import it above and list it here.
+ */
+const COMMANDS: ReadonlyArray<() => Command> = [
+  execCommand,
+  submitCommand,
+  jobsCommand,
+  applyCommand,
+  receiverCommand,
+];
+
+export function buildProgram(): Command {
+  const program = new Command("routerjobs")
+    .description("Run RouterOS scripts on routers through the router job execution service.")
+    .version(VERSION, "-V, --version", "print the version")
+    .option("--verbose", "on failure, print the error code, HTTP status, request id and cause")
+    .helpCommand(false)
+    .addHelpText(
+      "after",
+      `
+Exit codes: 0 ok, 1 job or command failed, 2 usage or validation, 3 service refused, 4 network or timeout,
+5 local environment, 70 internal error. See docs/errors.md.
+
+Examples:
+  $ export ROUTERJOBS_URL=https://localhost:8443 ROUTERJOBS_TOKEN=...
+  $ routerjobs exec <router> /system/identity/print
+  $ routerjobs submit <router> --script-file change.rsc --description "add vlan 20"
+  $ routerjobs jobs <router>`,
+    );
+  for (const command of COMMANDS) program.addCommand(command());
+  return program;
+}

@@ -1,0 +1,74 @@
+/**
+ * The one top-level handler: parses, runs the command, and maps any error to an exit code and ONE line on
+ * stderr (`routerjobs: <message>`). `--verbose` adds the error's code, HTTP status, request id and cause; a
+ * stack trace appears only for an internal error, and only with --verbose. Commands never call process.exit.
+ */
+import { type Command, CommanderError } from "commander";
+import { RouterjobsError } from "../errors.js";
+import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
+
+export async function run(program: Command, argv: readonly string[]): Promise<number> {
+  configure(program);
+  try {
+    await program.parseAsync(argv);
+    return EXIT_CODES.ok;
+  } catch (error) {
+    // Commander has already printed its own message (through outputError below) or the help/version.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
+    const verbose = argv.includes("--verbose");
+    process.stderr.write(formatError(error, verbose));
+    return exitCodeFor(error);
+  }
+}
+
+export function formatError(error: unknown, verbose: boolean): string {
+  if (!(error instanceof RouterjobsError)) {
+    const message = error instanceof Error ? error.message : String(error);
+    const stack = verbose && error instanceof Error && error.stack ? `\n${error.stack}` : "";
+    return `routerjobs: internal error: ${message}${stack}\n`;
+  }
+  const lines = [`routerjobs: ${summary(error)}`];
+  if (verbose) {
+    const facts = error as RouterjobsError &
+      Partial<Record<"statusCode" | "apiCode" | "requestId" | "causeCode", unknown>>;
+    const detail = [
+      `code ${error.code}`,
+      facts.statusCode === undefined ? "" : `HTTP ${facts.statusCode}`,
+      facts.apiCode ? `api code ${facts.apiCode}` : "",
+      facts.requestId ? `request id ${facts.requestId}` : "",
+      facts.causeCode ? `cause ${facts.causeCode}` : "",
+    ].filter(Boolean);
+    lines.push(`routerjobs: ${detail.join(", ")}`);
+    if (error.cause instanceof Error)
+      lines.push(`routerjobs: caused by ${error.cause.name}: ${error.cause.message}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** The message, the service's field details (when the message does not already carry them) and a hint. */
+function summary(error: RouterjobsError): string {
+  const details = (error as { details?: readonly { field: string; message: string }[] }).details ?? [];
+  const extra =
+    error.code === "RJ_ERR_VALIDATION" ? [] : details.map((detail) => `${detail.field}: ${detail.message}`);
+  const hint = HINTS[error.code];
+  return [error.message, ...extra].join("; ") + (hint ? ` (${hint})` : "");
+}
+
+const HINTS: Readonly<Record<string, string>> = {
+  RJ_ERR_UNAUTHENTICATED: "check ROUTERJOBS_TOKEN or --token-file",
+  RJ_ERR_RATE_LIMITED: "the budget is shared by every process using this token; see --rate-limit",
+};
+
+/** Applies error handling to every command: commander's messages become one `routerjobs:` line too. */
+function configure(command: Command): void {
+  command.exitOverride();
+  command.configureOutput({
+    outputError: (text, write) => {
+      const message = text.replace(/^error: /, "").trim();
+      write(
+        `routerjobs: ${message} (see 'routerjobs ${command.parent ? `${command.name()} ` : ""}--help')\n`,
+      );
+    },
+  });
+  for (const sub of command.commands) configure(sub);
+}

@@ -1,0 +1,286 @@
+import { randomUUID } from "node:crypto";
+import { inspect } from "node:util";
+import type { z } from "zod";
+import {
+  type JobAck,
+  type JobListItem,
+  jobAckEnvelopeSchema,
+  jobListEnvelopeSchema,
+  syncResponseSchema,
+} from "../contract/envelope.js";
+import { describeValue } from "../contract/ids.js";
+import { type JobRequestInput, jobRequestSchema } from "../contract/job.js";
+import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
+import { redactToken, tokenFingerprint } from "../contract/token.js";
+import { RouterjobsError } from "../errors.js";
+import {
+  BadResponseError,
+  errorFromResponse,
+  parseJson,
+  RateLimitedError,
+  TimeoutError,
+  ValidationError,
+} from "./errors.js";
+import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
+import { RateBudget } from "./rate-budget.js";
+import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
+import { sleep } from "./sleep.js";
+import { type AttemptRequest, Transport } from "./transport.js";
+
+/** Per-call settings; each overrides the client option of the same name. */
+export interface CallOptions {
+  /** The call's deadline: retries and waiting for the rate budget included. */
+  readonly deadlineMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface SubmitOptions extends CallOptions {
+  /** A lowercase UUID; one is generated when absent. Reuse it to repeat a submission safely. */
+  readonly idempotencyKey?: string;
+}
+
+export type { RouterRecord };
+
+export interface SubmittedJob {
+  readonly ack: JobAck;
+  /** The key this call sent (the same on every attempt). */
+  readonly idempotencyKey: string;
+}
+
+interface CallLimits {
+  readonly deadlineMs: number;
+  /** Epoch ms by which the call gives up. */
+  readonly deadline: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+interface CallSpec<T> {
+  readonly operation: Operation;
+  readonly request: Omit<AttemptRequest, "timeoutMs" | "signal">;
+  readonly schema: z.ZodType<{ data: T }>;
+}
+
+const ROUTER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const IDEMPOTENCY_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const HEADER_REQUEST_ID = "x-request-id";
+
+/** Client of the router job execution service. See docs/client.md. */
+export class RouterJobsClient {
+  readonly baseUrl: URL;
+  readonly #token: string;
+  readonly #options: ResolvedOptions;
+  readonly #transport: Transport;
+  readonly #budget: RateBudget;
+
+  constructor(options: RouterJobsClientOptions) {
+    this.#options = resolveOptions(options);
+    this.#token = options.token;
+    this.baseUrl = this.#options.baseUrl;
+    this.#transport = new Transport(this.#options);
+    this.#budget = new RateBudget({
+      dir: this.#options.budgetDir,
+      key: tokenFingerprint(options.token),
+      rateLimit: this.#options.rateLimit,
+      onWarning: (message) => this.#options.logger.warn?.(message),
+    });
+  }
+
+  /** Runs a synchronous command. Never retried: the spec gives it no idempotency. */
+  async execute(routerId: string, command: string, parameters?: string, options: CallOptions = {}) {
+    const body = validate(
+      syncRequestSchema,
+      parameters === undefined ? { command } : { command, parameters },
+    );
+    return this.#call<RouterRecord[]>(
+      {
+        operation: "execute",
+        request: {
+          method: "POST",
+          path: `/api/synchronous/${routerPath(routerId)}`,
+          headers: {},
+          body: JSON.stringify(body),
+        },
+        schema: syncResponseSchema,
+      },
+      options,
+    );
+  }
+
+  /** Submits a job. Retried only with the same Idempotency-Key and only when the service cannot have acted. */
+  async submitJob(
+    routerId: string,
+    request: JobRequestInput,
+    options: SubmitOptions = {},
+  ): Promise<SubmittedJob> {
+    const body = validate(jobRequestSchema, request);
+    const path = `/api/asynchronous/${routerPath(routerId)}`;
+    const idempotencyKey = options.idempotencyKey ?? randomUUID();
+    if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw new ValidationError([
+        {
+          field: "idempotencyKey",
+          message: `idempotencyKey must be a lowercase UUID (got ${describeValue(idempotencyKey)})`,
+        },
+      ]);
+    }
+    const headers = { "idempotency-key": idempotencyKey, "x-idempotency-key": idempotencyKey };
+    const ack = await this.#call<JobAck>(
+      {
+        operation: "submit",
+        request: { method: "POST", path, headers, body: JSON.stringify(body) },
+        schema: jobAckEnvelopeSchema,
+      },
+      options,
+    );
+    return { ack, idempotencyKey };
+  }
+
+  /** The jobs of a router, newest first (as the service orders them). Retried on transient failures. */
+  async listJobs(routerId: string, options: CallOptions = {}): Promise<JobListItem[]> {
+    return this.#call<JobListItem[]>(
+      {
+        operation: "list",
+        request: { method: "GET", path: `/api/routers/${routerPath(routerId)}/jobs`, headers: {} },
+        schema: jobListEnvelopeSchema,
+      },
+      options,
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.#transport.close(), this.#budget.flush()]);
+  }
+
+  toJSON(): Record<string, string> {
+    return { baseUrl: this.baseUrl.href, token: redactToken(this.#token) };
+  }
+
+  [inspect.custom](): string {
+    return `RouterJobsClient { baseUrl: '${this.baseUrl.href}', token: '${redactToken(this.#token)}' }`;
+  }
+
+  async #call<T>(spec: CallSpec<T>, options: CallOptions): Promise<T> {
+    const deadlineMs = options.deadlineMs ?? this.#options.deadlineMs;
+    const call: CallLimits = { deadlineMs, deadline: Date.now() + deadlineMs, signal: options.signal };
+    const { retry, logger } = this.#options;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#attempt(spec, call);
+      } catch (error) {
+        if (
+          !(error instanceof RouterjobsError) ||
+          (error instanceof TimeoutError && error.phase === "budget")
+        )
+          throw error;
+        const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
+        if (!shouldRetry({ operation: spec.operation, attempt, maxAttempts: retry.maxAttempts, error }))
+          throw error;
+        const waitMs = backoffMs(attempt, retryAfterMs, retry);
+        if (Date.now() + waitMs >= call.deadline) throw error;
+        logger.debug?.(`retrying ${spec.operation} after ${error.code}`, { attempt, waitMs });
+        await sleep(waitMs, options.signal);
+      }
+    }
+  }
+
+  /** One attempt: a permit from the shared budget, the request, and the permit back with what it cost. */
+  async #attempt<T>(spec: CallSpec<T>, { deadline, deadlineMs, signal }: CallLimits): Promise<T> {
+    const permit = await this.#budget.acquire(deadline, signal);
+    let counted = true;
+    const remaining = deadline - Date.now();
+    const deadlineSignal = AbortSignal.timeout(Math.max(1, remaining));
+    try {
+      const response = await this.#transport.send({
+        ...spec.request,
+        headers: { ...this.#headers(), ...spec.request.headers },
+        timeoutMs: Math.max(1, Math.min(this.#options.requestTimeoutMs, remaining)),
+        signal: signal ? AbortSignal.any([signal, deadlineSignal]) : deadlineSignal,
+      });
+      const requestId = header(response.headers, HEADER_REQUEST_ID);
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        const retryAfterMs = parseRetryAfter(header(response.headers, "retry-after"));
+        const error = errorFromResponse({
+          statusCode: response.statusCode,
+          text: response.text,
+          requestId,
+          retryAfterMs,
+        });
+        if (error instanceof RateLimitedError) {
+          // The contract does not count a 429; everyone sharing the key waits as long as the service asked.
+          counted = false;
+          await this.#budget.block(Date.now() + (retryAfterMs ?? this.#options.retry.baseDelayMs));
+        }
+        throw error;
+      }
+      return parseSuccess(spec.schema, response.statusCode, response.text, requestId);
+    } catch (error) {
+      if (error instanceof RouterjobsError) throw error;
+      if (signal?.aborted) throw signal.reason;
+      if (deadlineSignal.aborted) {
+        throw new TimeoutError(`the call did not complete within its deadline of ${deadlineMs} ms`, {
+          phase: "deadline",
+          requestSent: true,
+          cause: error,
+        });
+      }
+      throw this.#transport.describeFailure(error);
+    } finally {
+      await permit.release({ counted });
+    }
+  }
+
+  #headers(): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.#token}`,
+      "content-type": "application/json",
+      accept: "application/json",
+      "user-agent": this.#options.userAgent,
+    };
+  }
+}
+
+function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => ({
+      field: issue.path.join(".") || "request",
+      message: issue.message,
+    })),
+  );
+}
+
+function routerPath(routerId: string): string {
+  if (typeof routerId !== "string" || !ROUTER_ID.test(routerId)) {
+    throw new ValidationError([
+      { field: "routerId", message: `routerId must be a UUID (got ${describeValue(routerId)})` },
+    ]);
+  }
+  return routerId;
+}
+
+function parseSuccess<T>(
+  schema: z.ZodType<{ data: T }>,
+  statusCode: number,
+  text: string,
+  requestId: string | undefined,
+): T {
+  const json = parseJson(text);
+  const parsed = json === undefined ? undefined : schema.safeParse(json);
+  if (parsed?.success) return parsed.data.data;
+  const issue = parsed?.error.issues[0];
+  const what = issue
+    ? `an unexpected body (${issue.path.join(".") || "body"}: ${issue.message})`
+    : "a body that is not JSON";
+  throw new BadResponseError({
+    statusCode,
+    message: `the service answered HTTP ${statusCode} with ${what}`,
+    requestId,
+    raw: text.slice(0, 2000),
+  });
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,40 @@
+/**
+ * A child process for the cross-process budget test and bench: job-list reads as fast as the shared budget
+ * allows, for RJ_DURATION_MS; prints `{"ok":N,"rateLimited":N,"failed":N,"failures":[..]}` on stdout.
+ * It first prints `ready` and waits for a line (or end) on stdin, so that a parent can start all at once.
+ * Env: RJ_URL, ROUTERJOBS_TOKEN, RJ_BUDGET_DIR, RJ_RATE (`60/1s`), RJ_DURATION_MS, RJ_ROUTER.
+ */
+import { RateLimitedError, RouterJobsClient } from "../../../src/client/index.js";
+import { parseRateLimit } from "../../../src/contract/duration.js";
+
+const env = process.env;
+const client = new RouterJobsClient({
+  baseUrl: env.RJ_URL ?? "",
+  token: env.ROUTERJOBS_TOKEN ?? "",
+  budgetDir: env.RJ_BUDGET_DIR ?? "",
+  rateLimit: parseRateLimit(env.RJ_RATE ?? "60/1m"),
+  retry: { maxAttempts: 1 },
+});
+process.stdout.write("ready\n");
+await new Promise((resolve) => {
+  process.stdin.once("data", resolve).once("end", resolve);
+  process.stdin.resume();
+});
+process.stdin.pause();
+const until = Date.now() + Number(env.RJ_DURATION_MS ?? 1000);
+const counts = { ok: 0, rateLimited: 0, failed: 0, failures: [] as string[] };
+while (Date.now() < until) {
+  try {
+    // The deadline bounds the wait for budget to the run; the last request gets time to finish.
+    await client.listJobs(env.RJ_ROUTER ?? "", { deadlineMs: Math.max(1, until - Date.now()) + 2000 });
+    counts.ok++;
+  } catch (error) {
+    if (error instanceof RateLimitedError) counts.rateLimited++;
+    else if ((error as { phase?: string }).phase !== "budget") {
+      counts.failed++;
+      counts.failures.push(String(error));
+    }
+  }
+}
+await client.close();
+process.stdout.write(`${JSON.stringify(counts)}\n`);
