@@ -1,0 +1,67 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RouterJobsClient } from "../client/client.js";
+import type { JobListItem } from "../contract/envelope.js";
+import { isTerminal } from "../contract/job.js";
+
+/**
+ * Polling the job list, adaptively: soon after submission (an express job is usually done within a second),
+ * then slower while nothing changes, faster again after a change. Every request goes through the client's
+ * shared rate budget, so ten provisioners polling at once still stay within the key's 60 per minute.
+ */
+export interface PollOptions {
+  readonly routerId: string;
+  readonly idempotencyKey: string;
+  /** Epoch ms. */
+  readonly deadline: number;
+  /** Delay before the first look and after a change. @default 1000 */
+  readonly firstDelayMs?: number;
+  /** @default 15000 */
+  readonly maxDelayMs?: number;
+  readonly signal?: AbortSignal;
+  readonly onUpdate?: (job: JobListItem) => void;
+}
+
+const GROWTH = 1.6;
+
+/** The job as last seen: terminal, or not yet when the deadline came (undefined when never listed). */
+export async function pollJob(
+  client: RouterJobsClient,
+  options: PollOptions,
+): Promise<JobListItem | undefined> {
+  const first = options.firstDelayMs ?? 1000;
+  const max = options.maxDelayMs ?? 15_000;
+  let delay = first;
+  let last: JobListItem | undefined;
+  for (;;) {
+    const remaining = options.deadline - Date.now();
+    if (remaining <= 0) return last;
+    await sleep(Math.min(delay, remaining), undefined, { signal: options.signal });
+    const job = await findJob(
+      client,
+      options.routerId,
+      options.idempotencyKey,
+      options.deadline,
+      options.signal,
+    );
+    if (job && job.status !== last?.status) {
+      options.onUpdate?.(job);
+      delay = first;
+    } else {
+      delay = Math.min(max, delay * GROWTH);
+    }
+    last = job ?? last;
+    if (last && isTerminal(last.status)) return last;
+  }
+}
+
+/** One job-list request: the job with that idempotency key, whatever the list's order. */
+export async function findJob(
+  client: RouterJobsClient,
+  routerId: string,
+  idempotencyKey: string,
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<JobListItem | undefined> {
+  const jobs = await client.listJobs(routerId, { deadlineMs: Math.max(1, deadline - Date.now()), signal });
+  return jobs.find((job) => job.idempotency_key.toLowerCase() === idempotencyKey);
+}

@@ -1,0 +1,32 @@
+import type { JobStatus } from "../contract/job.js";
+
+/**
+ * One status line per state change, for Terraform to show live (`module.x (local-exec): ...`). Times are
+ * relative to the start of this apply so that a slow router stands out.
+ */
+export class Progress {
+  readonly #started = performance.now();
+  #last: string | undefined;
+
+  constructor(
+    private readonly resource: string,
+    private readonly write: (line: string) => void,
+  ) {}
+
+  /** Prints a line unless the status is the one printed last. */
+  status(
+    job: { readonly id: string; readonly status: JobStatus; readonly seq_id?: number | undefined },
+    note = "",
+  ): void {
+    const key = `${job.id}:${job.status}`;
+    if (key === this.#last) return;
+    this.#last = key;
+    const seq = job.seq_id === undefined ? "" : ` #${job.seq_id}`;
+    this.line(`job${seq} ${job.status}${note ? ` ${note}` : ""}`);
+  }
+
+  line(text: string): void {
+    const seconds = ((performance.now() - this.#started) / 1000).toFixed(1);
+    this.write(`routerjobs: ${this.resource}: ${text} (${seconds}s)`);
+  }
+}
