@@ -9,6 +9,7 @@ import { applyCommand } from "./commands/apply.js";
 import { execCommand } from "./commands/exec.js";
 import { jobsCommand } from "./commands/jobs.js";
 import { receiverCommand } from "./commands/receiver.js";
+import { serviceCommand } from "./commands/service.js";
 import { submitCommand } from "./commands/submit.js";
 
 /**
@@ -21,6 +22,7 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   jobsCommand,
   applyCommand,
   receiverCommand,
+  serviceCommand,
 ];
 
 export function buildProgram(): Command {

@@ -10,6 +10,8 @@ export interface RouterBackend {
   detach(routerId: string): Promise<void>;
   /** Whether the management tunnel is up. A job for an offline router waits. */
   isOnline(routerId: string): boolean;
+  /** The operator takes the management tunnel down or up (`routerjobs service router offline|online`). */
+  setOnline?(routerId: string, online: boolean): void;
   /** Runs a script (RouterOS commands). Never throws for a script error: it reports it. */
   runScript(routerId: string, script: string, options?: { signal?: AbortSignal }): Promise<ScriptOutcome>;
   /** Takes a backup of the configuration and returns its name. */

@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import type { Server } from "node:http";
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+} from "fastify";
+import fp from "fastify-plugin";
+import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
+import { errorEnvelope } from "../contract/errors.js";
+import { BODY_MAX_BYTES } from "../contract/limits.js";
+import type { Database } from "../store/database.js";
+import type { ServiceConfig } from "./config.js";
+import auth from "./plugins/auth.js";
+import config from "./plugins/config.js";
+import database from "./plugins/database.js";
+import errors from "./plugins/errors.js";
+import rateLimit from "./plugins/rate-limit.js";
+import jobs from "./plugins/scheduler.js";
+import type { RouterBackend } from "./routers/backend.js";
+import admin from "./routes/admin/index.js";
+import asynchronous from "./routes/asynchronous/index.js";
+import health from "./routes/health/index.js";
+import jobList from "./routes/jobs/index.js";
+import synchronous from "./routes/synchronous/index.js";
+
+export interface AppOptions {
+  readonly config: ServiceConfig;
+  readonly backend: RouterBackend;
+  /** A database the caller opened and closes; otherwise the app opens `config.database`. */
+  readonly db?: Database;
+}
+
+/**
+ * The service as a Fastify plugin: infrastructure plugins, then one plugin per route folder. Not encapsulated,
+ * so an embedding (and a test) reaches `db`, `scheduler` and the other decorators.
+ */
+async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<void> {
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // Only JSON bodies: without its parser, text/plain is refused with 415 like any other type.
+  app.removeContentTypeParser("text/plain");
+
+  await app.register(errors);
+  await app.register(config, { config: options.config });
+  await app.register(database, options.db ? { db: options.db } : {});
+  await app.register(auth);
+  await app.register(rateLimit);
+  await app.register(jobs, { backend: options.backend });
+
+  await app.register(health);
+  await app.register(
+    async (api) => {
+      api.addHook("onRequest", api.authenticate);
+      api.addHook("onRequest", api.rateLimit);
+      await api.register(synchronous);
+      await api.register(asynchronous);
+      await api.register(jobList);
+    },
+    { prefix: "/api" },
+  );
+  if (options.config.adminToken) await app.register(admin, { prefix: "/admin" });
+}
+
+export default fp(serviceApp, { name: "routerjobs-service" });
+
+/** Fastify settings the contract depends on (body limit, request ids); `server.ts` adds TLS and timeouts. */
+export function serverOptions(): FastifyServerOptions {
+  return {
+    bodyLimit: BODY_MAX_BYTES,
+    // Opening PGlite and migrating can take seconds on a busy machine; the default 10 s is too tight.
+    pluginTimeout: 120_000,
+    genReqId: () => randomUUID(),
+    // The id is ours: a client-chosen x-request-id could collide with another request's.
+    requestIdHeader: false,
+    // A URL that cannot be routed (bad percent-encoding) is bad input, answered in the contract's envelope.
+    frameworkErrors: (error, request, reply) => {
+      (reply as unknown as FastifyReply)
+        .code(404)
+        .header("x-request-id", request.id)
+        .send(errorEnvelope("not_found", `the URL cannot be routed: ${error.message}`));
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  };
+}
+
+/** Builds the app for `inject` tests and embedding; call `ready()` (or `listen`) to start its workers. */
+export async function createApp(
+  options: AppOptions,
+  fastify: FastifyHttpOptions<Server> = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({ ...serverOptions(), ...fastify });
+  await app.register(fp(serviceApp), options);
+  return app;
+}

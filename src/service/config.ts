@@ -1,0 +1,61 @@
+import type { RateLimit } from "../contract/duration.js";
+import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
+
+/** Everything the service can be told; `resolveConfig` applies the defaults in one place. */
+export interface ServiceConfig {
+  /** `postgres://...` or a PGlite data directory (`memory://` for a throwaway one). */
+  readonly database: string;
+  /** Where the admin token and generated TLS files live; undefined for an in-memory test service. */
+  readonly dataDir?: string;
+  /** @default 60 requests per 60 s (the spec's limit) */
+  readonly rateLimit: RateLimit;
+  /** Scheduler period for jobs without express execution. @default 10 s */
+  readonly tickMs: number;
+  /** A synchronous command that takes longer answers 504. @default 10 s */
+  readonly syncTimeoutMs: number;
+  /** Extra CA (PEM) trusted for `notify_url`, on top of Node's roots and NODE_EXTRA_CA_CERTS. */
+  readonly notifyCa?: string;
+  /** First retry delay of a notification; later ones double (full jitter). @default 1 s */
+  readonly notifyRetryBaseMs: number;
+  /** Longest wait between two attempts. @default 10 min */
+  readonly notifyRetryMaxMs: number;
+  /** A notification not acknowledged within this time is abandoned. @default 24 h */
+  readonly notifyGiveUpMs: number;
+  /** How long one notification POST may take. @default 10 s */
+  readonly notifyTimeoutMs: number;
+  /** Notifications of different jobs delivered at the same time. @default 16 */
+  readonly notifyConcurrency: number;
+  /** Routers whose queues run at the same time in one instance. @default 32 */
+  readonly schedulerConcurrency: number;
+  /** Bearer token of the `/admin` API; undefined disables it. */
+  readonly adminToken?: string;
+  /** Accept admin calls from other hosts than loopback. @default false */
+  readonly adminRemote: boolean;
+}
+
+export type ServiceConfigInput = Partial<ServiceConfig> & Pick<ServiceConfig, "database">;
+
+export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
+  const config: ServiceConfig = {
+    ...input,
+    rateLimit: input.rateLimit ?? DEFAULT_RATE_LIMIT,
+    tickMs: input.tickMs ?? 10_000,
+    syncTimeoutMs: input.syncTimeoutMs ?? 10_000,
+    notifyRetryBaseMs: input.notifyRetryBaseMs ?? 1000,
+    notifyRetryMaxMs: input.notifyRetryMaxMs ?? 600_000,
+    notifyGiveUpMs: input.notifyGiveUpMs ?? 24 * 3_600_000,
+    notifyTimeoutMs: input.notifyTimeoutMs ?? 10_000,
+    notifyConcurrency: input.notifyConcurrency ?? 16,
+    schedulerConcurrency: input.schedulerConcurrency ?? 32,
+    adminRemote: input.adminRemote ?? false,
+  };
+  for (const key of ["tickMs", "syncTimeoutMs", "notifyRetryBaseMs", "notifyTimeoutMs"] as const) {
+    if (!(config[key] > 0)) throw new RangeError(`${key} must be greater than zero (got ${config[key]})`);
+  }
+  for (const key of ["notifyConcurrency", "schedulerConcurrency"] as const) {
+    if (!Number.isInteger(config[key]) || config[key] < 1) {
+      throw new RangeError(`${key} must be a whole number of at least 1 (got ${config[key]})`);
+    }
+  }
+  return config;
+}

@@ -1,0 +1,146 @@
+import { readFileSync } from "node:fs";
+import { rootCertificates } from "node:tls";
+import { Agent, request } from "undici";
+import type { Database } from "../store/database.js";
+import { backoffMs } from "./backoff.js";
+import type { ServiceConfig } from "./config.js";
+import { signWebhook } from "./signing.js";
+import { leaseNotifications, markDelivered, markFailed, type OutboxRow } from "./store/outbox.js";
+
+type NotifierConfig = Pick<
+  ServiceConfig,
+  | "notifyCa"
+  | "notifyRetryBaseMs"
+  | "notifyRetryMaxMs"
+  | "notifyGiveUpMs"
+  | "notifyTimeoutMs"
+  | "notifyConcurrency"
+>;
+
+/**
+ * Delivers the outbox: at least once, per job in state order, several jobs in parallel, retried with full-jitter
+ * exponential backoff until `notifyGiveUpMs` after the state change. The outbox is in the database, so a
+ * restart loses nothing; a lease (not a transaction) marks a notification in flight.
+ */
+export class Notifier {
+  private readonly dispatcher: Agent;
+  private readonly pollMs: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private pumping = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly config: NotifierConfig,
+    private readonly log: (message: string, fields?: object) => void = () => {},
+  ) {
+    this.dispatcher = new Agent({
+      connections: 8,
+      ...(config.notifyCa ? { connect: { ca: trustedCas(config.notifyCa) } } : {}),
+    });
+    this.pollMs = Math.max(20, Math.min(250, config.notifyRetryBaseMs));
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Looks for deliverable notifications now (called after a state change commits). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().finally(() => {
+      this.pumping = false;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    const free = this.config.notifyConcurrency - this.inFlight.size;
+    if (free <= 0) return;
+    let rows: OutboxRow[];
+    try {
+      rows = await leaseNotifications(this.db, new Date(), this.config.notifyTimeoutMs + 5000, free);
+    } catch (error) {
+      if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
+      return;
+    }
+    for (const row of rows) {
+      const delivery = this.deliver(row).finally(() => {
+        this.inFlight.delete(delivery);
+        this.wake();
+      });
+      this.inFlight.add(delivery);
+    }
+  }
+
+  private async deliver(row: OutboxRow): Promise<void> {
+    const body = JSON.stringify(row.payload);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "routerjobs-service",
+      ...(row.signing_secret
+        ? signWebhook(row.signing_secret, `msg_${row.id}`, Math.floor(Date.now() / 1000), body)
+        : {}),
+    };
+    let failure: string;
+    try {
+      const response = await request(row.url, {
+        method: "POST",
+        body,
+        headers,
+        dispatcher: this.dispatcher,
+        headersTimeout: this.config.notifyTimeoutMs,
+        bodyTimeout: this.config.notifyTimeoutMs,
+      });
+      await response.body.dump();
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        await markDelivered(this.db, row.id, new Date());
+        return;
+      }
+      failure = `HTTP ${response.statusCode}`;
+    } catch (error) {
+      failure = (error as Error).message || String(error);
+    }
+    const now = Date.now();
+    const next = now + backoffMs(row.attempts, this.config.notifyRetryBaseMs, this.config.notifyRetryMaxMs);
+    const giveUp = next > row.created_at.getTime() + this.config.notifyGiveUpMs;
+    if (giveUp) this.log("notifier: giving up", { outbox: row.id, job: row.job_id, error: failure });
+    await markFailed(this.db, row.id, failure, new Date(now), giveUp ? undefined : new Date(next)).catch(
+      () => {},
+    );
+  }
+
+  /** Stops polling and waits for deliveries in flight (their leases expire if the process dies instead). */
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+    await this.dispatcher.close();
+  }
+}
+
+/** Passing `ca` replaces Node's store, so the roots and NODE_EXTRA_CA_CERTS are added back explicitly. */
+function trustedCas(extra: string): string[] {
+  const cas = [...rootCertificates, extra];
+  const envFile = process.env.NODE_EXTRA_CA_CERTS;
+  if (envFile) {
+    try {
+      cas.push(readFileSync(envFile, "utf8"));
+    } catch {
+      // Node itself only warns about an unreadable NODE_EXTRA_CA_CERTS; do the same by ignoring it.
+    }
+  }
+  return cas;
+}

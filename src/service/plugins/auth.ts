@@ -1,0 +1,48 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { isParsedToken, parseToken } from "../../contract/token.js";
+import { HttpError } from "../http-error.js";
+import { authenticate, type Caller } from "../store/directory.js";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+  interface FastifyInstance {
+    /** onRequest hook: sets `request.caller` or answers 401. */
+    authenticate(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  }
+}
+
+const unauthenticated = (message: string, error = "invalid_token") =>
+  new HttpError("unauthenticated", message, [], {
+    "www-authenticate": `Bearer realm="routerjobs", error="${error}"`,
+  });
+
+/**
+ * Bearer token authentication. A malformed token is refused before any database lookup; the answer never
+ * says whether a well-formed token id exists.
+ */
+export default fp(
+  async function auth(app: FastifyInstance) {
+    app.decorate("authenticate", async (request: FastifyRequest) => {
+      const header = request.headers.authorization;
+      if (!header)
+        throw unauthenticated("send an Authorization: Bearer <API token> header", "invalid_request");
+      const match = /^Bearer +(\S+) *$/i.exec(header);
+      if (!match)
+        throw unauthenticated("the Authorization header must be Bearer <API token>", "invalid_request");
+      const parsed = parseToken(match[1] as string);
+      if (!isParsedToken(parsed)) throw unauthenticated(`the API token is malformed: ${parsed.error}`);
+      const caller = await authenticate(app.db, match[1] as string);
+      if (!caller) throw unauthenticated("the API token is unknown or revoked");
+      request.caller = caller;
+    });
+  },
+  { name: "auth", dependencies: ["database"] },
+);
+
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new Error("route registered outside the authenticated scope");
+  return request.caller;
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import { formatDuration } from "../../contract/duration.js";
+import { HttpError } from "../http-error.js";
+import { DatabaseRateLimiter, MemoryRateLimiter, type RateLimiter } from "../rate-limiter.js";
+import { callerOf } from "./auth.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** onRequest hook after `authenticate`: admits the request or answers 429. */
+    rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  }
+}
+
+/**
+ * Per API key. PGlite serves one process, so the log lives in memory; on PostgreSQL the log is in the database
+ * so that every instance shares one limit.
+ */
+export default fp(
+  async function rateLimit(app: FastifyInstance) {
+    const { rateLimit: limit } = app.config;
+    const limiter: RateLimiter =
+      app.db.kind === "postgres" ? new DatabaseRateLimiter(app.db, limit) : new MemoryRateLimiter(limit);
+    app.addHook("onClose", async () => limiter.close?.());
+    app.decorate("rateLimit", async (request: FastifyRequest, reply: FastifyReply) => {
+      const decision = await limiter.take(callerOf(request).tokenId, Date.now());
+      reply.header("x-ratelimit-limit", decision.limit);
+      reply.header("x-ratelimit-remaining", decision.remaining);
+      if (!decision.allowed) {
+        const retryAfter = String(decision.retryAfterSeconds ?? 1);
+        throw new HttpError(
+          "rate_limited",
+          `at most ${limit.count} requests per ${formatDuration(limit.windowMs)} per API key; retry in ${retryAfter} s`,
+          [],
+          { "retry-after": retryAfter },
+        );
+      }
+    });
+  },
+  { name: "rate-limit", dependencies: ["auth"] },
+);

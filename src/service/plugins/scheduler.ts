@@ -1,0 +1,46 @@
+import type { FastifyInstance } from "fastify";
+import fp from "fastify-plugin";
+import { Notifier } from "../notifier.js";
+import { RouterRegistry } from "../router-registry.js";
+import type { RouterBackend } from "../routers/backend.js";
+import { Scheduler } from "../scheduler.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    routers: RouterRegistry;
+    scheduler: Scheduler;
+    notifier: Notifier;
+  }
+}
+
+/**
+ * The job machinery: routers (the back end), the scheduler that runs jobs and the notifier that delivers the
+ * outbox. Both start once the app is ready and stop (finishing work in flight) when it closes.
+ */
+export default fp(
+  async function jobs(app: FastifyInstance, options: { backend: RouterBackend }) {
+    const log = (message: string, fields?: object) => app.log.warn(fields ?? {}, message);
+    const notifier = new Notifier(app.db, app.config, log);
+    const routers = new RouterRegistry(options.backend, app.db);
+    const scheduler = new Scheduler(app.db, routers, {
+      tickMs: app.config.tickMs,
+      concurrency: app.config.schedulerConcurrency,
+      exclusive: app.db.kind === "pglite",
+      onChange: () => notifier.wake(),
+      log,
+    });
+    app.decorate("routers", routers);
+    app.decorate("scheduler", scheduler);
+    app.decorate("notifier", notifier);
+    app.addHook("onReady", async () => {
+      await scheduler.start();
+      notifier.start();
+    });
+    // Scheduler first: a job that finishes during shutdown still queues its notification for the next start.
+    app.addHook("onClose", async () => {
+      await scheduler.close();
+      await notifier.close();
+    });
+  },
+  { name: "jobs", dependencies: ["database"] },
+);

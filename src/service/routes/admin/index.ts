@@ -1,0 +1,134 @@
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { uuidSchema } from "../../../contract/ids.js";
+import { HttpError } from "../../http-error.js";
+import { applySeed, seedSchema } from "../../seed.js";
+import {
+  createToken,
+  ensureRouter,
+  ensureTeam,
+  removeRouter,
+  revokeToken,
+  setRouterOnline,
+} from "../../store/directory.js";
+import { deleteJobTx } from "../../store/lifecycle.js";
+import { outboxCounts } from "../../store/outbox.js";
+
+const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
+
+const routerIdParams = z.object({ router_id: uuidSchema });
+const ok = <T>(data: T) => ({ status: "success" as const, data });
+const notFound = (what: string) => new HttpError("not_found", `${what} does not exist`);
+
+/**
+ * Operator API for `routerjobs service ...` commands: PGlite allows one process per data directory, so the CLI
+ * asks the running service. Bearer admin token (written to <data>/admin-token), loopback callers only unless
+ * the service was started with remote admin allowed.
+ */
+const admin: FastifyPluginAsyncZod = async (app) => {
+  const expected = Buffer.from(app.config.adminToken ?? "");
+  app.addHook("onRequest", async (request) => {
+    if (!app.config.adminRemote && !LOOPBACK.test(request.socket.remoteAddress ?? "")) {
+      throw new HttpError("not_found", "the admin API answers loopback callers only");
+    }
+    const given = Buffer.from(/^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "");
+    if (expected.length === 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      throw new HttpError(
+        "unauthenticated",
+        "the admin API needs the admin token of <data>/admin-token",
+        [],
+        {
+          "www-authenticate": 'Bearer realm="routerjobs-admin"',
+        },
+      );
+    }
+  });
+
+  app.post(
+    "/tokens",
+    { schema: { body: z.strictObject({ team_id: uuidSchema, customer_id: uuidSchema.optional() }) } },
+    async (request) => {
+      const { team_id: teamId, customer_id: customerId } = request.body;
+      const token = await app.db.transaction(async (tx) => {
+        await ensureTeam(tx, { id: teamId, ...(customerId ? { customerId } : {}) });
+        return createToken(tx, teamId);
+      });
+      return ok({ token, team_id: teamId });
+    },
+  );
+  app.delete(
+    "/tokens/:token_id",
+    { schema: { params: z.object({ token_id: uuidSchema }) } },
+    async (request) => {
+      if (!(await revokeToken(app.db, request.params.token_id, new Date()))) throw notFound("token");
+      return ok({ token_id: request.params.token_id, revoked: true });
+    },
+  );
+
+  app.post(
+    "/routers",
+    {
+      schema: {
+        body: z.strictObject({
+          team_id: uuidSchema,
+          id: uuidSchema.optional(),
+          name: z.string().min(1).max(100),
+          customer_id: uuidSchema.optional(),
+        }),
+      },
+    },
+    async (request) => {
+      const { team_id: teamId, name, customer_id: customerId } = request.body;
+      const id = request.body.id ?? crypto.randomUUID();
+      const added = await app.db.transaction(async (tx) => {
+        await ensureTeam(tx, { id: teamId, ...(customerId ? { customerId } : {}) });
+        return ensureRouter(tx, { id, teamId, name });
+      });
+      if (!added)
+        throw new HttpError("invalid_request", `router ${id} belongs to another team or was removed`);
+      return ok({ id, team_id: teamId, name });
+    },
+  );
+  app.delete("/routers/:router_id", { schema: { params: routerIdParams } }, async (request) => {
+    const deleted = await removeRouter(app.db, request.params.router_id, new Date());
+    if (!deleted) throw notFound("router");
+    await app.routers.detach(request.params.router_id);
+    app.notifier.wake();
+    return ok({ id: request.params.router_id, deleted_jobs: deleted.length });
+  });
+  for (const online of [true, false]) {
+    app.post(
+      `/routers/:router_id/${online ? "online" : "offline"}`,
+      { schema: { params: routerIdParams } },
+      async (request) => {
+        if (!(await setRouterOnline(app.db, request.params.router_id, online))) throw notFound("router");
+        if (online) app.scheduler.kick(request.params.router_id);
+        return ok({ id: request.params.router_id, online });
+      },
+    );
+  }
+
+  app.delete("/jobs/:job_id", { schema: { params: z.object({ job_id: uuidSchema }) } }, async (request) => {
+    const job = await app.db.transaction((tx) => deleteJobTx(tx, request.params.job_id, new Date()));
+    if (!job) throw notFound("a job that is not yet completed, failed or deleted with this id");
+    app.notifier.wake();
+    return ok({ id: job.id, status: job.status });
+  });
+
+  app.post("/seed", { schema: { body: seedSchema } }, async (request) =>
+    ok(await applySeed(app.db, request.body)),
+  );
+
+  app.get("/status", async () => {
+    const { rows } = await app.db.query<{ status: string; count: number }>(
+      "SELECT status, count(*)::int AS count FROM jobs GROUP BY status",
+    );
+    return ok({
+      jobs: Object.fromEntries(rows.map((row) => [row.status, row.count])),
+      outbox: await outboxCounts(app.db),
+    });
+  });
+};
+
+export default admin;

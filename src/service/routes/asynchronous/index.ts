@@ -1,0 +1,68 @@
+import { randomUUID } from "node:crypto";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { jobRequestSchema } from "../../../contract/job.js";
+import { IDEMPOTENCY_TTL_MS } from "../../../contract/limits.js";
+import { formatTimestamp } from "../../../contract/time.js";
+import { HttpError, routerNotFound } from "../../http-error.js";
+import { callerOf } from "../../plugins/auth.js";
+import { methodNotAllowed } from "../../plugins/errors.js";
+import { submitJob } from "../../store/jobs.js";
+import { idempotencyHeadersSchema, jobAckResponseSchema, routerParamsSchema } from "../schemas.js";
+
+const URL = "/asynchronous/:router_id";
+
+/** POST /api/asynchronous/:router_id: queues a job and acknowledges at once (202). */
+const asynchronous: FastifyPluginAsyncZod = async (app) => {
+  app.post(
+    URL,
+    {
+      schema: {
+        params: routerParamsSchema,
+        body: jobRequestSchema,
+        headers: idempotencyHeadersSchema,
+        response: { 202: jobAckResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const routerId = request.params.router_id;
+      const result = await submitJob(app.db, {
+        teamId: caller.teamId,
+        routerId,
+        request: request.body,
+        idempotencyKey:
+          request.headers["idempotency-key"] ?? request.headers["x-idempotency-key"] ?? randomUUID(),
+        requestId: request.id,
+        now: new Date(),
+        idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
+      });
+      if (result.kind === "router_not_found") throw routerNotFound(routerId);
+      if (result.kind === "conflict") {
+        throw new HttpError(
+          "idempotency_conflict",
+          "this Idempotency-Key was used within 24 h for a different request; use a new key for a new job",
+        );
+      }
+      const { job } = result;
+      if (result.kind === "created") {
+        if (job.express_execute) app.scheduler.kick(routerId);
+        if (!job.needs_acknowledgement) app.notifier.wake();
+      } else {
+        reply.header("idempotent-replayed", "true");
+      }
+      return reply.code(202).send({
+        status: "success",
+        data: {
+          idempotency_key: job.idempotency_key,
+          request_id: job.request_id,
+          target: job.router_id,
+          notify_url: job.notify_url,
+          date: formatTimestamp(job.created_at),
+        },
+      });
+    },
+  );
+  methodNotAllowed(app, URL, ["POST"]);
+};
+
+export default asynchronous;

@@ -1,0 +1,155 @@
+import type { Database, Queryable } from "../../store/database.js";
+import { enqueueNotification, type JobRow } from "./rows.js";
+
+/** A claimed job with what the scheduler needs of its router. */
+export interface ClaimedJob {
+  readonly job: JobRow;
+  readonly router: { readonly name: string; readonly stateVersion: number };
+}
+
+/**
+ * Takes the next job of a router for this instance. The router row is locked with SKIP LOCKED, so two instances
+ * never claim for one router at the same time, and a router with a claimed or started job is busy: one job at a
+ * time per router, in seq_id order. Entering `loaded` and its notification commit together.
+ */
+export async function claimNextJob(
+  db: Database,
+  routerId: string,
+  instanceId: string,
+  now: Date,
+): Promise<ClaimedJob | undefined> {
+  return db.transaction(async (tx) => {
+    const routers = await tx.query<{ name: string; online: boolean; state_version: number }>(
+      `SELECT name, online, state_version FROM routers
+       WHERE id = $1 AND removed_at IS NULL FOR UPDATE SKIP LOCKED`,
+      [routerId],
+    );
+    const router = routers.rows[0];
+    if (!router?.online) return undefined;
+    const queue = await tx.query<JobRow>(
+      `SELECT * FROM jobs WHERE router_id = $1 AND execution <> 'done' ORDER BY seq_id LIMIT 1 FOR UPDATE`,
+      [routerId],
+    );
+    const head = queue.rows[0];
+    if (head?.execution !== "queued") return undefined;
+    const loading = head.status === "pending";
+    const { rows } = await tx.query<JobRow>(
+      `UPDATE jobs SET execution = 'claimed', claimed_by = $2, status = $3, loaded_at = coalesce(loaded_at, $4)
+       WHERE id = $1 RETURNING *`,
+      [head.id, instanceId, loading ? "loaded" : head.status, loading ? now : null],
+    );
+    const job = rows[0] as JobRow;
+    if (loading) await enqueueNotification(tx, job, now);
+    return { job, router: { name: router.name, stateVersion: router.state_version } };
+  });
+}
+
+async function lockJob(tx: Queryable, jobId: string): Promise<JobRow | undefined> {
+  const { rows } = await tx.query<JobRow>("SELECT * FROM jobs WHERE id = $1 FOR UPDATE", [jobId]);
+  return rows[0];
+}
+
+/** `loaded` -> `running` (the script starts); a job whose status is already terminal only changes execution. */
+export async function markStarted(db: Database, jobId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    const current = await lockJob(tx, jobId);
+    if (!current) return;
+    const running = current.status === "loaded";
+    const { rows } = await tx.query<JobRow>(
+      `UPDATE jobs SET execution = 'started', status = $2, started_at = coalesce(started_at, $3)
+       WHERE id = $1 RETURNING *`,
+      [jobId, running ? "running" : current.status, running ? now : null],
+    );
+    if (running) await enqueueNotification(tx, rows[0] as JobRow, now);
+  });
+}
+
+export interface Finish {
+  readonly ok: boolean;
+  readonly error?: string;
+  /** The router's configuration after the job, persisted so that a restart keeps it. */
+  readonly snapshot: unknown;
+}
+
+/** `running` -> `completed` | `failed`, with the router's new state, in one transaction. */
+export async function finishJob(db: Database, job: JobRow, outcome: Finish, now: Date): Promise<number> {
+  return db.transaction(async (tx) => {
+    const current = await lockJob(tx, job.id);
+    if (!current) return 0;
+    if (current.status === "running") {
+      const { rows } = await tx.query<JobRow>(
+        `UPDATE jobs SET execution = 'done', claimed_by = NULL, status = $2, completed_at = $3, failed_at = $4,
+           error = $5
+         WHERE id = $1 RETURNING *`,
+        [
+          job.id,
+          outcome.ok ? "completed" : "failed",
+          outcome.ok ? now : null,
+          outcome.ok ? null : now,
+          outcome.ok ? null : (outcome.error ?? "the script failed"),
+        ],
+      );
+      await enqueueNotification(tx, rows[0] as JobRow, now);
+    } else {
+      // Terminal already (deleted while running, or completed at submission): never changes again.
+      await tx.query("UPDATE jobs SET execution = 'done', claimed_by = NULL WHERE id = $1", [job.id]);
+    }
+    return saveRouterState(tx, job.router_id, outcome.snapshot);
+  });
+}
+
+export async function saveRouterState(tx: Queryable, routerId: string, snapshot: unknown): Promise<number> {
+  const { rows } = await tx.query<{ state_version: number }>(
+    "UPDATE routers SET state = $2::jsonb, state_version = state_version + 1 WHERE id = $1 RETURNING state_version",
+    [routerId, JSON.stringify(snapshot ?? null)],
+  );
+  return rows[0]?.state_version ?? 0;
+}
+
+/** Moves a job that is not terminal to `deleted`. A job whose script is running finishes on the router. */
+export async function deleteJobTx(tx: Queryable, jobId: string, now: Date): Promise<JobRow | undefined> {
+  const { rows } = await tx.query<JobRow>(
+    `UPDATE jobs SET status = 'deleted', deleted_at = $2,
+       execution = CASE WHEN execution = 'started' THEN execution ELSE 'done' END,
+       claimed_by = CASE WHEN execution = 'started' THEN claimed_by ELSE NULL END
+     WHERE id = $1 AND status IN ('pending', 'loaded', 'running') RETURNING *`,
+    [jobId, now],
+  );
+  const job = rows[0];
+  if (job) await enqueueNotification(tx, job, now);
+  return job;
+}
+
+export const INTERRUPTED_ERROR = "interrupted by service restart";
+
+/**
+ * Jobs held by instances that died. A job whose script never started goes back to the queue (it keeps its
+ * status `loaded`, which was already announced); a job whose script started may have changed the router, so it
+ * is never run again: it fails with INTERRUPTED_ERROR.
+ */
+export async function recoverJobs(
+  db: Database,
+  deadInstances: readonly string[],
+  now: Date,
+): Promise<number> {
+  if (deadInstances.length === 0) return 0;
+  return db.transaction(async (tx) => {
+    const requeued = await tx.query(
+      `UPDATE jobs SET execution = 'queued', claimed_by = NULL
+       WHERE execution = 'claimed' AND claimed_by = ANY($1::uuid[]) RETURNING id`,
+      [deadInstances],
+    );
+    const interrupted = await tx.query<JobRow>(
+      `UPDATE jobs SET execution = 'done', claimed_by = NULL,
+         status = CASE WHEN status IN ('loaded', 'running') THEN 'failed' ELSE status END,
+         failed_at = CASE WHEN status IN ('loaded', 'running') THEN $2 ELSE failed_at END,
+         error = CASE WHEN status IN ('loaded', 'running') THEN $3 ELSE error END
+       WHERE execution = 'started' AND claimed_by = ANY($1::uuid[]) RETURNING *`,
+      [deadInstances, now, INTERRUPTED_ERROR],
+    );
+    for (const job of interrupted.rows) {
+      if (job.status === "failed" && job.error === INTERRUPTED_ERROR) await enqueueNotification(tx, job, now);
+    }
+    return requeued.rows.length + interrupted.rows.length;
+  });
+}

@@ -1,0 +1,76 @@
+import type { Queryable } from "../../store/database.js";
+
+export interface OutboxRow {
+  id: string;
+  job_id: string;
+  seq: number;
+  url: string;
+  payload: unknown;
+  created_at: Date;
+  attempts: number;
+  signing_secret: string | null;
+}
+
+/**
+ * Leases deliverable notifications: due, not leased by a live worker, and the earliest undelivered one of their
+ * job (a later state is never sent before an earlier one is acknowledged or abandoned). SKIP LOCKED lets several
+ * instances share the outbox.
+ */
+export async function leaseNotifications(
+  db: Queryable,
+  now: Date,
+  leaseMs: number,
+  limit: number,
+): Promise<OutboxRow[]> {
+  const { rows } = await db.query<OutboxRow>(
+    `UPDATE outbox SET locked_until = $2, attempts = attempts + 1
+     WHERE id IN (
+       SELECT o.id FROM outbox o
+       WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= $1
+         AND (o.locked_until IS NULL OR o.locked_until < $1)
+         AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.job_id = o.job_id AND e.seq < o.seq
+                         AND e.delivered_at IS NULL AND e.abandoned_at IS NULL)
+       ORDER BY o.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+     RETURNING id, job_id, seq, url, payload, created_at, attempts,
+       (SELECT signing_secret FROM teams WHERE teams.id = outbox.team_id) AS signing_secret`,
+    [now, new Date(now.getTime() + leaseMs), limit],
+  );
+  return rows;
+}
+
+export async function markDelivered(db: Queryable, id: string, now: Date): Promise<void> {
+  await db.query(
+    "UPDATE outbox SET delivered_at = $2, locked_until = NULL, last_error = NULL WHERE id = $1",
+    [id, now],
+  );
+}
+
+/** Schedules the next attempt, or abandons the notification when `nextAttemptAt` is undefined. */
+export async function markFailed(
+  db: Queryable,
+  id: string,
+  error: string,
+  now: Date,
+  nextAttemptAt: Date | undefined,
+): Promise<void> {
+  await db.query(
+    `UPDATE outbox SET locked_until = NULL, last_error = $2, next_attempt_at = coalesce($3, next_attempt_at),
+       abandoned_at = CASE WHEN $3::timestamptz IS NULL THEN $4::timestamptz ELSE NULL END
+     WHERE id = $1`,
+    [id, error.slice(0, 500), nextAttemptAt ?? null, now],
+  );
+}
+
+export interface OutboxCounts {
+  pending: number;
+  delivered: number;
+  abandoned: number;
+}
+
+export async function outboxCounts(db: Queryable): Promise<OutboxCounts> {
+  const { rows } = await db.query<{ pending: number; delivered: number; abandoned: number }>(
+    `SELECT count(*) FILTER (WHERE delivered_at IS NULL AND abandoned_at IS NULL)::int AS pending,
+       count(delivered_at)::int AS delivered, count(abandoned_at)::int AS abandoned FROM outbox`,
+  );
+  return rows[0] ?? { pending: 0, delivered: 0, abandoned: 0 };
+}

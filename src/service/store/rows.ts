@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import type { JobRecord, KnownJobStatus } from "../../contract/job.js";
+import { formatTimestamp } from "../../contract/time.js";
+import type { Queryable } from "../../store/database.js";
+
+/**
+ * Where the job is in its execution, apart from its public status: a job with `needs_acknowledgement: false`
+ * is `completed` at submission yet still queued for the router.
+ */
+export type Execution = "queued" | "claimed" | "started" | "done";
+
+export interface JobRow {
+  id: string;
+  router_id: string;
+  team_id: string;
+  seq_id: number;
+  token: string;
+  idempotency_key: string;
+  request_id: string;
+  request_hash: string;
+  description: string;
+  script: string;
+  make_backup: boolean;
+  express_execute: boolean;
+  needs_acknowledgement: boolean;
+  notify_url: string | null;
+  status: KnownJobStatus;
+  execution: Execution;
+  claimed_by: string | null;
+  created_at: Date;
+  loaded_at: Date | null;
+  started_at: Date | null;
+  completed_at: Date | null;
+  failed_at: Date | null;
+  deleted_at: Date | null;
+  error: string | null;
+  backup_name: string | null;
+}
+
+const time = (value: Date | null): string | null => (value ? formatTimestamp(value) : null);
+
+export function toJobRecord(row: JobRow): JobRecord {
+  return {
+    id: row.id,
+    token: row.token,
+    idempotency_key: row.idempotency_key,
+    description: row.description,
+    express_execute: row.express_execute,
+    needs_acknowledgement: row.needs_acknowledgement,
+    make_backup: row.make_backup,
+    seq_id: row.seq_id,
+    started_at: time(row.started_at),
+    completed_at: time(row.completed_at),
+    failed_at: time(row.failed_at),
+    deleted_at: time(row.deleted_at),
+    status: row.status,
+    error: row.error,
+  };
+}
+
+/** The notification payload of the spec plus the `error` extension. */
+export function toNotification(row: JobRow, customerId: string) {
+  return {
+    job_id: row.id,
+    customer_id: customerId,
+    description: row.description,
+    router_id: row.router_id,
+    idempotency_key: row.idempotency_key,
+    express_execute: row.express_execute,
+    needs_acknowledgement: row.needs_acknowledgement,
+    make_backup: row.make_backup,
+    seq_id: row.seq_id,
+    started_at: time(row.started_at),
+    completed_at: time(row.completed_at),
+    failed_at: time(row.failed_at),
+    deleted_at: time(row.deleted_at),
+    status: row.status,
+    error: row.error,
+  };
+}
+
+/**
+ * Queues the notification of the job's current state, in the caller's transaction, so that a state change and
+ * its notification are committed together or not at all.
+ */
+export async function enqueueNotification(tx: Queryable, row: JobRow, now: Date): Promise<void> {
+  if (!row.notify_url) return;
+  const { rows } = await tx.query<{ customer_id: string }>("SELECT customer_id FROM teams WHERE id = $1", [
+    row.team_id,
+  ]);
+  const customerId = rows[0]?.customer_id ?? row.team_id;
+  await tx.query(
+    `INSERT INTO outbox (id, job_id, seq, team_id, url, payload, created_at, next_attempt_at)
+     VALUES ($1, $2, (SELECT coalesce(max(seq), 0) + 1 FROM outbox WHERE job_id = $2), $3, $4, $5::jsonb, $6, $6)`,
+    [randomUUID(), row.id, row.team_id, row.notify_url, JSON.stringify(toNotification(row, customerId)), now],
+  );
+}

@@ -1,0 +1,102 @@
+import type { Migration } from "../../store/migrations.js";
+
+/**
+ * The service's tables. One set of SQL for PGlite and PostgreSQL. Times are written by the service (JS clock)
+ * rather than `now()`, so that every instance and the tests agree on one source of time.
+ */
+export const SERVICE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "teams, tokens, routers, jobs, idempotency keys, outbox, instances, rate grants",
+    sql: `
+CREATE TABLE teams (
+  id uuid PRIMARY KEY,
+  customer_id uuid NOT NULL,
+  signing_secret text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE tokens (
+  id uuid PRIMARY KEY,
+  team_id uuid NOT NULL REFERENCES teams (id),
+  secret_hash text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  revoked_at timestamptz
+);
+CREATE TABLE routers (
+  id uuid PRIMARY KEY,
+  team_id uuid NOT NULL REFERENCES teams (id),
+  name text NOT NULL,
+  online boolean NOT NULL DEFAULT true,
+  state jsonb,
+  state_version integer NOT NULL DEFAULT 0,
+  next_seq integer NOT NULL DEFAULT 1,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  removed_at timestamptz
+);
+CREATE TABLE jobs (
+  id uuid PRIMARY KEY,
+  router_id uuid NOT NULL REFERENCES routers (id),
+  team_id uuid NOT NULL REFERENCES teams (id),
+  seq_id integer NOT NULL,
+  token text NOT NULL,
+  idempotency_key uuid NOT NULL,
+  request_id uuid NOT NULL,
+  request_hash text NOT NULL,
+  description text NOT NULL,
+  script text NOT NULL,
+  make_backup boolean NOT NULL,
+  express_execute boolean NOT NULL,
+  needs_acknowledgement boolean NOT NULL,
+  notify_url text,
+  status text NOT NULL,
+  execution text NOT NULL,
+  claimed_by uuid,
+  created_at timestamptz NOT NULL,
+  loaded_at timestamptz,
+  started_at timestamptz,
+  completed_at timestamptz,
+  failed_at timestamptz,
+  deleted_at timestamptz,
+  error text,
+  backup_name text,
+  UNIQUE (router_id, seq_id)
+);
+CREATE INDEX jobs_queue ON jobs (router_id, seq_id) WHERE execution <> 'done';
+CREATE TABLE idempotency_keys (
+  team_id uuid NOT NULL,
+  idempotency_key uuid NOT NULL,
+  job_id uuid NOT NULL,
+  request_hash text NOT NULL,
+  created_at timestamptz NOT NULL,
+  PRIMARY KEY (team_id, idempotency_key)
+);
+CREATE TABLE outbox (
+  id uuid PRIMARY KEY,
+  job_id uuid NOT NULL REFERENCES jobs (id),
+  seq integer NOT NULL,
+  team_id uuid NOT NULL,
+  url text NOT NULL,
+  payload jsonb NOT NULL,
+  created_at timestamptz NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at timestamptz NOT NULL,
+  locked_until timestamptz,
+  delivered_at timestamptz,
+  abandoned_at timestamptz,
+  last_error text,
+  UNIQUE (job_id, seq)
+);
+CREATE INDEX outbox_pending ON outbox (next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL;
+CREATE TABLE instances (
+  id uuid PRIMARY KEY,
+  started_at timestamptz NOT NULL,
+  heartbeat_at timestamptz NOT NULL
+);
+CREATE TABLE rate_grants (
+  key text NOT NULL,
+  granted_at timestamptz NOT NULL
+);
+CREATE INDEX rate_grants_key ON rate_grants (key, granted_at);
+`,
+  },
+];

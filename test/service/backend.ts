@@ -1,0 +1,7 @@
+import type { RouterBackend } from "../../src/service/routers/backend.js";
+import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+
+/** The back end every service test runs against: the simulated RouterOS router. */
+export function newBackend(): RouterBackend {
+  return new SimulatedBackend({ seed: 7 });
+}

@@ -1,0 +1,140 @@
+import { Agent, request } from "undici";
+import { resolveConfig, type ServiceConfigInput } from "../../src/service/config.js";
+import type { RouterBackend } from "../../src/service/routers/backend.js";
+import { applySeed } from "../../src/service/seed.js";
+import { type RunningService, type StartOptions, startService } from "../../src/service/server.js";
+import { newBackend } from "./backend.js";
+
+export const TEAM_A = "a0000000-0000-4000-8000-000000000001";
+export const TEAM_B = "b0000000-0000-4000-8000-000000000002";
+export const CUSTOMER_A = "c0000000-0000-4000-8000-00000000000a";
+export const ROUTER_A = "a1000000-0000-4000-8000-000000000001";
+export const ROUTER_A2 = "a2000000-0000-4000-8000-000000000002";
+export const ROUTER_B = "b1000000-0000-4000-8000-000000000001";
+export const TOKEN_A = `aa000000-0000-4000-8000-000000000001:${TEAM_A}:${"A1b2C3d4E5".repeat(6)}xy`;
+export const TOKEN_A2 = `aa000000-0000-4000-8000-000000000002:${TEAM_A}:${"Z9y8X7w6V5".repeat(6)}qq`;
+export const TOKEN_B = `bb000000-0000-4000-8000-000000000001:${TEAM_B}:${"Q1w2E3r4T5".repeat(6)}zz`;
+export const SIGNING_SECRET = `whsec_${Buffer.from("a signing secret of team B!").toString("base64")}`;
+
+export const ADMIN_TOKEN = "test-admin-token-0123456789";
+
+export const SEED = {
+  teams: [
+    {
+      id: TEAM_A,
+      customer_id: CUSTOMER_A,
+      tokens: [TOKEN_A, TOKEN_A2],
+      routers: [
+        { id: ROUTER_A, name: "edge-a" },
+        { id: ROUTER_A2, name: "edge-a2" },
+      ],
+    },
+    {
+      id: TEAM_B,
+      signing_secret: SIGNING_SECRET,
+      tokens: [TOKEN_B],
+      routers: [{ id: ROUTER_B, name: "edge-b" }],
+    },
+  ],
+};
+
+/** A response body as tests read it: each test asserts the shape it relies on. */
+// biome-ignore lint/suspicious/noExplicitAny: the tests themselves assert what they read
+export type Loose = any;
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Loose;
+}
+
+export interface TestService {
+  readonly service: RunningService;
+  readonly backend: RouterBackend;
+  readonly url: string;
+  call(
+    method: "GET" | "POST" | "PUT" | "DELETE" | "PATCH",
+    path: string,
+    options?: { token?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ): Promise<Answer>;
+  submit(
+    routerId: string,
+    job: Record<string, unknown>,
+    token?: string,
+    headers?: Record<string, string>,
+  ): Promise<Answer>;
+  jobs(routerId: string, token?: string): Promise<Loose[]>;
+  close(): Promise<void>;
+}
+
+/** The service listening on loopback with real TLS, seeded with two teams. */
+export async function startTestService(
+  config: Partial<ServiceConfigInput> = {},
+  backend: RouterBackend = newBackend(),
+  server: Partial<Pick<StartOptions, "tls" | "timeouts">> = {},
+): Promise<TestService> {
+  const service = await startService({
+    config: resolveConfig({
+      database: "memory://",
+      tickMs: 50,
+      notifyRetryBaseMs: 50,
+      adminToken: ADMIN_TOKEN,
+      ...config,
+    }),
+    backend,
+    host: "127.0.0.1",
+    port: 0,
+    tls: "generate",
+    logger: false,
+    ...server,
+  });
+  await applySeed(service.app.db, SEED as never);
+  const dispatcher = new Agent(service.ca ? { connect: { ca: service.ca } } : {});
+  const call: TestService["call"] = async (method, path, options = {}) => {
+    const token = options.token === undefined ? TOKEN_A : options.token;
+    const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const response = await request(`${service.url}${path}`, {
+      method,
+      dispatcher,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        ...options.headers,
+      },
+      ...(body !== undefined ? { body } : {}),
+    });
+    const text = await response.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: the test sees the text
+    }
+    return { status: response.statusCode, headers: response.headers, body: parsed };
+  };
+  return {
+    service,
+    backend,
+    url: service.url,
+    call,
+    submit: (routerId, job, token = TOKEN_A, headers = {}) =>
+      call("POST", `/api/asynchronous/${routerId}`, { token, body: job, headers }),
+    jobs: async (routerId, token = TOKEN_A) =>
+      (await call("GET", `/api/routers/${routerId}/jobs`, { token })).body.data,
+    close: async () => {
+      await service.close();
+      await dispatcher.close();
+    },
+  };
+}
+
+/** Polls until `check` returns a value (not undefined) or fails after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

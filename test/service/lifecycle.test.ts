@@ -1,0 +1,256 @@
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HttpsSink } from "../helpers/https-sink.js";
+import {
+  ADMIN_TOKEN,
+  CUSTOMER_A,
+  eventually,
+  ROUTER_A,
+  ROUTER_A2,
+  ROUTER_B,
+  SIGNING_SECRET,
+  startTestService,
+  type TestService,
+  TOKEN_B,
+} from "./harness.js";
+
+const ok = { description: "ok", script: "/system identity set name=edge" };
+const failing = { description: "fails", script: ":put start; bad command here" };
+
+describe("job lifecycle and notifications", () => {
+  let sink: HttpsSink;
+  let svc: TestService;
+  let hook: string;
+  beforeAll(async () => {
+    sink = await HttpsSink.start();
+    svc = await startTestService({ notifyCa: sink.ca, tickMs: 50 });
+    hook = `${sink.url}/hook/secret-path`;
+  });
+  afterAll(async () => {
+    await svc?.close();
+    await sink?.close();
+  });
+
+  const jobOf = async (routerId: string, key: string, token?: string) =>
+    (await svc.jobs(routerId, token)).find((item) => item.idempotency_key === key);
+  const waitForStatus = (jobId: string, status: string) =>
+    sink.waitFor((received) =>
+      received.some((item) => item.body.job_id === jobId && item.body.status === status),
+    );
+
+  it("a job that succeeds: loaded, running, completed, in order, with the payload fields", async () => {
+    const ack = (await svc.submit(ROUTER_A, { ...ok, express_execute: true, notify_url: hook })).body.data;
+    const job = await eventually(async () => {
+      const item = await jobOf(ROUTER_A, ack.idempotency_key);
+      return item?.status === "completed" ? item : undefined;
+    });
+    await waitForStatus(job.id, "completed");
+    expect(sink.statuses(job.id)).toEqual(["loaded", "running", "completed"]);
+    const completed = sink.received.find(
+      (item) => item.body.job_id === job.id && item.body.status === "completed",
+    );
+    expect(completed?.path).toBe("/hook/secret-path");
+    expect(completed?.body).toMatchObject({
+      job_id: job.id,
+      customer_id: CUSTOMER_A,
+      description: "ok",
+      router_id: ROUTER_A,
+      idempotency_key: ack.idempotency_key,
+      express_execute: true,
+      needs_acknowledgement: true,
+      make_backup: false,
+      seq_id: job.seq_id,
+      failed_at: null,
+      deleted_at: null,
+      error: null,
+    });
+    expect(completed?.body.started_at).toEqual(job.started_at);
+    expect(completed?.body.completed_at).toEqual(job.completed_at);
+    expect(completed?.headers["webhook-signature"]).toBeUndefined();
+  });
+
+  it("a failing script: failed with the router's error text and line", async () => {
+    const ack = (await svc.submit(ROUTER_A, { ...failing, express_execute: true, notify_url: hook })).body
+      .data;
+    const job = await eventually(async () => {
+      const item = await jobOf(ROUTER_A, ack.idempotency_key);
+      return item?.status === "failed" ? item : undefined;
+    });
+    expect(job.error).toMatch(/line \d+/);
+    expect(job.failed_at).not.toBeNull();
+    expect(job.completed_at).toBeNull();
+    await waitForStatus(job.id, "failed");
+    expect(sink.statuses(job.id)).toEqual(["loaded", "running", "failed"]);
+    expect(
+      sink.received.find((item) => item.body.job_id === job.id && item.body.status === "failed")?.body.error,
+    ).toBe(job.error);
+  });
+
+  it("needs_acknowledgement false: completed at submission, errors not reported, script still run", async () => {
+    const ack = (
+      await svc.submit(ROUTER_A, {
+        ...failing,
+        needs_acknowledgement: false,
+        express_execute: true,
+        notify_url: hook,
+      })
+    ).body.data;
+    const job = await jobOf(ROUTER_A, ack.idempotency_key);
+    expect(job.status).toBe("completed");
+    expect(job.completed_at).toBe(ack.date);
+    await waitForStatus(job.id, "completed");
+    // Give the scheduler time to deliver the script: the job stays completed, with no error.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await jobOf(ROUTER_A, ack.idempotency_key)).toMatchObject({ status: "completed", error: null });
+    expect(sink.statuses(job.id)).toEqual(["completed"]);
+  });
+
+  it("without express execution the job waits for the scheduler tick", async () => {
+    const ack = (await svc.submit(ROUTER_A2, { ...ok, notify_url: hook })).body.data;
+    const job = await eventually(async () => {
+      const item = await jobOf(ROUTER_A2, ack.idempotency_key);
+      return item?.status === "completed" ? item : undefined;
+    });
+    await waitForStatus(job.id, "completed");
+    expect(sink.statuses(job.id)).toEqual(["loaded", "running", "completed"]);
+  });
+
+  it("jobs of one router run one at a time in seq_id order", async () => {
+    const acks = [];
+    for (let index = 0; index < 5; index++) {
+      acks.push((await svc.submit(ROUTER_A2, { ...ok, description: `queued ${index}` })).body.data);
+    }
+    const jobs = await eventually(async () => {
+      const items = (await svc.jobs(ROUTER_A2)).filter((item) => item.description.startsWith("queued"));
+      return items.every((item) => item.status === "completed") ? items : undefined;
+    });
+    const bySeq = [...jobs].sort((a, b) => a.seq_id - b.seq_id);
+    for (let index = 1; index < bySeq.length; index++) {
+      expect(Date.parse(bySeq[index].started_at)).toBeGreaterThanOrEqual(
+        Date.parse(bySeq[index - 1].completed_at),
+      );
+    }
+  });
+
+  it("an offline router keeps the job pending until it is online again", async () => {
+    await svc.service.app.inject({
+      method: "POST",
+      url: `/admin/routers/${ROUTER_A2}/offline`,
+      headers: admin(),
+    });
+    const ack = (await svc.submit(ROUTER_A2, { ...ok, express_execute: true, notify_url: hook })).body.data;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await jobOf(ROUTER_A2, ack.idempotency_key)).status).toBe("pending");
+    const sync = await svc.call("POST", `/api/synchronous/${ROUTER_A2}`, {
+      body: { command: "/system/identity/print" },
+    });
+    expect(sync.status).toBe(502);
+    expect(sync.body.error.code).toBe("router_unreachable");
+    await svc.service.app.inject({
+      method: "POST",
+      url: `/admin/routers/${ROUTER_A2}/online`,
+      headers: admin(),
+    });
+    const job = await eventually(async () => {
+      const item = await jobOf(ROUTER_A2, ack.idempotency_key);
+      return item?.status === "completed" ? item : undefined;
+    });
+    await waitForStatus(job.id, "completed");
+  });
+
+  it("an operator deletes a pending job: deleted, with its notification, and it never runs", async () => {
+    await svc.service.app.inject({
+      method: "POST",
+      url: `/admin/routers/${ROUTER_A2}/offline`,
+      headers: admin(),
+    });
+    const ack = (await svc.submit(ROUTER_A2, { ...ok, notify_url: hook })).body.data;
+    const pending = await jobOf(ROUTER_A2, ack.idempotency_key);
+    const answer = await svc.service.app.inject({
+      method: "DELETE",
+      url: `/admin/jobs/${pending.id}`,
+      headers: admin(),
+    });
+    expect(answer.statusCode).toBe(200);
+    await svc.service.app.inject({
+      method: "POST",
+      url: `/admin/routers/${ROUTER_A2}/online`,
+      headers: admin(),
+    });
+    await waitForStatus(pending.id, "deleted");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await jobOf(ROUTER_A2, ack.idempotency_key)).toMatchObject({
+      status: "deleted",
+      started_at: null,
+    });
+    expect(sink.statuses(pending.id)).toEqual(["deleted"]);
+    const again = await svc.service.app.inject({
+      method: "DELETE",
+      url: `/admin/jobs/${pending.id}`,
+      headers: admin(),
+    });
+    expect(again.statusCode).toBe(404);
+  });
+
+  it("make_backup takes a backup before the script, and a failed script leaves it", async () => {
+    const ack = (await svc.submit(ROUTER_A, { ...failing, make_backup: true, express_execute: true })).body
+      .data;
+    const job = await eventually(async () => {
+      const item = await jobOf(ROUTER_A, ack.idempotency_key);
+      return item?.status === "failed" ? item : undefined;
+    });
+    const { rows } = await svc.service.app.db.query<{ backup_name: string | null }>(
+      "SELECT backup_name FROM jobs WHERE id = $1",
+      [job.id],
+    );
+    expect(rows[0]?.backup_name).toBeTruthy();
+    expect(JSON.stringify(svc.backend.snapshot(ROUTER_A))).toContain(rows[0]?.backup_name as string);
+  });
+
+  it("notifications are retried after a failure and stay in order", async () => {
+    const before = sink.attempts.length;
+    sink.failNext(2);
+    const ack = (await svc.submit(ROUTER_A, { ...ok, express_execute: true, notify_url: hook })).body.data;
+    const job = await eventually(async () => jobOf(ROUTER_A, ack.idempotency_key));
+    await waitForStatus(job.id, "completed");
+    expect(sink.statuses(job.id)).toEqual(["loaded", "running", "completed"]);
+    expect(sink.attempts.slice(before).filter((attempt) => attempt.status === 503).length).toBe(2);
+  });
+
+  it("a team with a signing secret gets Standard Webhooks signatures", async () => {
+    const ack = (await svc.submit(ROUTER_B, { ...ok, express_execute: true, notify_url: hook }, TOKEN_B)).body
+      .data;
+    const job = await eventually(async () => jobOf(ROUTER_B, ack.idempotency_key, TOKEN_B));
+    await waitForStatus(job.id, "completed");
+    for (const item of sink.received.filter((entry) => entry.body.job_id === job.id)) {
+      const id = String(item.headers["webhook-id"]);
+      const timestamp = String(item.headers["webhook-timestamp"]);
+      const key = Buffer.from(SIGNING_SECRET.slice("whsec_".length), "base64");
+      const expected = createHmac("sha256", key).update(`${id}.${timestamp}.${item.raw}`).digest("base64");
+      expect(item.headers["webhook-signature"]).toBe(`v1,${expected}`);
+      expect(Math.abs(Date.now() / 1000 - Number(timestamp))).toBeLessThan(60);
+    }
+  });
+
+  it("removing a router deletes its open jobs and it disappears from the API", async () => {
+    await svc.service.app.inject({
+      method: "POST",
+      url: `/admin/routers/${ROUTER_A2}/offline`,
+      headers: admin(),
+    });
+    const ack = (await svc.submit(ROUTER_A2, { ...ok, notify_url: hook })).body.data;
+    const pending = await jobOf(ROUTER_A2, ack.idempotency_key);
+    const answer = await svc.service.app.inject({
+      method: "DELETE",
+      url: `/admin/routers/${ROUTER_A2}`,
+      headers: admin(),
+    });
+    expect(answer.json().data.deleted_jobs).toBe(1);
+    await waitForStatus(pending.id, "deleted");
+    expect((await svc.call("GET", `/api/routers/${ROUTER_A2}/jobs`)).status).toBe(404);
+  });
+
+  function admin() {
+    return { authorization: `Bearer ${ADMIN_TOKEN}` };
+  }
+});

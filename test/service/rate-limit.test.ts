@@ -1,0 +1,90 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decide, MemoryRateLimiter } from "../../src/service/rate-limiter.js";
+import { ROUTER_A, startTestService, type TestService, TOKEN_A, TOKEN_A2 } from "./harness.js";
+
+describe("sliding-window log (pure)", () => {
+  it("never admits more than N in any window, whatever the arrival times", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 10, max: 1000 }),
+        fc.array(fc.integer({ min: 0, max: 3000 }), { maxLength: 200 }),
+        (count, windowMs, arrivals) => {
+          const limit = { count, windowMs };
+          const granted: number[] = [];
+          for (const at of [...arrivals].sort((a, b) => a - b)) {
+            if (decide(granted, limit, at).allowed) granted.push(at);
+          }
+          for (const start of granted) {
+            expect(granted.filter((at) => at >= start && at < start + windowMs).length).toBeLessThanOrEqual(
+              count,
+            );
+          }
+        },
+      ),
+    );
+  });
+
+  it("Retry-After is the whole seconds until the oldest grant leaves the window", () => {
+    const limit = { count: 2, windowMs: 60_000 };
+    const decision = decide([1000, 30_000], limit, 31_000);
+    expect(decision).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 30 });
+    // At that moment a request is certain to pass.
+    expect(decide([1000, 30_000], limit, 61_001).allowed).toBe(true);
+  });
+
+  it("refused requests are not logged", async () => {
+    const limiter = new MemoryRateLimiter({ count: 1, windowMs: 1000 });
+    expect((await limiter.take("k", 0)).allowed).toBe(true);
+    for (let at = 100; at < 1000; at += 100) expect((await limiter.take("k", at)).allowed).toBe(false);
+    expect((await limiter.take("k", 1000)).allowed).toBe(true);
+    limiter.close();
+  });
+});
+
+describe("rate limit over HTTP (5 per 3 s)", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ rateLimit: { count: 5, windowMs: 3000 }, tickMs: 60_000 });
+  });
+  afterAll(async () => svc?.close());
+
+  it("admits exactly N in a window, then 429 with Retry-After; 429s do not count; keys are separate", async () => {
+    // A 3 s window: long enough for the burst to fall inside one window on a busy machine.
+    const path = `/api/routers/${ROUTER_A}/jobs`;
+    const answers = [];
+    for (let index = 0; index < 8; index++) answers.push(await svc.call("GET", path, { token: TOKEN_A }));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429, 429]);
+    expect(answers.map((answer) => answer.headers["x-ratelimit-remaining"])).toEqual([
+      "4",
+      "3",
+      "2",
+      "1",
+      "0",
+      "0",
+      "0",
+      "0",
+    ]);
+    for (const answer of answers) expect(answer.headers["x-ratelimit-limit"]).toBe("5");
+    const refused = answers[5];
+    expect(refused?.body.error.code).toBe("rate_limited");
+    const retryAfter = Number(refused?.headers["retry-after"]);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3);
+    // Another key of the same team has its own budget.
+    expect((await svc.call("GET", path, { token: TOKEN_A2 })).status).toBe(200);
+    // After Retry-After, the key is admitted again: the 429s did not extend the wait.
+    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    const again = await svc.call("GET", path, { token: TOKEN_A });
+    expect(again.status).toBe(200);
+  });
+
+  it("unauthenticated requests carry no rate-limit headers", async () => {
+    const answer = await svc.call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: null });
+    expect(answer.status).toBe(401);
+    expect(answer.headers["x-ratelimit-limit"]).toBeUndefined();
+  });
+});

@@ -1,0 +1,96 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applySeed } from "../../../src/service/seed.js";
+import { submitJob } from "../../../src/service/store/jobs.js";
+import {
+  claimNextJob,
+  INTERRUPTED_ERROR,
+  markStarted,
+  recoverJobs,
+} from "../../../src/service/store/lifecycle.js";
+import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
+import { type Database, openDatabase } from "../../../src/store/database.js";
+import { migrate } from "../../../src/store/migrations.js";
+import { ROUTER_A, SEED, TEAM_A } from "../harness.js";
+
+/** Crash recovery at the store level: what a dead instance held goes back to the queue or fails, never twice. */
+describe("job store: claims and crash recovery", () => {
+  let db: Database;
+  beforeAll(async () => {
+    db = await openDatabase({ location: "memory://" });
+    await migrate(db, "service", SERVICE_MIGRATIONS);
+    await applySeed(db, SEED as never);
+  });
+  afterAll(async () => db?.close());
+
+  const submit = async (description: string) => {
+    const result = await submitJob(db, {
+      teamId: TEAM_A,
+      routerId: ROUTER_A,
+      request: {
+        description,
+        script: ":put 1",
+        make_backup: false,
+        express_execute: false,
+        needs_acknowledgement: true,
+        notify_url: "https://example.test/hook",
+      },
+      idempotencyKey: randomUUID(),
+      requestId: randomUUID(),
+      now: new Date(),
+      idempotencyTtlMs: 1000,
+    });
+    if (result.kind !== "created") throw new Error(result.kind);
+    return result.job;
+  };
+  const outboxStatuses = async (jobId: string) =>
+    (
+      await db.query<{ status: string }>(
+        "SELECT payload->>'status' AS status FROM outbox WHERE job_id = $1 ORDER BY seq",
+        [jobId],
+      )
+    ).rows.map((row) => row.status);
+  const job = async (jobId: string) =>
+    (
+      await db.query<{ status: string; execution: string; error: string | null }>(
+        "SELECT * FROM jobs WHERE id = $1",
+        [jobId],
+      )
+    ).rows[0];
+
+  it("a router is busy while one of its jobs is claimed; claims follow seq_id", async () => {
+    const first = await submit("first");
+    await submit("second");
+    const dead = randomUUID();
+    const claimed = await claimNextJob(db, ROUTER_A, dead, new Date());
+    expect(claimed?.job.id).toBe(first.id);
+    expect(await claimNextJob(db, ROUTER_A, randomUUID(), new Date())).toBeUndefined();
+
+    // The claiming instance died before starting the script: the job is queued again, still `loaded`.
+    expect(await recoverJobs(db, [dead], new Date())).toBe(1);
+    expect(await job(first.id)).toMatchObject({ status: "loaded", execution: "queued" });
+    const again = await claimNextJob(db, ROUTER_A, randomUUID(), new Date());
+    expect(again?.job.id).toBe(first.id);
+    // `loaded` was announced once only.
+    expect(await outboxStatuses(first.id)).toEqual(["loaded"]);
+  });
+
+  it("a job whose script started when its instance died fails and is never run again", async () => {
+    const { rows } = await db.query<{ id: string; claimed_by: string }>(
+      "SELECT id, claimed_by FROM jobs WHERE execution = 'claimed'",
+    );
+    const held = rows[0];
+    if (!held) throw new Error("expected the claimed job of the previous test");
+    await markStarted(db, held.id, new Date());
+    expect(await recoverJobs(db, [held.claimed_by], new Date())).toBe(1);
+    expect(await job(held.id)).toMatchObject({
+      status: "failed",
+      execution: "done",
+      error: INTERRUPTED_ERROR,
+    });
+    expect(await outboxStatuses(held.id)).toEqual(["loaded", "running", "failed"]);
+    // The next job of the router can now be claimed.
+    const next = await claimNextJob(db, ROUTER_A, randomUUID(), new Date());
+    expect(next?.job.description).toBe("second");
+  });
+});
