@@ -22,6 +22,7 @@ export interface PollOptions {
 }
 
 const GROWTH = 1.6;
+const LAST_LOOK_MS = 2000;
 
 /** The job as last seen: terminal, or not yet when the deadline came (undefined when never listed). */
 export async function pollJob(
@@ -36,6 +37,7 @@ export async function pollJob(
     const remaining = options.deadline - Date.now();
     if (remaining <= 0) return last;
     await sleep(Math.min(delay, remaining), undefined, { signal: options.signal });
+    if (Date.now() >= options.deadline) return last;
     const job = await findJob(
       client,
       options.routerId,
@@ -62,6 +64,10 @@ export async function findJob(
   deadline: number,
   signal?: AbortSignal,
 ): Promise<JobListItem | undefined> {
-  const jobs = await client.listJobs(routerId, { deadlineMs: Math.max(1, deadline - Date.now()), signal });
+  // A look that starts just before the deadline may finish a little after it: its answer is still worth having.
+  const jobs = await client.listJobs(routerId, {
+    deadlineMs: Math.max(LAST_LOOK_MS, deadline - Date.now()),
+    signal,
+  });
   return jobs.find((job) => job.idempotency_key.toLowerCase() === idempotencyKey);
 }
