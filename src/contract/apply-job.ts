@@ -96,7 +96,8 @@ export const applyJobSchema = z
     job_key: z.string().regex(/^[0-9a-f]{64}$/, { error: "job_key must be 64 lowercase hex characters" }),
   })
   .refine((job) => job.job_key === jobKey(job), {
-    error: "job_key does not match the job: the job JSON was edited after synth; run cdktf synth again",
+    error:
+      "job_key does not match the job: the job JSON was changed after its key was computed; synthesize (cdktf synth) or plan again",
     path: ["job_key"],
   });
 export type ApplyJob = z.output<typeof applyJobSchema>;
