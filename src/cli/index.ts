@@ -6,6 +6,7 @@
 import { Command } from "commander";
 import { VERSION } from "../client/version.js";
 import { applyCommand } from "./commands/apply.js";
+import { demoCommand } from "./commands/demo.js";
 import { execCommand } from "./commands/exec.js";
 import { jobsCommand } from "./commands/jobs.js";
 import { receiverCommand } from "./commands/receiver.js";
@@ -23,6 +24,7 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   applyCommand,
   receiverCommand,
   serviceCommand,
+  demoCommand,
 ];
 
 export function buildProgram(): Command {

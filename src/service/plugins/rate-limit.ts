@@ -9,6 +9,8 @@ declare module "fastify" {
   interface FastifyInstance {
     /** onRequest hook after `authenticate`: admits the request or answers 429. */
     rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+    /** Requests admitted per token id since this instance started (what a key has spent of its budget). */
+    readonly admittedRequests: ReadonlyMap<string, number>;
   }
 }
 
@@ -22,8 +24,12 @@ export default fp(
     const limiter: RateLimiter =
       app.db.kind === "postgres" ? new DatabaseRateLimiter(app.db, limit) : new MemoryRateLimiter(limit);
     app.addHook("onClose", async () => limiter.close?.());
+    const admitted = new Map<string, number>();
+    app.decorate("admittedRequests", admitted);
     app.decorate("rateLimit", async (request: FastifyRequest, reply: FastifyReply) => {
-      const decision = await limiter.take(callerOf(request).tokenId, Date.now());
+      const { tokenId } = callerOf(request);
+      const decision = await limiter.take(tokenId, Date.now());
+      if (decision.allowed) admitted.set(tokenId, (admitted.get(tokenId) ?? 0) + 1);
       reply.header("x-ratelimit-limit", decision.limit);
       reply.header("x-ratelimit-remaining", decision.remaining);
       if (!decision.allowed) {

@@ -1,0 +1,284 @@
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { RouterJobsClient } from "../client/client.js";
+import { formatDuration } from "../contract/duration.js";
+import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
+import { EnvironmentError } from "../errors.js";
+import { type RunningReceiver, startReceiver } from "../receiver/server.js";
+import { resolveConfig } from "../service/config.js";
+import { SimulatedBackend } from "../service/routers/simulated/index.js";
+import { type RunningService, startService } from "../service/server.js";
+import { generateSecret } from "../service/store/directory.js";
+import { describeStatus, JobWatch } from "./job-watch.js";
+import { locateTerraform, runGroup, stopGroup } from "./terraform.js";
+
+/**
+ * `routerjobs demo`: the main job on one machine. Starts the service (simulated routers) and the receiver on
+ * loopback with generated TLS, seeds a team, a token and five routers, synthesizes the example office fleet
+ * with cdktf, deploys it with the real Terraform, shows each router's jobs live, sums up, then changes one
+ * router and deploys again to show that only its job runs. Everything it starts, it stops.
+ */
+export interface DemoOptions {
+  /** Leave the service and the receiver running and print how to point a deploy at them. */
+  readonly keep: boolean;
+  /** Working folder (data, stack, state). @default a new temporary folder */
+  readonly dir?: string;
+  readonly write: (line: string) => void;
+  readonly signal: AbortSignal;
+}
+
+export interface DemoSummary {
+  readonly jobs: Record<string, number>;
+  readonly backups: number;
+  readonly apiRequests: number;
+  readonly redeployedRouters: readonly string[];
+}
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const FLEET_APP = join(ROOT, "examples", "office-fleet", "main.ts");
+const SITES = ["berlin", "hamburg", "munich", "cologne", "leipzig"];
+const TICK_MS = 1000;
+
+export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
+  const { write, signal } = options;
+  const terraform = await locateTerraform();
+  if (!existsSync(FLEET_APP)) {
+    throw new EnvironmentError(
+      `the demo deploys ${FLEET_APP}, which is missing: run it from a clone of the repository`,
+    );
+  }
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "routerjobs-demo-")));
+  await mkdir(dir, { recursive: true });
+  const cleanups: (() => Promise<unknown>)[] = [];
+  // A folder the demo made is the demo's to remove; one the user named (--dir) stays for inspection.
+  if (!options.dir) cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const started = performance.now();
+  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s`;
+  write(`demo folder ${dir}; ${terraform.binary} ${terraform.version}`);
+
+  try {
+    // The receiver first: the service must trust its certificate to deliver notifications.
+    const receiver = await startReceiver({
+      dataDir: join(dir, "receiver"),
+      host: "127.0.0.1",
+      port: 0,
+      logger: false,
+    });
+    cleanups.unshift(() => receiver.close());
+    const backend = new SimulatedBackend({ seed: 42, commandLatencyMs: 20 });
+    const teamId = randomUUID();
+    const token = `${randomUUID()}:${teamId}:${generateSecret()}`;
+    const routers = SITES.map((site, index) => ({
+      id: randomUUID(),
+      name: `office-${index + 1}`,
+      site,
+      lanPrefix: `192.168.${(index + 1) * 10}`,
+    }));
+    const service = await startService({
+      config: resolveConfig({
+        database: join(dir, "service"),
+        dataDir: join(dir, "service"),
+        tickMs: TICK_MS,
+        notifyCa: await readCa(receiver),
+      }),
+      backend,
+      host: "127.0.0.1",
+      port: 0,
+      tls: "generate",
+      logger: false,
+      seed: {
+        teams: [
+          {
+            id: teamId,
+            customer_id: randomUUID(),
+            tokens: [token],
+            routers: routers.map(({ id, name }) => ({ id, name })),
+          },
+        ],
+      },
+    });
+    cleanups.unshift(() => service.close());
+    write(`service  ${service.url}  (simulated RouterOS routers: ${routers.map((r) => r.name).join(", ")})`);
+    write(`receiver ${receiver.url}`);
+
+    const env = await deployEnvironment(dir, service, receiver, token);
+    const watch = new JobWatch(service.app.db, (job) => {
+      const took = job.endedAt ?? job.startedAt;
+      const seconds = took ? ` after ${((took.getTime() - job.createdAt.getTime()) / 1000).toFixed(1)}s` : "";
+      write(
+        `${elapsed()}  ${job.routerName.padEnd(9)} #${String(job.seqId).padEnd(2)} ${job.description.padEnd(30)} ${describeStatus(job.status)}${seconds}`,
+      );
+    });
+    watch.start();
+    cleanups.unshift(async () => watch.stop());
+
+    const stackDir = join(dir, "cdktf.out", "stacks", "office-fleet");
+    const deploy = async (variant: "initial" | "changed") => {
+      write(`${elapsed()}  synthesizing the office fleet (${variant}) with cdktf`);
+      await run(
+        process.execPath,
+        ["--import", "tsx", FLEET_APP],
+        { cwd: ROOT, env: { ...env, FLEET_VARIANT: variant, ROUTERJOBS_FLEET: JSON.stringify(routers) } },
+        signal,
+      );
+      if (!existsSync(join(stackDir, ".terraform"))) {
+        await run(terraform.binary, ["init", "-input=false", "-no-color"], { cwd: stackDir, env }, signal);
+      }
+      write(`${elapsed()}  terraform apply (parallelism 10)`);
+      await run(
+        terraform.binary,
+        ["apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=10"],
+        { cwd: stackDir, env },
+        signal,
+      );
+      await watch.poll();
+    };
+
+    await deploy("initial");
+    const firstJobs = await watch.jobs();
+    const jobs = countBy(firstJobs.map((job) => job.status));
+    const backups = routers.reduce((sum, router) => sum + backend.router(router.id).backupNames.length, 0);
+    const spent = [...service.app.admittedRequests.values()].reduce((a, b) => a + b, 0);
+    write("");
+    write(
+      `summary: ${firstJobs.length} jobs (${Object.entries(jobs)
+        .map(([status, n]) => `${n} ${status}`)
+        .join(", ")}), ${backups} backups taken before them`,
+    );
+    write(
+      `API requests spent: ${spent} of the key's budget of ${DEFAULT_RATE_LIMIT.count} per ${formatDuration(DEFAULT_RATE_LIMIT.windowMs)} (${(spent / firstJobs.length).toFixed(2)} per job; the receiver confirmed them)`,
+    );
+    await showRouter(service, token, join(dir, "state"), routers[0] as { id: string; name: string }, write);
+
+    write("");
+    write(`${elapsed()}  changing ${routers[0]?.name}'s firewall and deploying again`);
+    const before = new Set(firstJobs.map((job) => `${job.routerName}#${job.seqId}`));
+    await deploy("changed");
+    const rerun = (await watch.jobs()).filter((job) => !before.has(`${job.routerName}#${job.seqId}`));
+    const redeployedRouters = [...new Set(rerun.map((job) => job.routerName))];
+    write(
+      `redeploy ran ${rerun.length} job(s), on ${redeployedRouters.join(", ") || "no router"}; the other routers were left alone`,
+    );
+
+    if (options.keep) {
+      const envFile = join(dir, "env.sh");
+      await writeFile(
+        envFile,
+        Object.entries(env)
+          .filter(([name]) => name.startsWith("ROUTERJOBS_"))
+          .map(([name, value]) => `export ${name}='${value}'\n`)
+          .join(""),
+        { mode: 0o600 },
+      );
+      write("");
+      write(`--keep: the service and the receiver keep running (Ctrl-C stops them). To deploy against them:`);
+      write(
+        `  source ${envFile}    # ROUTERJOBS_URL, ROUTERJOBS_TOKEN, ROUTERJOBS_CA_FILE, receiver settings`,
+      );
+      write(
+        `  cd examples/office-fleet && npx tsx main.ts && (cd cdktf.out/stacks/office-fleet && terraform init && terraform apply)`,
+      );
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    }
+    return { jobs, backups, apiRequests: spent, redeployedRouters };
+  } finally {
+    // Whatever happened (done, failed, Ctrl-C, or --keep ended by Ctrl-C), nothing started here outlives the demo.
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+  }
+}
+
+/** What terraform and its provisioners (`routerjobs apply`) need, with budget and journal kept in the demo folder. */
+async function deployEnvironment(
+  dir: string,
+  service: RunningService,
+  receiver: RunningReceiver,
+  token: string,
+) {
+  const cli = `${process.execPath} ${join(ROOT, "bin", "routerjobs.js")}`;
+  return {
+    ...process.env,
+    CDKTF_OUTDIR: join(dir, "cdktf.out"),
+    TF_IN_AUTOMATION: "1",
+    CHECKPOINT_DISABLE: "1",
+    ROUTERJOBS_CLI: cli,
+    ROUTERJOBS_URL: service.url,
+    ROUTERJOBS_TOKEN: token,
+    ROUTERJOBS_CA_FILE: service.caFile ?? "",
+    ROUTERJOBS_STATE_DIR: join(dir, "state"),
+    ROUTERJOBS_RECEIVER_URL: receiver.url,
+    ROUTERJOBS_RECEIVER_TOKEN_FILE: receiver.readerTokenFile ?? "",
+    ROUTERJOBS_RECEIVER_CA_FILE: receiver.caFile ?? "",
+    ROUTERJOBS_NOTIFY_URL: receiver.notifyUrl,
+  } satisfies NodeJS.ProcessEnv;
+}
+
+async function readCa(receiver: RunningReceiver): Promise<string | undefined> {
+  if (!receiver.caFile) return undefined;
+  const { readFile } = await import("node:fs/promises");
+  return readFile(receiver.caFile, "utf8");
+}
+
+/** Runs a step; a failure shows the step's own output, since that is where the reason is. */
+async function run(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv },
+  signal: AbortSignal,
+) {
+  signal.throwIfAborted();
+  const step = runGroup(command, args, options);
+  const stop = () => stopGroup(step.child);
+  signal.addEventListener("abort", stop, { once: true });
+  try {
+    const { code, output } = await step.done;
+    signal.throwIfAborted();
+    if (code !== 0)
+      throw new EnvironmentError(`${command} ${args.join(" ")} failed (exit ${code}):\n${output.trim()}`);
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
+}
+
+async function showRouter(
+  service: RunningService,
+  token: string,
+  budgetDir: string,
+  router: { id: string; name: string },
+  write: (line: string) => void,
+) {
+  const client = new RouterJobsClient({
+    baseUrl: service.url,
+    token,
+    ...(service.ca ? { ca: service.ca } : {}),
+    budgetDir,
+  });
+  try {
+    const [identity] = await client.execute(router.id, "/system/identity/print");
+    const addresses = await client.execute(router.id, "/ip/address/print");
+    const rules = await client.execute(router.id, "/ip/firewall/filter/print");
+    write(`${router.name} read back through the synchronous endpoint: identity "${identity?.name}"`);
+    for (const address of addresses)
+      write(`  /ip address  ${address.address?.padEnd(18)} on ${address.interface}`);
+    write(
+      `  /ip firewall filter: ${rules.length} rules (${countByText(rules.map((rule) => `${rule.chain}/${rule.action}`))})`,
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+function countBy(values: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
+
+function countByText(values: readonly string[]): string {
+  return Object.entries(countBy(values))
+    .map(([value, n]) => `${n} ${value}`)
+    .join(", ");
+}

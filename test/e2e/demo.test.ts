@@ -1,0 +1,87 @@
+/**
+ * `npm run demo` end to end, as a newcomer runs it: the built CLI, the real terraform, the embedded service and
+ * receiver. Checks the summary it prints, that the token never shows, and that nothing it started outlives it.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { terraformOrSkip } from "../helpers/terraform.js";
+
+const terraform = terraformOrSkip("the demo (it deploys with terraform)");
+const ROOT = join(import.meta.dirname, "..", "..");
+
+function startDemo(dir: string) {
+  const child = spawn(process.execPath, [join(ROOT, "bin", "routerjobs.js"), "demo", "--dir", dir], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const done = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { child, done, output: () => output };
+}
+
+/** Processes working in the demo's folder or naming it: the demo, terraform, its provisioners (Linux /proc). */
+function processesUsing(dir: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      const cwd = readlinkSync(`/proc/${pid}/cwd`);
+      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cwd.startsWith(dir) || args.includes(dir)) found.push(`${pid} ${args}`);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+describe.skipIf(terraform === undefined)("npm run demo", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("deploys the fleet, sums up, redeploys only the changed router, and leaves nothing running", {
+    timeout: 300_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rj-demo-test-"));
+    dirs.push(dir);
+    const demo = startDemo(dir);
+    const code = await demo.done;
+    const output = demo.output();
+    expect(code, output).toBe(0);
+    // THEN every job of the five routers completed, each with a backup, confirmed at one request per job
+    expect(output).toMatch(/summary: 35 jobs \(35 completed\), 35 backups taken before them/);
+    expect(output).toMatch(/API requests spent: 35 of the key's budget of 60 per 1m/);
+    // AND a router's configuration was read back, and only the changed router ran a job on redeploy
+    expect(output).toMatch(/office-1 read back through the synchronous endpoint: identity "office-1"/);
+    expect(output).toMatch(/redeploy ran 1 job\(s\), on office-1; the other routers were left alone/);
+    // AND the live progress showed jobs queued, running and completed with times
+    expect(output).toMatch(/office-\d +#\d +\S+ +completed after \d+\.\ds/);
+    // AND the token it generated is in no line it printed
+    expect(output).not.toMatch(/[0-9a-f-]{36}:[0-9a-f-]{36}:[A-Za-z0-9]{62}/);
+    expect(processesUsing(dir)).toEqual([]);
+  });
+
+  it("stops everything it started on Ctrl-C", { timeout: 120_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rj-demo-test-"));
+    dirs.push(dir);
+    const demo = startDemo(dir);
+    const deadline = Date.now() + 90_000;
+    while (!/terraform apply/.test(demo.output()) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    // A moment into the deploy, so that terraform and its provisioners are running
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    demo.child.kill("SIGINT");
+    const code = await demo.done;
+    expect(code, demo.output()).toBe(0);
+    expect(demo.output()).toContain("demo interrupted; everything it started is stopped");
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect(processesUsing(dir)).toEqual([]);
+    expect(readdirSync(dir)).toContain("service");
+  });
+});
