@@ -12,7 +12,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROUTER_ID, startStandIn, TOKEN } from "../test/client/helpers/stand-in-service.js";
-import { type BenchReport, percentile, round } from "./harness.js";
+import { type BenchReport, maxInAnyWindow, percentile, round } from "./harness.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PROCESSES = 10;
@@ -140,14 +140,4 @@ function startWorker(url: string, dir: string) {
     });
   });
   return { ready, result, go: () => child.stdin.end("go\n") };
-}
-
-function maxInAnyWindow(sorted: readonly number[], windowMs: number): number {
-  let max = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while ((sorted[end] as number) - (sorted[start] as number) >= windowMs) start++;
-    max = Math.max(max, end - start + 1);
-  }
-  return max;
 }

@@ -35,3 +35,14 @@ export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** The most timestamps (sorted, ms) that fall in any window of `windowMs`: what a sliding-window limit checks. */
+export function maxInAnyWindow(sorted: readonly number[], windowMs: number): number {
+  let max = 0;
+  let start = 0;
+  for (let end = 0; end < sorted.length; end++) {
+    while ((sorted[end] as number) - (sorted[start] as number) >= windowMs) start++;
+    max = Math.max(max, end - start + 1);
+  }
+  return max;
+}

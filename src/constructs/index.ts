@@ -3,8 +3,6 @@
  * lives in this folder.
  */
 
-/** The RouterOS helpers (plain functions, no cdktf), re-exported for stacks: `helpers.firewallFilter(...)`. */
-export * as helpers from "../routeros/helpers/index.js";
 export {
   APPLY_JOB_ENV,
   APPLY_JOB_VERSION,
@@ -18,6 +16,8 @@ export {
   parseApplyJob,
   type WaitMode,
 } from "../contract/apply-job.js";
+/** The RouterOS helpers (plain functions, no cdktf), re-exported for stacks: `helpers.firewallFilter(...)`. */
+export * as helpers from "../routeros/helpers/index.js";
 export type { BackingResource } from "./backing-resource.js";
 export { ConstructValidationError } from "./errors.js";
 export { Fleet, type FleetProps, type FleetRouter } from "./fleet.js";

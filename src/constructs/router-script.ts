@@ -1,6 +1,5 @@
 import type { ITerraformDependable, TerraformResource } from "cdktf";
 import { Construct } from "constructs";
-import { parseDuration } from "../contract/index.js";
 import {
   APPLY_JOB_VERSION,
   type ApplyJob,
@@ -9,6 +8,7 @@ import {
   jobKey,
   type WaitMode,
 } from "../contract/apply-job.js";
+import { parseDuration } from "../contract/index.js";
 import { type BackingResource, createBackingResource } from "./backing-resource.js";
 import type { RouterScriptProps, ScriptSource } from "./props.js";
 import { type ResolvedScript, validateRouterScript } from "./validation.js";

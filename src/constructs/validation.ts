@@ -1,3 +1,4 @@
+import { WAIT_MODES } from "../contract/apply-job.js";
 import {
   DESCRIPTION_MAX_CHARS,
   describeValue,
@@ -8,7 +9,6 @@ import {
 } from "../contract/index.js";
 import { RouterOsError } from "../routeros/errors.js";
 import { parseScript } from "../routeros/parser.js";
-import { WAIT_MODES } from "../contract/apply-job.js";
 import { BACKING_RESOURCES } from "./backing-resource.js";
 import { ConstructValidationError } from "./errors.js";
 

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { maxInAnyWindow } from "../../bench/harness.js";
 import { defaultStateDir, RateBudget, TimeoutError } from "../../src/client/index.js";
 import { tempBudgetDir } from "./helpers/make-client.js";
 import { ROUTER_ID, type StandIn, startStandIn, TOKEN } from "./helpers/stand-in-service.js";
@@ -134,16 +135,6 @@ describe("rate budget across processes", () => {
     expect(arrivals.length).toBeGreaterThanOrEqual(2 * COUNT);
   }, 30_000);
 });
-
-function maxInAnyWindow(sorted: number[], windowMs: number): number {
-  let max = 0;
-  let start = 0;
-  for (let end = 0; end < sorted.length; end++) {
-    while ((sorted[end] as number) - (sorted[start] as number) >= windowMs) start++;
-    max = Math.max(max, end - start + 1);
-  }
-  return max;
-}
 
 async function runWorker(
   env: Record<string, string>,

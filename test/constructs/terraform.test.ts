@@ -5,17 +5,9 @@
  * Terraform hands to it, in which order, and when). terraform_data needs no provider, so this runs offline.
  */
 import { spawnSync } from "node:child_process";
-import {
-  accessSync,
-  constants,
-  copyFileSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -24,21 +16,10 @@ import {
   RouterConfig,
   type RouterSection,
 } from "../../src/constructs/index.js";
+import { terraformOrSkip } from "../helpers/terraform.js";
 import { ROUTER_A } from "./support.js";
 
-const terraform = findOnPath("terraform");
-const SKIP_REASON =
-  "terraform is not on PATH: skipping the real `terraform validate`/`apply` of a synthesized stack";
-if (terraform === undefined) {
-  if (process.env.CI === "true") {
-    it("has terraform in CI", () => {
-      throw new Error(`${SKIP_REASON}; CI=true requires it`);
-    });
-  } else {
-    console.warn(SKIP_REASON);
-  }
-}
-
+const terraform = terraformOrSkip("the real `terraform validate`/`apply` of a synthesized stack");
 const TOKEN = `0b7c4c3e-1f2a-4b5c-9d8e-7f6a5b4c3d2e:1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d:${"Q7".repeat(31)}`;
 // Valid RouterOS holding Terraform's template introducers; the description holds an already doubled one.
 const IDENTITY = '/system identity set name="edge \\${site} %{x} \\$z"';
@@ -211,14 +192,3 @@ if (env.RJ_FAIL_ON === job.phase + ":" + job.resource) process.exit(3);
     ]);
   });
 });
-
-function findOnPath(binary: string): string | undefined {
-  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
-    const candidate = join(folder, binary);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return undefined;
-}

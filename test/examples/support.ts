@@ -1,10 +1,9 @@
 /** Shared by the example tests: running an example's main.ts, finding terraform, reading synthesized stacks. */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { it } from "vitest";
 import { resourcesOf, type SynthResource } from "../constructs/support.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -51,31 +50,4 @@ export function jobsByPath(text: string): Map<string, { name: string; resource: 
   return byPath;
 }
 
-export function findOnPath(binary: string): string | undefined {
-  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
-    const candidate = join(folder, binary);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return undefined;
-}
-
-/**
- * The terraform binary, or undefined with the reason printed. In CI a missing terraform is a failure, not a
- * skip: this registers a failing test.
- */
-export function terraformOrSkip(what: string): string | undefined {
-  const terraform = findOnPath("terraform");
-  if (terraform !== undefined) return terraform;
-  const reason = `terraform is not on PATH: skipping ${what}`;
-  if (process.env.CI === "true") {
-    it("has terraform in CI", () => {
-      throw new Error(`${reason}; CI=true requires it`);
-    });
-  } else {
-    console.warn(reason);
-  }
-  return undefined;
-}
+export { terraformOrSkip } from "../helpers/terraform.js";

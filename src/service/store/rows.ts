@@ -39,10 +39,9 @@ export interface JobRow {
 
 const time = (value: Date | null): string | null => (value ? formatTimestamp(value) : null);
 
-export function toJobRecord(row: JobRow): JobRecord {
+/** What a job list item and a notification both say about a job. */
+function jobFacts(row: JobRow) {
   return {
-    id: row.id,
-    token: row.token,
     idempotency_key: row.idempotency_key,
     description: row.description,
     express_execute: row.express_execute,
@@ -58,25 +57,13 @@ export function toJobRecord(row: JobRow): JobRecord {
   };
 }
 
+export function toJobRecord(row: JobRow): JobRecord {
+  return { id: row.id, token: row.token, ...jobFacts(row) };
+}
+
 /** The notification payload of the spec plus the `error` extension. */
 export function toNotification(row: JobRow, customerId: string) {
-  return {
-    job_id: row.id,
-    customer_id: customerId,
-    description: row.description,
-    router_id: row.router_id,
-    idempotency_key: row.idempotency_key,
-    express_execute: row.express_execute,
-    needs_acknowledgement: row.needs_acknowledgement,
-    make_backup: row.make_backup,
-    seq_id: row.seq_id,
-    started_at: time(row.started_at),
-    completed_at: time(row.completed_at),
-    failed_at: time(row.failed_at),
-    deleted_at: time(row.deleted_at),
-    status: row.status,
-    error: row.error,
-  };
+  return { job_id: row.id, customer_id: customerId, router_id: row.router_id, ...jobFacts(row) };
 }
 
 /**
