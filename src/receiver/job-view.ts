@@ -22,6 +22,8 @@ export const receivedJobSchema = z.looseObject({
   error: z.string().nullable(),
   first_heard_at: z.string(),
   last_heard_at: z.string(),
+  /** Statuses of the notifications stored for the job, in arrival order (duplicates are not stored). */
+  heard: z.array(z.string()).optional(),
 });
 export type ReceivedJob = z.output<typeof receivedJobSchema>;
 

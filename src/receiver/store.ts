@@ -36,7 +36,13 @@ interface JobRow {
   error: string | null;
   first_heard_at: Date | string;
   updated_at: Date | string;
+  /** Statuses of the notifications stored for the job, in the order they arrived. */
+  heard: string[];
 }
+
+/** A job's row with the statuses heard for it. */
+const JOB_VIEW = `SELECT j.*, array(SELECT n.status FROM receiver_notifications n WHERE n.job_id = j.job_id ORDER BY n.id) AS heard
+  FROM receiver_jobs j`;
 
 /*
  * The state only moves up STATUS_RANK; terminal states share the top rank, so the first terminal one wins and
@@ -56,7 +62,7 @@ const UPSERT_JOB = `
     failed_at = COALESCE(j.failed_at, EXCLUDED.failed_at),
     deleted_at = COALESCE(j.deleted_at, EXCLUDED.deleted_at),
     updated_at = now()
-  RETURNING *`;
+`;
 
 /** Durable storage of notifications and of each job's current state, on PGlite or PostgreSQL alike. */
 export class NotificationStore {
@@ -101,11 +107,11 @@ export class NotificationStore {
       ],
     );
     if (inserted.rows.length === 0) {
-      const job = await findOne(tx, "job_id = $1", [notification.job_id]);
+      const job = await findOne(tx, "j.job_id = $1", [notification.job_id]);
       if (!job) throw new Error(`receiver_jobs lacks job ${notification.job_id} that has notifications`);
       return { duplicate: true, job };
     }
-    const { rows } = await tx.query<JobRow>(UPSERT_JOB, [
+    await tx.query(UPSERT_JOB, [
       notification.job_id,
       notification.idempotency_key,
       notification.router_id,
@@ -124,18 +130,20 @@ export class NotificationStore {
       // Delivered at commit to every instance that LISTENs, so their waiters wake as ours do.
       await tx.query("SELECT pg_notify($1, $2)", [WAKEUP_CHANNEL, notification.idempotency_key]);
     }
-    return { duplicate: false, job: toView(rows[0] as JobRow) };
+    const job = await findOne(tx, "j.job_id = $1", [notification.job_id]);
+    if (!job) throw new Error(`receiver_jobs lacks job ${notification.job_id} just stored`);
+    return { duplicate: false, job };
   }
 
   /** The most recently heard job with this idempotency key (the service gives one job per key). */
   findByIdempotencyKey(idempotencyKey: string): Promise<ReceivedJob | undefined> {
-    return findOne(this.db, "idempotency_key = $1", [idempotencyKey]);
+    return findOne(this.db, "j.idempotency_key = $1", [idempotencyKey]);
   }
 
   async recent(options: { routerId?: string; limit: number }): Promise<ReceivedJob[]> {
     const { rows } = await this.db.query<JobRow>(
-      `SELECT * FROM receiver_jobs WHERE ($1::text IS NULL OR router_id = $1)
-       ORDER BY updated_at DESC, job_id LIMIT $2`,
+      `${JOB_VIEW} WHERE ($1::text IS NULL OR j.router_id = $1)
+       ORDER BY j.updated_at DESC, j.job_id LIMIT $2`,
       [options.routerId ?? null, options.limit],
     );
     return rows.map(toView);
@@ -144,7 +152,7 @@ export class NotificationStore {
 
 async function findOne(db: Queryable, where: string, params: unknown[]): Promise<ReceivedJob | undefined> {
   const { rows } = await db.query<JobRow>(
-    `SELECT * FROM receiver_jobs WHERE ${where} ORDER BY updated_at DESC LIMIT 1`,
+    `${JOB_VIEW} WHERE ${where} ORDER BY j.updated_at DESC LIMIT 1`,
     params,
   );
   return rows[0] && toView(rows[0]);
@@ -166,5 +174,6 @@ function toView(row: JobRow): ReceivedJob {
     error: row.error,
     first_heard_at: formatTimestamp(new Date(row.first_heard_at)),
     last_heard_at: formatTimestamp(new Date(row.updated_at)),
+    heard: row.heard,
   };
 }
