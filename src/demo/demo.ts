@@ -2,18 +2,15 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { RouterJobsClient } from "../client/client.js";
 import { formatDuration } from "../contract/duration.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
 import { EnvironmentError } from "../errors.js";
-import { type RunningReceiver, startReceiver } from "../receiver/server.js";
-import { resolveConfig } from "../service/config.js";
-import { SimulatedBackend } from "../service/routers/simulated/index.js";
-import { type RunningService, startService } from "../service/server.js";
-import { generateSecret } from "../service/store/directory.js";
+import type { RunningReceiver } from "../receiver/server.js";
+import type { RunningService } from "../service/server.js";
 import { describeStatus, JobWatch } from "./job-watch.js";
+import { PACKAGE_ROOT as ROOT, startLocalStack } from "./local-stack.js";
 import { locateTerraform, runGroup, stopGroup } from "./terraform.js";
 
 /**
@@ -38,7 +35,6 @@ export interface DemoSummary {
   readonly redeployedRouters: readonly string[];
 }
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const FLEET_APP = join(ROOT, "examples", "office-fleet", "main.ts");
 const SITES = ["berlin", "hamburg", "munich", "cologne", "leipzig"];
 const TICK_MS = 1000;
@@ -61,51 +57,20 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   write(`demo folder ${dir}; ${terraform.binary} ${terraform.version}`);
 
   try {
-    // The receiver first: the service must trust its certificate to deliver notifications.
-    const receiver = await startReceiver({
-      dataDir: join(dir, "receiver"),
-      host: "127.0.0.1",
-      port: 0,
-      logger: false,
-    });
-    cleanups.unshift(() => receiver.close());
-    const backend = new SimulatedBackend({ seed: 42, commandLatencyMs: 20 });
-    const teamId = randomUUID();
-    const token = `${randomUUID()}:${teamId}:${generateSecret()}`;
     const routers = SITES.map((site, index) => ({
       id: randomUUID(),
       name: `office-${index + 1}`,
       site,
       lanPrefix: `192.168.${(index + 1) * 10}`,
     }));
-    const service = await startService({
-      config: resolveConfig({
-        database: join(dir, "service"),
-        dataDir: join(dir, "service"),
-        tickMs: TICK_MS,
-        notifyCa: await readCa(receiver),
-      }),
-      backend,
-      host: "127.0.0.1",
-      port: 0,
-      tls: "generate",
-      logger: false,
-      seed: {
-        teams: [
-          {
-            id: teamId,
-            customer_id: randomUUID(),
-            tokens: [token],
-            routers: routers.map(({ id, name }) => ({ id, name })),
-          },
-        ],
-      },
-    });
-    cleanups.unshift(() => service.close());
+    const stack = await startLocalStack({ dir, routers, tickMs: TICK_MS });
+    cleanups.unshift(() => stack.close());
+    const { service, backend, token } = stack;
+    const receiver = stack.receiver as RunningReceiver;
+    const env = { ...stack.env, CDKTF_OUTDIR: join(dir, "cdktf.out") };
     write(`service  ${service.url}  (simulated RouterOS routers: ${routers.map((r) => r.name).join(", ")})`);
     write(`receiver ${receiver.url}`);
 
-    const env = await deployEnvironment(dir, service, receiver, token);
     const watch = new JobWatch(service.app.db, (job) => {
       const took = job.endedAt ?? job.startedAt;
       const seconds = took ? ` after ${((took.getTime() - job.createdAt.getTime()) / 1000).toFixed(1)}s` : "";
@@ -189,37 +154,6 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     // Whatever happened (done, failed, Ctrl-C, or --keep ended by Ctrl-C), nothing started here outlives the demo.
     for (const cleanup of cleanups) await cleanup().catch(() => {});
   }
-}
-
-/** What terraform and its provisioners (`routerjobs apply`) need, with budget and journal kept in the demo folder. */
-async function deployEnvironment(
-  dir: string,
-  service: RunningService,
-  receiver: RunningReceiver,
-  token: string,
-) {
-  const cli = `${process.execPath} ${join(ROOT, "bin", "routerjobs.js")}`;
-  return {
-    ...process.env,
-    CDKTF_OUTDIR: join(dir, "cdktf.out"),
-    TF_IN_AUTOMATION: "1",
-    CHECKPOINT_DISABLE: "1",
-    ROUTERJOBS_CLI: cli,
-    ROUTERJOBS_URL: service.url,
-    ROUTERJOBS_TOKEN: token,
-    ROUTERJOBS_CA_FILE: service.caFile ?? "",
-    ROUTERJOBS_STATE_DIR: join(dir, "state"),
-    ROUTERJOBS_RECEIVER_URL: receiver.url,
-    ROUTERJOBS_RECEIVER_TOKEN_FILE: receiver.readerTokenFile ?? "",
-    ROUTERJOBS_RECEIVER_CA_FILE: receiver.caFile ?? "",
-    ROUTERJOBS_NOTIFY_URL: receiver.notifyUrl,
-  } satisfies NodeJS.ProcessEnv;
-}
-
-async function readCa(receiver: RunningReceiver): Promise<string | undefined> {
-  if (!receiver.caFile) return undefined;
-  const { readFile } = await import("node:fs/promises");
-  return readFile(receiver.caFile, "utf8");
 }
 
 /** Runs a step; a failure shows the step's own output, since that is where the reason is. */

@@ -11,6 +11,8 @@ declare module "fastify" {
     rateLimit(request: FastifyRequest, reply: FastifyReply): Promise<void>;
     /** Requests admitted per token id since this instance started (what a key has spent of its budget). */
     readonly admittedRequests: ReadonlyMap<string, number>;
+    /** Requests answered 429 per token id since this instance started. */
+    readonly rateLimitedRequests: ReadonlyMap<string, number>;
   }
 }
 
@@ -25,11 +27,14 @@ export default fp(
       app.db.kind === "postgres" ? new DatabaseRateLimiter(app.db, limit) : new MemoryRateLimiter(limit);
     app.addHook("onClose", async () => limiter.close?.());
     const admitted = new Map<string, number>();
+    const limited = new Map<string, number>();
     app.decorate("admittedRequests", admitted);
+    app.decorate("rateLimitedRequests", limited);
     app.decorate("rateLimit", async (request: FastifyRequest, reply: FastifyReply) => {
       const { tokenId } = callerOf(request);
       const decision = await limiter.take(tokenId, Date.now());
-      if (decision.allowed) admitted.set(tokenId, (admitted.get(tokenId) ?? 0) + 1);
+      const counter = decision.allowed ? admitted : limited;
+      counter.set(tokenId, (counter.get(tokenId) ?? 0) + 1);
       reply.header("x-ratelimit-limit", decision.limit);
       reply.header("x-ratelimit-remaining", decision.remaining);
       if (!decision.allowed) {
