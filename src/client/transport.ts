@@ -96,7 +96,9 @@ export class Transport {
         cause: error,
       });
     }
-    const notSent = code !== undefined && (NOT_SENT_CODES.has(code) || TLS_HANDSHAKE_CODE.test(code));
+    const notSent =
+      failedToConnect(error) ||
+      (code !== undefined && (NOT_SENT_CODES.has(code) || TLS_HANDSHAKE_CODE.test(code)));
     const reason = (error as Error | undefined)?.message || "connection failed";
     return new NetworkError(`cannot reach ${where}: ${reason}${code ? ` (${code})` : ""}`, {
       requestSent: !notSent,
@@ -104,6 +106,14 @@ export class Transport {
       cause: error,
     });
   }
+}
+
+/** A failure of the `connect` call itself (refused, reset while connecting): no request byte was written. */
+function failedToConnect(error: unknown): boolean {
+  const value = error as { syscall?: unknown; errors?: unknown[]; cause?: unknown } | undefined;
+  if (value?.syscall === "connect") return true;
+  if (Array.isArray(value?.errors)) return failedToConnect(value.errors[0]);
+  return value?.cause ? failedToConnect(value.cause) : false;
 }
 
 /** The error code, looking inside the AggregateError that Node's happy-eyeballs connect may raise. */

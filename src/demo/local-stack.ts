@@ -85,7 +85,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       // The budget and the apply journal of these deploys stay with the stack, apart from the user's own.
       ROUTERJOBS_STATE_DIR: join(dir, "state"),
       ...(options.rateLimit
-        ? { ROUTERJOBS_RATE_LIMIT: `${options.rateLimit.count}/${formatDuration(options.rateLimit.windowMs)}` }
+        ? {
+            ROUTERJOBS_RATE_LIMIT: `${options.rateLimit.count}/${formatDuration(options.rateLimit.windowMs)}`,
+          }
         : {}),
       ...(receiver
         ? {

@@ -1,0 +1,142 @@
+/**
+ * Faults between the client and the service, through a TCP proxy on loopback (plain HTTP, so that the proxy
+ * can tell the response from the request). The promise: a submission the service may have received is never
+ * sent again under a new key, and the next apply finds it instead of running the change twice.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyJob } from "../../src/apply/apply.js";
+import { Journal } from "../../src/apply/journal.js";
+import { NetworkError, RouterJobsClient } from "../../src/client/index.js";
+import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import { FaultProxy } from "../helpers/fault-proxy.js";
+import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+
+describe("a connection reset after the submission was sent", () => {
+  let service: TestService;
+  let proxy: FaultProxy;
+  let stateDir: string;
+
+  beforeAll(async () => {
+    service = await startTestService({}, undefined, { tls: undefined });
+    const { port } = new URL(service.url);
+    proxy = await FaultProxy.start({ host: "127.0.0.1", port: Number(port) });
+    stateDir = await mkdtemp(join(tmpdir(), "rj-faults-"));
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await service?.close();
+    await rm(stateDir, { recursive: true, force: true });
+  });
+
+  const client = () =>
+    new RouterJobsClient({
+      baseUrl: `http://127.0.0.1:${proxy.port}`,
+      token: TOKEN_A,
+      budgetDir: stateDir,
+      rateLimit: { count: 1000, windowMs: 1000 },
+    });
+  const jobsWithKey = async (routerId: string, key: string) =>
+    (await service.jobs(routerId)).filter((job: { idempotency_key: string }) => job.idempotency_key === key);
+
+  it("is not retried by the client; repeating it with the same key creates no second job", async () => {
+    const api = client();
+    const key = "0f0f0f0f-1111-4222-8333-444455556666";
+    try {
+      proxy.set({ resetOnResponse: true, times: 1 });
+      const before = proxy.stats.connections;
+      const failure = await api
+        .submitJob(
+          ROUTER_A,
+          { description: "reset", script: "/system identity set name=reset" },
+          { idempotencyKey: key },
+        )
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(NetworkError);
+      expect((failure as NetworkError).requestSent).toBe(true);
+      // One connection: the client did not send the submission again on its own.
+      expect(proxy.stats.connections - before).toBe(1);
+      // The service did receive it; the same key again answers with that job's acknowledgement.
+      expect(await jobsWithKey(ROUTER_A, key)).toHaveLength(1);
+      const again = await api.submitJob(
+        ROUTER_A,
+        { description: "reset", script: "/system identity set name=reset" },
+        { idempotencyKey: key },
+      );
+      expect(again.idempotencyKey).toBe(key);
+      expect(await jobsWithKey(ROUTER_A, key)).toHaveLength(1);
+      console.log(
+        `reset after submit: ${proxy.stats.connections - before} connections (the reset one, then the repeat), ${proxy.stats.broken} broken, 1 job with the key, 0 duplicates`,
+      );
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("is retried by the client when the connection was reset while connecting (the request provably never left)", async () => {
+    const api = client();
+    const key = "1f1f1f1f-1111-4222-8333-444455556666";
+    try {
+      proxy.set({ refuse: true, times: 2 });
+      const before = proxy.stats.connections;
+      const { ack } = await api.submitJob(
+        ROUTER_A2,
+        { description: "refused", script: "/system identity set name=refused" },
+        { idempotencyKey: key },
+      );
+      expect(ack.idempotency_key).toBe(key);
+      expect(proxy.stats.connections - before).toBe(3);
+      expect(await jobsWithKey(ROUTER_A2, key)).toHaveLength(1);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("leaves apply with a journaled attempt that the next apply finds and waits for, without a second job", async () => {
+    const definition = {
+      phase: "create" as const,
+      router_id: ROUTER_A2,
+      description: "apply through a reset",
+      script: "/system identity set name=after-reset",
+      make_backup: true,
+      express_execute: true,
+      needs_acknowledgement: true,
+    };
+    const job: ApplyJob = {
+      version: 1,
+      resource: "faults/edge",
+      wait_for: "poll",
+      timeout_ms: 20_000,
+      ...definition,
+      job_key: jobKey(definition),
+    };
+    const lines: string[] = [];
+    const context = (api: RouterJobsClient) => ({
+      client: api,
+      journal: new Journal(stateDir),
+      instanceId: "instance-1",
+      write: (line: string) => lines.push(line),
+    });
+    const jobsBefore = (await service.jobs(ROUTER_A2)).length;
+    const first = client();
+    proxy.set({ resetOnResponse: true, times: 1 });
+    await expect(applyJob(job, context(first))).rejects.toBeInstanceOf(NetworkError);
+    await first.close();
+    const second = client();
+    try {
+      const result = await applyJob(job, { ...context(second), instanceId: "instance-2" });
+      expect(result.outcome).toBe("completed");
+      expect(lines.some((line) => line.includes("resuming attempt 1: the service already has job"))).toBe(
+        true,
+      );
+      const entry = await new Journal(stateDir).read(job.job_key);
+      const key = entry?.attempts[0]?.idempotencyKey as string;
+      expect(await jobsWithKey(ROUTER_A2, key)).toHaveLength(1);
+      expect(await service.jobs(ROUTER_A2)).toHaveLength(jobsBefore + 1);
+    } finally {
+      await second.close();
+    }
+  });
+});
