@@ -94,6 +94,19 @@ describe("a connection reset after the submission was sent", () => {
     }
   });
 
+  it("retries a job-list read whose answer was cut short, and gets the whole list", async () => {
+    const api = client();
+    try {
+      proxy.set({ truncateResponseAfterBytes: 40, times: 2 });
+      const before = proxy.stats.broken;
+      const jobs = await api.listJobs(ROUTER_A);
+      expect(jobs.length).toBe((await service.jobs(ROUTER_A)).length);
+      expect(proxy.stats.broken - before).toBe(2);
+    } finally {
+      await api.close();
+    }
+  });
+
   it("leaves apply with a journaled attempt that the next apply finds and waits for, without a second job", async () => {
     const definition = {
       phase: "create" as const,

@@ -11,8 +11,6 @@ export interface Faults {
   readonly refuse?: boolean;
   /** Let the request through, then reset the client's connection as the response starts: "sent, no answer". */
   readonly resetOnResponse?: boolean;
-  /** Delay every chunk, both ways. */
-  readonly latencyMs?: number;
   /** Pass this many bytes of the response, then close: a truncated answer. */
   readonly truncateResponseAfterBytes?: number;
   /** Break only this many connections, then pass the rest untouched. @default every connection */
@@ -70,8 +68,7 @@ export class FaultProxy {
     });
     upstream.on("error", () => client.destroy());
     client.on("close", () => upstream.destroy());
-    const delay = (send: () => void) => (faults.latencyMs ? setTimeout(send, faults.latencyMs) : send());
-    client.on("data", (chunk) => delay(() => upstream.write(chunk)));
+    client.on("data", (chunk) => upstream.write(chunk));
     let passed = 0;
     upstream.on("data", (chunk: Buffer) => {
       if (faults.resetOnResponse) {
@@ -88,7 +85,7 @@ export class FaultProxy {
         return;
       }
       passed += chunk.length;
-      delay(() => client.write(chunk));
+      client.write(chunk);
     });
   }
 }
