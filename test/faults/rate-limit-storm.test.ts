@@ -1,0 +1,94 @@
+/**
+ * A 429 storm: another machine shares the API key (its own budget file, so this machine's budget cannot see
+ * its requests) and spends the key's whole limit. Apply gets 429s, waits as the service says, and finishes.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { applyJob } from "../../src/apply/apply.js";
+import { Journal } from "../../src/apply/journal.js";
+import { RateLimitedError, RouterJobsClient } from "../../src/client/index.js";
+import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+
+const LIMIT = { count: 10, windowMs: 1000 };
+
+describe("a 429 storm from another machine sharing the key", () => {
+  let service: TestService;
+  let here: string;
+  let elsewhere: string;
+
+  beforeAll(async () => {
+    service = await startTestService({ rateLimit: LIMIT });
+    here = await mkdtemp(join(tmpdir(), "rj-storm-here-"));
+    elsewhere = await mkdtemp(join(tmpdir(), "rj-storm-elsewhere-"));
+  });
+  afterAll(async () => {
+    await service?.close();
+    await rm(here, { recursive: true, force: true });
+    await rm(elsewhere, { recursive: true, force: true });
+  });
+
+  it("slows apply down without failing it", async () => {
+    const options = { baseUrl: service.url, token: TOKEN_A, ca: service.service.ca, rateLimit: LIMIT };
+    const ours = new RouterJobsClient({ ...options, budgetDir: here });
+    // The other machine ignores any budget (a huge one of its own) and retries nothing.
+    const theirs = new RouterJobsClient({
+      ...options,
+      budgetDir: elsewhere,
+      rateLimit: { count: 100_000, windowMs: 1000 },
+      retry: { maxAttempts: 1 },
+    });
+    let stormRequests = 0;
+    let storm429s = 0;
+    let storming = true;
+    const storm = (async () => {
+      while (storming) {
+        stormRequests++;
+        await theirs.listJobs(ROUTER_A).catch((error: unknown) => {
+          if (error instanceof RateLimitedError) storm429s++;
+        });
+      }
+    })();
+    const definition = {
+      phase: "create" as const,
+      router_id: ROUTER_A,
+      description: "during a storm",
+      script: "/system identity set name=storm",
+      make_backup: true,
+      express_execute: true,
+      needs_acknowledgement: true,
+    };
+    const job: ApplyJob = {
+      version: 1,
+      resource: "faults/storm",
+      wait_for: "poll",
+      timeout_ms: 60_000,
+      ...definition,
+      job_key: jobKey(definition),
+    };
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const started = performance.now();
+      const result = await applyJob(job, {
+        client: ours,
+        journal: new Journal(here),
+        instanceId: "i",
+        write: () => {},
+      });
+      const seconds = (performance.now() - started) / 1000;
+      expect(result.outcome).toBe("completed");
+      expect(storm429s).toBeGreaterThan(0);
+      const limited = [...service.service.app.rateLimitedRequests.values()].reduce((a, b) => a + b, 0);
+      console.log(
+        `429 storm: the other machine sent ${stormRequests} requests (${storm429s} answered 429); apply still completed in ${seconds.toFixed(1)} s; the service answered 429 ${limited} times in all`,
+      );
+    } finally {
+      storming = false;
+      await storm;
+      await ours.close();
+      await theirs.close();
+    }
+  });
+});
