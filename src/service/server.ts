@@ -17,7 +17,7 @@ export interface StartOptions {
   /** PEM files given by the operator, or a local CA generated (and kept) in the data directory. */
   readonly tls?: { readonly cert: string; readonly key: string } | "generate";
   /** pino options, or false for silence (tests). @default info to stdout */
-  readonly logger?: boolean | { level: string };
+  readonly logger?: boolean | { level: string; stream?: NodeJS.WritableStream };
   /** Applied (idempotently) before the service accepts requests. */
   readonly seed?: Seed;
   /** Socket timeouts; the defaults suit production, tests shrink them. */

@@ -71,7 +71,7 @@ export interface TestService {
 export async function startTestService(
   config: Partial<ServiceConfigInput> = {},
   backend: RouterBackend = newBackend(),
-  server: Partial<Pick<StartOptions, "tls" | "timeouts">> = {},
+  server: Partial<Pick<StartOptions, "tls" | "timeouts" | "logger">> = {},
 ): Promise<TestService> {
   const service = await startService({
     config: resolveConfig({

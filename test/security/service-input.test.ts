@@ -1,0 +1,91 @@
+/**
+ * Hostile requests against the service over real TLS on loopback: traversal in paths, oversized and
+ * duplicated headers, with the service's log captured to check that no token ever reaches it.
+ */
+
+import { Writable } from "node:stream";
+import { connect } from "node:tls";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTER_A, ROUTER_B, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+
+const SECRET_A = TOKEN_A.split(":")[2] as string;
+
+describe("hostile input to the service", () => {
+  let service: TestService;
+  const log: string[] = [];
+
+  beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        log.push(String(chunk));
+        done();
+      },
+    });
+    // The service's own pino logger at its most verbose, into memory.
+    service = await startTestService({}, undefined, { logger: { level: "trace", stream } });
+  });
+  afterAll(async () => service?.close());
+
+  it("answers traversal and odd paths with a 4xx in the contract's envelope, never a 5xx", async () => {
+    const paths = [
+      `/api/routers/..%2F..%2Fetc%2Fpasswd/jobs`,
+      `/api/routers/../../etc/passwd/jobs`,
+      `/api/routers/${ROUTER_A}/../${ROUTER_B}/jobs`,
+      `/api/routers/%00/jobs`,
+      `/api/routers/${"a".repeat(5000)}/jobs`,
+      `/api/routers/${ROUTER_A}/jobs%2F..%2F..%2Fadmin`,
+      "/%2e%2e/%2e%2e/admin/routers",
+      "/api/routers/%E0%A4%A/jobs",
+    ];
+    for (const path of paths) {
+      const answer = await service.call("GET", path);
+      expect(answer.status, path).toBeGreaterThanOrEqual(400);
+      expect(answer.status, path).toBeLessThan(500);
+      expect(answer.body.status, path).toBe("error");
+    }
+  });
+
+  it("refuses oversized headers and takes the first of duplicated Authorization headers as no better than none", async () => {
+    const huge = await rawRequest(
+      service,
+      `GET /api/routers/${ROUTER_A}/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN_A}\r\nX-Big: ${"b".repeat(70_000)}\r\n\r\n`,
+    );
+    expect(huge).toMatch(/^HTTP\/1\.1 431/);
+    const twice = await rawRequest(
+      service,
+      `GET /api/routers/${ROUTER_B}/jobs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN_A}\r\nAuthorization: Bearer ${TOKEN_A}\r\nConnection: close\r\n\r\n`,
+    );
+    // Node joins duplicates with ", ": the header is then no well-formed token, and the router stays hidden.
+    expect(twice).toMatch(/^HTTP\/1\.1 (401|404)/);
+    expect(twice).not.toContain('"status":"success"');
+  });
+
+  it("keeps every token out of its log, for accepted and refused requests alike", async () => {
+    await service.call("GET", `/api/routers/${ROUTER_A}/jobs`);
+    await service.call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: `${TOKEN_A.slice(0, -1)}Z` });
+    await service.call("POST", `/api/asynchronous/${ROUTER_A}`, {
+      body: { description: "d", script: "x".repeat(3000) },
+    });
+    const text = log.join("");
+    expect(text.length).toBeGreaterThan(0);
+    expect(text).not.toContain(SECRET_A);
+    expect(text).not.toContain(SECRET_A.slice(0, -1));
+    expect(text.toLowerCase()).not.toContain("bearer ");
+  });
+});
+
+/** One raw HTTP/1.1 exchange over TLS, for requests no well-behaved client would send. */
+function rawRequest(service: TestService, text: string): Promise<string> {
+  const { hostname, port } = new URL(service.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(
+      { host: hostname, port: Number(port), ca: service.service.ca, servername: "localhost" },
+      () => socket.end(text),
+    );
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk));
+    socket.on("end", () => resolve(answer));
+    socket.on("close", () => resolve(answer));
+    socket.on("error", (error) => (answer ? resolve(answer) : reject(error)));
+  });
+}
