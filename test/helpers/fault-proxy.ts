@@ -15,6 +15,8 @@ export interface Faults {
   readonly truncateResponseAfterBytes?: number;
   /** Break only this many connections, then pass the rest untouched. @default every connection */
   readonly times?: number;
+  /** Break only every Nth connection (deterministic "random" faults for soak runs). @default 1 */
+  readonly everyNth?: number;
 }
 
 export class FaultProxy {
@@ -50,7 +52,8 @@ export class FaultProxy {
 
   #handle(client: Socket, target: { host: string; port: number }): void {
     this.stats.connections++;
-    const faults = this.#remaining > 0 ? this.#faults : {};
+    const nth = this.#faults.everyNth ?? 1;
+    const faults = this.#remaining > 0 && this.stats.connections % nth === 0 ? this.#faults : {};
     this.#remaining--;
     this.#sockets.add(client);
     client.on("close", () => this.#sockets.delete(client));
