@@ -5,7 +5,7 @@ import { isTerminal, type JobStatus } from "../contract/job.js";
 import type { ReceiverClient } from "../receiver/wait-client.js";
 import { failureReason } from "./failure-reason.js";
 import type { AttemptRecord, Journal } from "./journal.js";
-import { findJob, pollJob } from "./poll.js";
+import { findJob, isPassing, pollJob } from "./poll.js";
 import { Progress } from "./progress.js";
 
 /**
@@ -156,7 +156,12 @@ async function confirm(
     progress.line(
       `no notification for ${formatDuration(context.receiverQuietMs ?? 30_000)}; asking the job list`,
     );
-    const listed = await findJob(context.client, job.router_id, key, deadline, context.signal);
+    const listed = await findJob(context.client, job.router_id, key, deadline, context.signal).catch(
+      (error: unknown) => {
+        if (isPassing(error)) return undefined;
+        throw error;
+      },
+    );
     if (listed) {
       progress.status(listed);
       last = listed;

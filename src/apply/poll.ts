@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RouterJobsClient } from "../client/client.js";
+import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "../client/errors.js";
 import type { JobListItem } from "../contract/envelope.js";
 import { isTerminal } from "../contract/job.js";
 
@@ -38,13 +39,16 @@ export async function pollJob(
     if (remaining <= 0) return last;
     await sleep(Math.min(delay, remaining), undefined, { signal: options.signal });
     if (Date.now() >= options.deadline) return last;
-    const job = await findJob(
-      client,
-      options.routerId,
-      options.idempotencyKey,
-      options.deadline,
-      options.signal,
-    );
+    let job: JobListItem | undefined;
+    try {
+      job = await findJob(client, options.routerId, options.idempotencyKey, options.deadline, options.signal);
+    } catch (error) {
+      // The job is submitted; a look that failed for a passing reason (429s from another machine sharing the
+      // key, a dropped connection, a 5xx) only delays the confirmation. Anything else is for the caller.
+      if (!isPassing(error)) throw error;
+      delay = Math.min(max, Math.max(delay * GROWTH, (error as { retryAfterMs?: number }).retryAfterMs ?? 0));
+      continue;
+    }
     if (job && job.status !== last?.status) {
       options.onUpdate?.(job);
       delay = first;
@@ -54,6 +58,16 @@ export async function pollJob(
     last = job ?? last;
     if (last && isTerminal(last.status)) return last;
   }
+}
+
+/** A failure that only delays a confirmation: the next look may well succeed. */
+export function isPassing(error: unknown): boolean {
+  return (
+    error instanceof RateLimitedError ||
+    error instanceof NetworkError ||
+    error instanceof TimeoutError ||
+    (error instanceof ApiError && error.statusCode >= 500)
+  );
 }
 
 /** One job-list request: the job with that idempotency key, whatever the list's order. */
