@@ -1,4 +1,5 @@
 import type { RouterJobsClient } from "../client/client.js";
+import { RateLimitedError } from "../client/errors.js";
 import { type ApplyJob, idempotencyKey } from "../contract/apply-job.js";
 import { formatDuration } from "../contract/duration.js";
 import { isTerminal, type JobStatus } from "../contract/job.js";
@@ -84,17 +85,21 @@ export async function applyJob(job: ApplyJob, context: ApplyContext): Promise<Ap
   } else {
     await journal({ status: "submitting" });
     const notifyUrl = job.notify_url ?? (context.receiver ? context.notifyUrl : undefined);
-    const { ack } = await context.client.submitJob(
-      job.router_id,
-      {
-        description: job.description,
-        script: job.script,
-        make_backup: job.make_backup,
-        express_execute: job.express_execute,
-        needs_acknowledgement: job.needs_acknowledgement,
-        ...(notifyUrl ? { notify_url: notifyUrl } : {}),
-      },
-      { idempotencyKey: key, deadlineMs: Math.max(1, deadline - Date.now()), signal: context.signal },
+    const { ack } = await submitPatiently(
+      () =>
+        context.client.submitJob(
+          job.router_id,
+          {
+            description: job.description,
+            script: job.script,
+            make_backup: job.make_backup,
+            express_execute: job.express_execute,
+            needs_acknowledgement: job.needs_acknowledgement,
+            ...(notifyUrl ? { notify_url: notifyUrl } : {}),
+          },
+          { idempotencyKey: key, deadlineMs: Math.max(1, deadline - Date.now()), signal: context.signal },
+        ),
+      deadline,
     );
     progress.line(
       `submitted${job.make_backup ? " with a backup" : ""} (request ${ack.request_id}, attempt ${attempt})`,
@@ -195,4 +200,19 @@ async function record(
     if (seen.status !== "submitting" && isTerminal(seen.status)) row.finishedAt = new Date().toISOString();
     entry.attempts.sort((a, b) => a.attempt - b.attempt);
   });
+}
+
+/**
+ * A 429 means the service did not take the submission, and the key makes a repeat safe: so a deploy sharing
+ * its key with a busy neighbour waits (the client's shared budget holds every process until Retry-After)
+ * instead of failing, until its own timeout.
+ */
+async function submitPatiently<T>(submit: () => Promise<T>, deadline: number): Promise<T> {
+  for (;;) {
+    try {
+      return await submit();
+    } catch (error) {
+      if (!(error instanceof RateLimitedError) || Date.now() >= deadline) throw error;
+    }
+  }
 }

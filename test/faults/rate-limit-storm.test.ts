@@ -1,6 +1,7 @@
 /**
  * A 429 storm: another machine shares the API key (its own budget file, so this machine's budget cannot see
- * its requests) and spends the key's whole limit. Apply gets 429s, waits as the service says, and finishes.
+ * its requests) and spends the key's whole limit for a few seconds. Apply gets 429s, waits as the service
+ * says, and finishes once the storm has passed, within its timeout.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +14,7 @@ import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
 const LIMIT = { count: 10, windowMs: 1000 };
+const STORM_MS = 4000;
 
 describe("a 429 storm from another machine sharing the key", () => {
   let service: TestService;
@@ -30,7 +32,7 @@ describe("a 429 storm from another machine sharing the key", () => {
     await rm(elsewhere, { recursive: true, force: true });
   });
 
-  it("slows apply down without failing it", async () => {
+  it("slows apply down without failing it", { timeout: 90_000 }, async () => {
     const options = { baseUrl: service.url, token: TOKEN_A, ca: service.service.ca, rateLimit: LIMIT };
     const ours = new RouterJobsClient({ ...options, budgetDir: here });
     // The other machine ignores any budget (a huge one of its own) and retries nothing.
@@ -43,6 +45,9 @@ describe("a 429 storm from another machine sharing the key", () => {
     let stormRequests = 0;
     let storm429s = 0;
     let storming = true;
+    const calm = setTimeout(() => {
+      storming = false;
+    }, STORM_MS);
     const storm = (async () => {
       while (storming) {
         stormRequests++;
@@ -85,6 +90,7 @@ describe("a 429 storm from another machine sharing the key", () => {
         `429 storm: the other machine sent ${stormRequests} requests (${storm429s} answered 429); apply still completed in ${seconds.toFixed(1)} s; the service answered 429 ${limited} times in all`,
       );
     } finally {
+      clearTimeout(calm);
       storming = false;
       await storm;
       await ours.close();
