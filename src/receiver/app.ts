@@ -1,14 +1,24 @@
-import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { type ErrorCode, errorEnvelope } from "../contract/errors.js";
+import { type LoggerOptions, serverLogger } from "../http/server-logging.js";
+import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../http/server-timeouts.js";
 import { type NotifyRouteOptions, notifyRoute } from "./notify-route.js";
-import { type WaitRoutesOptions, waitRoutes } from "./wait-routes.js";
+import { MAX_WAIT_MS, type WaitRoutesOptions, waitRoutes } from "./wait-routes.js";
 
 export interface ReceiverAppOptions extends NotifyRouteOptions, WaitRoutesOptions {
   /** PEM certificate and key; the receiver only speaks HTTPS, as `notify_url` must be https. */
   readonly tls: { readonly cert: string; readonly key: string };
-  /** @default false */
-  readonly logger?: boolean;
+  /** pino options (level, stream), true for info on stdout. @default false */
+  readonly logger?: boolean | LoggerOptions;
+  /** Socket deadlines; the defaults suit production, tests shrink them. */
+  readonly timeouts?: Partial<ServerTimeouts>;
 }
+
+/** A long poll holds its answer back for up to MAX_WAIT_MS: an idle socket must outlive that. */
+const RECEIVER_TIMEOUTS: ServerTimeouts = {
+  ...DEFAULT_SERVER_TIMEOUTS,
+  connectionTimeoutMs: MAX_WAIT_MS + 30_000,
+};
 
 /** Fastify's own client errors while reading a request, mapped onto the contract's codes. */
 const CLIENT_ERROR_CODES: Partial<Record<number, ErrorCode>> = {
@@ -19,9 +29,18 @@ const CLIENT_ERROR_CODES: Partial<Record<number, ErrorCode>> = {
 };
 
 export function buildReceiverApp(options: ReceiverAppOptions): FastifyInstance {
+  const { server, ...timeouts } = fastifyTimeouts({ ...RECEIVER_TIMEOUTS, ...options.timeouts });
   const app = Fastify({
-    https: { cert: options.tls.cert, key: options.tls.key },
-    logger: options.logger ?? false,
+    ...timeouts,
+    https: { ...server, cert: options.tls.cert, key: options.tls.key },
+    // A notify path holds a secret, right or nearly right: requests are logged by route pattern, never by URL.
+    logger: serverLogger(options.logger ?? false, (request) => request.routeOptions?.url ?? "(no route)"),
+    // An unroutable URL (a 5,000-character or badly encoded secret) gets the envelope, without echoing the path.
+    frameworkErrors: (_error, _request, reply) => {
+      (reply as unknown as FastifyReply)
+        .code(404)
+        .send(errorEnvelope("not_found", "the URL cannot be routed"));
+    },
   });
 
   app.setErrorHandler((error: FastifyError, _request, reply) => {

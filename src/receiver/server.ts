@@ -2,6 +2,8 @@ import { mkdir, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { UsageError } from "../errors.js";
+import type { LoggerOptions } from "../http/server-logging.js";
+import type { ServerTimeouts } from "../http/server-timeouts.js";
 import { isPostgresUrl, openDatabase } from "../store/database.js";
 import { LOOPBACK_NAMES, loadOrCreateLocalTls } from "../tls/certificates.js";
 import { buildReceiverApp } from "./app.js";
@@ -37,7 +39,10 @@ export interface ReceiverOptions {
   /** Base URL the service reaches this receiver at (a load balancer). @default the listening address */
   readonly publicUrl?: string;
   readonly bodyLimitBytes?: number;
-  readonly logger?: boolean;
+  /** pino options (level, stream), true for info on stdout. @default false */
+  readonly logger?: boolean | LoggerOptions;
+  /** Socket deadlines against slow and idle clients. @default 30 s per request, 10 s for headers */
+  readonly timeouts?: Partial<ServerTimeouts>;
 }
 
 export interface RunningReceiver {
@@ -93,6 +98,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
       ...(isPostgresUrl(location) ? { recheckMs: POSTGRES_RECHECK_MS } : {}),
       ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     });
     app.addHook("preClose", async () => wakeups.close());
     await app.listen({ host, port: options.port ?? 8443 });

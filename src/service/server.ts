@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
+import { type LoggerOptions, serverLogger } from "../http/server-logging.js";
+import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../http/server-timeouts.js";
 import { generateLocalTls, loadOrCreateLocalTls, type TlsMaterial } from "../tls/certificates.js";
 import { createApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
@@ -17,22 +19,11 @@ export interface StartOptions {
   /** PEM files given by the operator, or a local CA generated (and kept) in the data directory. */
   readonly tls?: { readonly cert: string; readonly key: string } | "generate";
   /** pino options, or false for silence (tests). @default info to stdout */
-  readonly logger?: boolean | { level: string; stream?: NodeJS.WritableStream };
+  readonly logger?: boolean | LoggerOptions;
   /** Applied (idempotently) before the service accepts requests. */
   readonly seed?: Seed;
   /** Socket timeouts; the defaults suit production, tests shrink them. */
-  readonly timeouts?: Partial<Timeouts>;
-}
-
-export interface Timeouts {
-  /** The whole request (headers and body) must arrive within this. @default 30 s */
-  readonly requestTimeoutMs: number;
-  /** The request headers must arrive within this. @default 10 s */
-  readonly headersTimeoutMs: number;
-  /** An idle socket is closed after this. @default 60 s */
-  readonly connectionTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. @default 5 s */
-  readonly keepAliveTimeoutMs: number;
+  readonly timeouts?: Partial<ServerTimeouts>;
 }
 
 export interface RunningService {
@@ -46,14 +37,6 @@ export interface RunningService {
   readonly adminTokenFile?: string;
   close(): Promise<void>;
 }
-
-/** Timeouts that make slow or idle clients (slowloris) lose their socket instead of holding it. */
-const DEFAULT_TIMEOUTS: Timeouts = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  connectionTimeoutMs: 60_000,
-  keepAliveTimeoutMs: 5_000,
-};
 
 /** Starts the service: TLS, logging, timeouts, admin token; the app itself is `app.ts`. */
 export async function startService(options: StartOptions): Promise<RunningService> {
@@ -71,20 +54,13 @@ export async function startService(options: StartOptions): Promise<RunningServic
       ? await (dataDir ? loadOrCreateLocalTls(dataDir) : generateLocalTls())
       : undefined;
   const tls = generated ?? (typeof options.tls === "object" ? options.tls : undefined);
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  // Node checks request and header deadlines on this period (default 30 s, far longer than the deadlines).
-  const serverOptions = {
-    headersTimeout: timeouts.headersTimeoutMs,
-    connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
-  };
+  const { server, ...timeouts } = fastifyTimeouts({ ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts });
   const app = await createApp(
     { config: { ...options.config, ...(adminToken ? { adminToken } : {}) }, backend: options.backend },
     {
-      requestTimeout: timeouts.requestTimeoutMs,
-      connectionTimeout: timeouts.connectionTimeoutMs,
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      logger: options.logger ?? { level: "info" },
-      ...(tls ? { https: { ...serverOptions, cert: tls.cert, key: tls.key } } : { http: serverOptions }),
+      ...timeouts,
+      logger: serverLogger(options.logger ?? { level: "info" }),
+      ...(tls ? { https: { ...server, cert: tls.cert, key: tls.key } } : { http: server }),
     } as Parameters<typeof createApp>[1],
   );
   await app.ready();
