@@ -198,7 +198,10 @@ export class RouterJobsClient {
       });
       const requestId = header(response.headers, HEADER_REQUEST_ID);
       if (response.statusCode < 200 || response.statusCode > 299) {
-        const retryAfterMs = parseRetryAfter(header(response.headers, "retry-after"));
+        const retryAfterMs = parseRetryAfter(
+          header(response.headers, "retry-after"),
+          header(response.headers, "date"),
+        );
         const error = errorFromResponse({
           statusCode: response.statusCode,
           text: response.text,

@@ -61,12 +61,22 @@ export function backoffMs(
   return Math.floor(random() * bound);
 }
 
-/** `Retry-After` is either delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when neither. */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+/**
+ * `Retry-After` is either delay-seconds or an HTTP date (RFC 9110 10.2.3); undefined when neither. A date is
+ * read against the response's own `Date` header when it has one: both come from the server's clock, which
+ * may be far from ours, and only their difference means anything here.
+ */
+export function parseRetryAfter(
+  value: string | undefined,
+  serverDate?: string,
+  now: number = Date.now(),
+): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   if (!/[a-z]/i.test(text)) return undefined;
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  if (Number.isNaN(date)) return undefined;
+  const reference = serverDate === undefined ? Number.NaN : Date.parse(serverDate);
+  return Math.max(0, date - (Number.isNaN(reference) ? now : reference));
 }

@@ -1,8 +1,8 @@
 import { type JobStatus, type Notification, STATUS_RANK } from "../contract/job.js";
 import { formatTimestamp } from "../contract/time.js";
 import type { Database, Queryable } from "../store/database.js";
+import { GroupCommit } from "../store/group-commit.js";
 import { migrate } from "../store/migrations.js";
-import { GroupCommit } from "./group-commit.js";
 import type { ReceivedJob } from "./job-view.js";
 import { RECEIVER_MIGRATIONS } from "./migrations.js";
 

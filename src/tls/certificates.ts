@@ -12,6 +12,8 @@ export interface TlsMaterial {
   readonly ca: string;
 }
 
+const DAY_MS = 24 * 3600 * 1000;
+
 /** Names a loopback service answers to: a certificate valid for all of them works whatever the URL says. */
 export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "::1"];
 
@@ -20,11 +22,14 @@ export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "::1
  * the service). A separate CA, rather than one self-signed leaf, is what OpenSSL verifies most reliably.
  */
 export async function generateLocalTls(hosts: readonly string[] = LOOPBACK_NAMES): Promise<TlsMaterial> {
-  const notAfterDate = new Date(Date.now() + 365 * 24 * 3600 * 1000);
+  // Backdated by a day, as public CAs do: a peer whose clock is behind ours must not see "not yet valid".
+  const notBeforeDate = new Date(Date.now() - DAY_MS);
+  const notAfterDate = new Date(Date.now() + 365 * DAY_MS);
   const ca = await generate([{ name: "commonName", value: "routerjobs local CA" }], {
     keyType: "ec",
     algorithm: "sha256",
     curve: "P-256",
+    notBeforeDate,
     notAfterDate,
     extensions: [
       { name: "basicConstraints", cA: true, critical: true },
@@ -35,6 +40,7 @@ export async function generateLocalTls(hosts: readonly string[] = LOOPBACK_NAMES
     keyType: "ec",
     algorithm: "sha256",
     curve: "P-256",
+    notBeforeDate,
     notAfterDate,
     ca: { key: ca.private, cert: ca.cert },
     extensions: [

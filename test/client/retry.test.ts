@@ -107,28 +107,38 @@ describe("parseRetryAfter", () => {
   const now = Date.parse("2026-11-22T17:00:00Z");
 
   it("reads delay-seconds and HTTP dates", () => {
-    expect(parseRetryAfter("120", now)).toBe(120_000);
-    expect(parseRetryAfter(" 0 ", now)).toBe(0);
-    expect(parseRetryAfter("Sun, 22 Nov 2026 17:00:30 GMT", now)).toBe(30_000);
-    expect(parseRetryAfter("Sun, 22 Nov 2026 16:00:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("120", undefined, now)).toBe(120_000);
+    expect(parseRetryAfter(" 0 ", undefined, now)).toBe(0);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 17:00:30 GMT", undefined, now)).toBe(30_000);
+    expect(parseRetryAfter("Sun, 22 Nov 2026 16:00:00 GMT", undefined, now)).toBe(0);
+  });
+
+  it("reads a date against the response's own Date header, whatever our clock says", () => {
+    const anHourAhead = new Date(now + 3600_000);
+    const retryAt = new Date(anHourAhead.getTime() + 30_000).toUTCString();
+    expect(parseRetryAfter(retryAt, anHourAhead.toUTCString(), now)).toBe(30_000);
+    expect(parseRetryAfter(retryAt, "not a date", anHourAhead.getTime())).toBe(30_000);
+    expect(parseRetryAfter("120", anHourAhead.toUTCString(), now)).toBe(120_000);
   });
 
   it("ignores what is neither", () => {
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
-    expect(parseRetryAfter("-5", now)).toBeUndefined();
-    expect(parseRetryAfter("1.5", now)).toBeUndefined();
-    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, undefined, now)).toBeUndefined();
+    expect(parseRetryAfter("-5", undefined, now)).toBeUndefined();
+    expect(parseRetryAfter("1.5", undefined, now)).toBeUndefined();
+    expect(parseRetryAfter("soon", undefined, now)).toBeUndefined();
   });
 
   it("round-trips any whole number of seconds and any date", () => {
     fc.assert(
       fc.property(fc.nat(1e9), (seconds) => {
-        expect(parseRetryAfter(String(seconds), now)).toBe(seconds * 1000);
+        expect(parseRetryAfter(String(seconds), undefined, now)).toBe(seconds * 1000);
       }),
     );
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 1e6 }), (seconds) => {
-        expect(parseRetryAfter(new Date(now + seconds * 1000).toUTCString(), now)).toBe(seconds * 1000);
+        expect(parseRetryAfter(new Date(now + seconds * 1000).toUTCString(), undefined, now)).toBe(
+          seconds * 1000,
+        );
       }),
     );
   });

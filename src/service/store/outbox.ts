@@ -38,10 +38,10 @@ export async function leaseNotifications(
   return rows;
 }
 
-export async function markDelivered(db: Queryable, id: string, now: Date): Promise<void> {
+export async function markDelivered(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
   await db.query(
-    "UPDATE outbox SET delivered_at = $2, locked_until = NULL, last_error = NULL WHERE id = $1",
-    [id, now],
+    "UPDATE outbox SET delivered_at = $2, locked_until = NULL, last_error = NULL WHERE id = ANY($1::uuid[])",
+    [ids, now],
   );
 }
 

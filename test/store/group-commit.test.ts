@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GroupCommit } from "../../src/receiver/group-commit.js";
+import { GroupCommit } from "../../src/store/group-commit.js";
 
 describe("GroupCommit", () => {
   it("writes items submitted during a write together in the next batch, in order, within maxBatch", async () => {

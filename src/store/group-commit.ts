@@ -1,6 +1,7 @@
 /**
  * Group commit: items submitted while a batch is being written wait and go together into the next one, so
- * N concurrent notifications cost one transaction (one commit) instead of N queued one behind the other.
+ * N concurrent writes (notifications received, deliveries acknowledged) cost one statement or transaction
+ * instead of N queued one behind the other.
  * Each submitter still resolves only after the batch holding its item committed; a failed batch rejects
  * all of its items, none of which were acknowledged.
  */
