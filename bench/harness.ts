@@ -7,6 +7,9 @@ export interface BenchReport {
   readonly lines: readonly string[];
   readonly file?: string;
   readonly seconds?: number;
+  /** When and on which Node the report was measured (results.json keeps reports from several runs). */
+  readonly date?: string;
+  readonly node?: string;
 }
 
 export interface BenchModule {

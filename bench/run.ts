@@ -3,7 +3,7 @@
  * Each bench measures its subject against a baseline in the same run and reports ratios, so figures from
  * different machines or days compare by ratio, not by absolute time.
  */
-import { readdir, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BenchModule, BenchReport } from "./harness.js";
@@ -23,8 +23,20 @@ for (const file of files) {
   for (const line of report.lines) process.stdout.write(`  ${line}\n`);
 }
 const out = join(here, "results.json");
-await writeFile(
-  out,
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, reports }, null, 2)}\n`,
+// A filtered run replaces its own benches' reports and keeps the others from earlier runs (each dated).
+const date = new Date().toISOString();
+const kept = filter ? await earlierReports(out, new Set(files)) : [];
+const all = [...kept, ...reports.map((report) => ({ ...report, date, node: process.version }))].sort((a, b) =>
+  String(a.file).localeCompare(String(b.file)),
 );
+await writeFile(out, `${JSON.stringify({ date, reports: all }, null, 2)}\n`);
 process.stdout.write(`\nwrote ${out}\n`);
+
+async function earlierReports(path: string, replaced: ReadonlySet<string>): Promise<BenchReport[]> {
+  try {
+    const earlier = JSON.parse(await readFile(path, "utf8")) as { reports?: BenchReport[] };
+    return (earlier.reports ?? []).filter((report) => !replaced.has(String(report.file)));
+  } catch {
+    return [];
+  }
+}

@@ -5,13 +5,16 @@
  * receiver (goal 0), duplicate jobs per idempotency key (goal 0, with every 10th submission repeated),
  * confirmation latency (terminal at the service -> stored by the receiver), notification attempts, memory
  * growth, and throughput against the same scripts run on the simulated routers alone.
+ *
+ * The service runs in this process; the receiver runs as `routerjobs receiver` in its own (run `npm run build`
+ * first; `npm run bench` does), as in production. Memory is each process's resident size, sampled through
+ * the run: growth is the last quarter's mean against the first quarter's, after the databases have warmed up.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RouterJobsClient } from "../src/client/index.js";
-import { startReceiver } from "../src/receiver/server.js";
 import { ReceiverClient } from "../src/receiver/wait-client.js";
 import { resolveConfig } from "../src/service/config.js";
 import { SimulatedBackend } from "../src/service/routers/simulated/index.js";
@@ -19,10 +22,16 @@ import { startService } from "../src/service/server.js";
 import { generateSecret } from "../src/service/store/directory.js";
 import { FaultProxy } from "../test/helpers/fault-proxy.js";
 import { type BenchReport, percentile, round } from "./harness.js";
+import { rssMiB, startReceiverProcess } from "./receiver-process.js";
 
 const ROUTERS = Number(process.env.SOAK_ROUTERS ?? 500);
 const JOBS = Number(process.env.SOAK_JOBS ?? 2000);
 const CONCURRENCY = 20;
+/**
+ * Offered load, jobs per second: a paced load shows the latency a sustainable rate gets (as fast as possible
+ * only shows how the backlog grows). 0 submits as fast as the service takes them.
+ */
+const RATE = Number(process.env.SOAK_RATE ?? 15);
 const DEADLINE_MS = 180_000;
 
 export async function run(): Promise<BenchReport> {
@@ -30,7 +39,7 @@ export async function run(): Promise<BenchReport> {
   const routers = Array.from({ length: ROUTERS }, (_, index) => ({ id: randomUUID(), name: `r${index}` }));
   const teamId = randomUUID();
   const token = `${randomUUID()}:${teamId}:${generateSecret()}`;
-  const receiver = await startReceiver({ dataDir: join(dir, "receiver"), port: 0, logger: false });
+  const receiver = await startReceiverProcess(join(dir, "receiver"));
   const receiverPort = Number(new URL(receiver.url).port);
   const proxy = await FaultProxy.start({ host: "127.0.0.1", port: receiverPort });
   proxy.set({ resetOnResponse: true, everyNth: 5 });
@@ -44,7 +53,7 @@ export async function run(): Promise<BenchReport> {
       rateLimit: { count: 1_000_000, windowMs: 1000 },
       notifyRetryBaseMs: 100,
       notifyRetryMaxMs: 2000,
-      notifyCa: await readFile(receiver.caFile as string, "utf8"),
+      notifyCa: receiver.ca,
     }),
     backend,
     host: "127.0.0.1",
@@ -60,10 +69,13 @@ export async function run(): Promise<BenchReport> {
     budgetDir: join(dir, "state"),
     rateLimit: { count: 1_000_000, windowMs: 1000 },
   });
-  const memory: number[] = [];
-  const sample = () => memory.push(process.memoryUsage().rss);
-  const sampler = setInterval(sample, 2000);
-  sample();
+  const memory: { service: number; receiver: number }[] = [];
+  const sample = async () => {
+    const receiverRss = await rssMiB(receiver.pid);
+    memory.push({ service: process.memoryUsage().rss / 2 ** 20, receiver: receiverRss ?? Number.NaN });
+  };
+  const sampler = setInterval(() => void sample(), 2000);
+  await sample();
   try {
     const started = performance.now();
     const keys: { routerId: string; key: string }[] = [];
@@ -73,6 +85,9 @@ export async function run(): Promise<BenchReport> {
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < JOBS) {
           const index = next++;
+          const due = started + (RATE > 0 ? (index * 1000) / RATE : 0);
+          const early = due - performance.now();
+          if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
           const routerId = (routers[index % ROUTERS] as { id: string }).id;
           const key = randomUUID();
           const request = {
@@ -107,7 +122,7 @@ export async function run(): Promise<BenchReport> {
     const reader = new ReceiverClient({
       url: receiver.url,
       readerToken: receiver.readerToken,
-      ca: await readFile(receiver.caFile as string, "utf8"),
+      ca: receiver.ca,
     });
     const latencies: number[] = [];
     let heard = 0;
@@ -125,7 +140,7 @@ export async function run(): Promise<BenchReport> {
       await reader.close();
     }
     const seconds = (performance.now() - started) / 1000;
-    sample();
+    await sample();
     const { rows: duplicates } = await db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM (SELECT idempotency_key FROM jobs GROUP BY idempotency_key HAVING count(*) > 1) d",
     );
@@ -147,14 +162,21 @@ export async function run(): Promise<BenchReport> {
     const aloneSeconds = (performance.now() - baseStart) / 1000;
     const lost = JOBS - terminal;
     const unheard = JOBS - heard;
-    const growthMb = ((memory.at(-1) as number) - (memory[0] as number)) / 2 ** 20;
+    const growth = (side: "service" | "receiver") => {
+      const quarter = Math.max(1, Math.floor(memory.length / 4));
+      const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+      const values = memory.map((entry) => entry[side]);
+      // The first quarter holds the databases' start-up peak: compare the second with the last.
+      return mean(values.slice(-quarter)) - mean(values.slice(quarter, 2 * quarter));
+    };
+    const peak = (side: "service" | "receiver") => Math.max(...memory.map((entry) => entry[side]));
     const lines = [
       `${ROUTERS} routers, ${JOBS} jobs (${repeats} submissions repeated with the same key), router fault rate 5%, every 5th service->receiver connection reset`,
       `jobs: ${statuses.map((row) => `${row.n} ${row.status}`).join(", ")}; lost ${lost} (goal 0); terminal notifications missing at the receiver ${unheard} (goal 0); duplicate jobs ${duplicates[0]?.n ?? 0} (goal 0)`,
       `notifications: ${outbox[0]?.n} sent in ${outbox[0]?.attempts} attempts; proxy broke ${proxy.stats.broken} of ${proxy.stats.connections} connections`,
       `confirmation latency (terminal -> stored by the receiver): p50 ${round(percentile(latencies, 50))} ms, p99 ${round(percentile(latencies, 99))} ms`,
-      `throughput ${round(JOBS / seconds, 1)} jobs/s end to end (submitting took ${round((submitted - started) / 1000, 1)} s) vs ${round(JOBS / aloneSeconds, 1)} scripts/s on the simulated routers alone (ratio ${round(aloneSeconds / seconds, 3)})`,
-      `memory (rss): start ${round((memory[0] as number) / 2 ** 20)} MiB, max ${round(Math.max(...memory) / 2 ** 20)} MiB, growth ${round(growthMb)} MiB`,
+      `offered ${RATE > 0 ? `${RATE} jobs/s` : "as fast as possible"}; throughput ${round(JOBS / seconds, 1)} jobs/s end to end (submitting took ${round((submitted - started) / 1000, 1)} s) vs ${round(JOBS / aloneSeconds, 1)} scripts/s on the simulated routers alone (ratio ${round(aloneSeconds / seconds, 3)})`,
+      `memory (rss, ${memory.length} samples): service peak ${round(peak("service"))} MiB, growth ${round(growth("service"))} MiB (last quarter vs second); receiver peak ${round(peak("receiver"))} MiB, growth ${round(growth("receiver"))} MiB`,
     ];
     return {
       title: "soak: jobs and notifications under faults",
@@ -166,7 +188,9 @@ export async function run(): Promise<BenchReport> {
         duplicates: duplicates[0]?.n ?? 0,
         p99ConfirmMs: round(percentile(latencies, 99)),
         jobsPerSec: round(JOBS / seconds, 2),
-        rssGrowthMiB: round(growthMb),
+        p50ConfirmMs: round(percentile(latencies, 50)),
+        serviceRssGrowthMiB: round(growth("service")),
+        receiverRssGrowthMiB: round(growth("receiver")),
       },
       lines,
     };

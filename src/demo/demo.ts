@@ -133,16 +133,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       const envFile = join(dir, "env.sh");
       await writeFile(
         envFile,
-        Object.entries(env)
+        Object.entries({ ...env, ROUTERJOBS_FLEET: JSON.stringify(routers) })
           .filter(([name]) => name.startsWith("ROUTERJOBS_"))
-          .map(([name, value]) => `export ${name}='${value}'\n`)
+          .map(([name, value]) => `export ${name}=${shellQuote(String(value))}\n`)
           .join(""),
         { mode: 0o600 },
       );
       write("");
       write(`--keep: the service and the receiver keep running (Ctrl-C stops them). To deploy against them:`);
       write(
-        `  source ${envFile}    # ROUTERJOBS_URL, ROUTERJOBS_TOKEN, ROUTERJOBS_CA_FILE, receiver settings`,
+        `  source ${envFile}    # ROUTERJOBS_URL, ROUTERJOBS_TOKEN, ROUTERJOBS_CA_FILE, receiver settings, the fleet`,
       );
       write(
         `  cd examples/office-fleet && npx tsx main.ts && (cd cdktf.out/stacks/office-fleet && terraform init && terraform apply)`,
@@ -215,4 +215,9 @@ function countByText(values: readonly string[]): string {
   return Object.entries(countBy(values))
     .map(([value, n]) => `${n} ${value}`)
     .join(", ");
+}
+
+/** Single-quoted for sh: the value as is, with each `'` closed, escaped and reopened. */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
 }

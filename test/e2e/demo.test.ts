@@ -2,8 +2,8 @@
  * `npm run demo` end to end, as a newcomer runs it: the built CLI, the real terraform, the embedded service and
  * receiver. Checks the summary it prints, that the token never shows, and that nothing it started outlives it.
  */
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,11 +12,15 @@ import { terraformOrSkip } from "../helpers/terraform.js";
 const terraform = terraformOrSkip("the demo (it deploys with terraform)");
 const ROOT = join(import.meta.dirname, "..", "..");
 
-function startDemo(dir: string) {
-  const child = spawn(process.execPath, [join(ROOT, "bin", "routerjobs.js"), "demo", "--dir", dir], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+function startDemo(dir: string, ...flags: string[]) {
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, "bin", "routerjobs.js"), "demo", "--dir", dir, ...flags],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
@@ -83,5 +87,59 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     await new Promise((resolve) => setTimeout(resolve, 3500));
     expect(processesUsing(dir)).toEqual([]);
     expect(readdirSync(dir)).toContain("service");
+  });
+
+  it("--keep leaves the service and receiver up for the user's own deploys, and Ctrl-C stops them", {
+    timeout: 300_000,
+  }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rj-demo-test-"));
+    dirs.push(dir);
+    const demo = startDemo(dir, "--keep");
+    const deadline = Date.now() + 240_000;
+    while (
+      !/--keep: the service and the receiver keep running/.test(demo.output()) &&
+      Date.now() < deadline
+    ) {
+      if (demo.child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(demo.output()).toMatch(/source \S+env\.sh/);
+    // WHEN the user points the CLI at what the demo printed (env.sh holds the token: mode 0600)
+    const envFile = join(dir, "env.sh");
+    expect(statSync(envFile).mode & 0o077).toBe(0);
+    // (sourced by a real sh, as the user would: the file must be valid shell)
+    const sourced = spawnSync("sh", ["-c", '. "$1" && env', "sh", envFile], { encoding: "utf8" });
+    expect(sourced.status, sourced.stderr).toBe(0);
+    const env = Object.fromEntries(
+      sourced.stdout
+        .split("\n")
+        .filter((line) => line.startsWith("ROUTERJOBS_"))
+        .map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+    ) as Record<string, string>;
+    expect(Object.keys(env)).toEqual(
+      expect.arrayContaining([
+        "ROUTERJOBS_URL",
+        "ROUTERJOBS_TOKEN",
+        "ROUTERJOBS_FLEET",
+        "ROUTERJOBS_NOTIFY_URL",
+      ]),
+    );
+    const fleet = JSON.parse(env.ROUTERJOBS_FLEET as string) as { id: string; name: string }[];
+    const router = fleet.find((item) => item.name === "office-1")?.id as string;
+    const jobs = spawnSync(process.execPath, [join(ROOT, "bin", "routerjobs.js"), "jobs", router, "--json"], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      encoding: "utf8",
+    });
+    // THEN the kept service answers, with the jobs the demo ran on that router
+    expect(jobs.status, jobs.stderr).toBe(0);
+    const listed = JSON.parse(jobs.stdout) as { status: string }[];
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.every((job) => job.status === "completed")).toBe(true);
+    // AND Ctrl-C stops everything
+    demo.child.kill("SIGINT");
+    expect(await demo.done, demo.output()).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect(processesUsing(dir)).toEqual([]);
   });
 });
