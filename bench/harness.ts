@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+
 /** What a `bench/*.bench.ts` module exports: `run()` measures and returns figures plus printable lines. */
 export interface BenchReport {
   readonly title: string;
@@ -48,4 +50,15 @@ export function maxInAnyWindow(sorted: readonly number[], windowMs: number): num
     max = Math.max(max, end - start + 1);
   }
   return max;
+}
+
+/** Resident memory of a process in MiB, from /proc (Linux); undefined elsewhere. */
+export async function rssMiB(pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, "utf8");
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
 }

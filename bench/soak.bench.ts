@@ -21,8 +21,8 @@ import { SimulatedBackend } from "../src/service/routers/simulated/index.js";
 import { startService } from "../src/service/server.js";
 import { generateSecret } from "../src/service/store/directory.js";
 import { FaultProxy } from "../test/helpers/fault-proxy.js";
-import { type BenchReport, percentile, round } from "./harness.js";
-import { rssMiB, startReceiverProcess } from "./receiver-process.js";
+import { startReceiverProcess } from "../test/helpers/receiver-process.js";
+import { type BenchReport, percentile, round, rssMiB } from "./harness.js";
 
 const ROUTERS = Number(process.env.SOAK_ROUTERS ?? 500);
 const JOBS = Number(process.env.SOAK_JOBS ?? 2000);
@@ -71,7 +71,7 @@ export async function run(): Promise<BenchReport> {
   });
   const memory: { service: number; receiver: number }[] = [];
   const sample = async () => {
-    const receiverRss = await rssMiB(receiver.pid);
+    const receiverRss = await rssMiB(receiver.process.child.pid as number);
     memory.push({ service: process.memoryUsage().rss / 2 ** 20, receiver: receiverRss ?? Number.NaN });
   };
   const sampler = setInterval(() => void sample(), 2000);

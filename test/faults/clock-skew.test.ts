@@ -10,7 +10,6 @@
  * the one thing loopback cannot provide. A Retry-After dated by the service's clock and a certificate generated
  * on a clock that is ahead are covered too (both were bugs this test found).
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
@@ -22,9 +21,10 @@ import { applyJob } from "../../src/apply/apply.js";
 import { Journal } from "../../src/apply/journal.js";
 import { RateLimitedError, RouterJobsClient } from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
-import { RECEIVER_FILES } from "../../src/receiver/files.js";
 import { ReceiverClient } from "../../src/receiver/wait-client.js";
 import { generateLocalTls, TLS_FILE_NAMES, type TlsMaterial } from "../../src/tls/certificates.js";
+import { type CliProcess, startCli } from "../helpers/cli.js";
+import { type ReceiverProcess, startReceiverProcess } from "../helpers/receiver-process.js";
 import { newJob, notificationFor, Sender, tempDir } from "../receiver/helpers.js";
 import {
   eventually,
@@ -60,91 +60,35 @@ beforeEach(() => {
 afterEach(() => undo(startOfTest));
 afterAll(() => undo(0));
 
-interface Cli {
-  readonly child: ChildProcess;
-  readonly output: () => { stdout: string; stderr: string };
-  readonly exited: Promise<number | null>;
-}
-
 /**
- * The built CLI in a child process (bin/routerjobs.js imports dist/, which the global setup builds), with a clean
- * environment: the parent's ROUTERJOBS_* variables never leak in. `skewMs` moves the child's wall clock.
+ * The built CLI in a child process (see test/helpers/cli.ts), stopped after the test; `skewMs` moves the child's
+ * wall clock.
  */
-function cli(args: readonly string[], env: Record<string, string> = {}, skewMs?: number): Cli {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("ROUTERJOBS_")),
-  );
-  const skew =
-    skewMs === undefined
-      ? {}
-      : {
-          NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${JSON.stringify(SKEWED_CLOCK)}`.trim(),
-          ROUTERJOBS_TEST_CLOCK_SKEW_MS: String(skewMs),
-        };
-  const child = spawn(process.execPath, [join(ROOT, "bin", "routerjobs.js"), ...args], {
-    cwd: ROOT,
-    env: { ...clean, ...env, ...skew },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  cleanups.push(() => stop({ child, exited }));
-  return { child, output: () => ({ stdout, stderr }), exited };
+function cli(args: readonly string[], env: Record<string, string> = {}, skewMs?: number): CliProcess {
+  const run = startCli(args, { env: { ...env, ...skewedClock(skewMs) } });
+  cleanups.push(() => run.stop());
+  return run;
 }
 
-/** SIGTERM (a graceful stop), then SIGKILL when it has not exited after 10 s. */
-async function stop({ child, exited }: Pick<Cli, "child" | "exited">): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** The first match of `pattern` in what a long-running child printed, once it printed it. */
-async function printed(run: Cli, pattern: RegExp, what: string, timeoutMs = 90_000): Promise<string> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    const match = pattern.exec(run.output().stdout);
-    if (match) return match[1] as string;
-    if (run.child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  // stderr holds one error line at most; the CLI prints no token there.
-  throw new Error(`${what} did not start: ${run.output().stderr.trim() || "(nothing on stderr)"}`);
-}
-
-interface SkewedReceiver {
-  readonly url: string;
-  readonly notifyUrl: string;
-  readonly ca: string;
-  readonly readerToken: string;
+function skewedClock(skewMs: number | undefined): Record<string, string> {
+  if (skewMs === undefined) return {};
+  return {
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import=${JSON.stringify(SKEWED_CLOCK)}`.trim(),
+    ROUTERJOBS_TEST_CLOCK_SKEW_MS: String(skewMs),
+  };
 }
 
 /** `routerjobs receiver` with the team's signing secret, on a machine whose clock is `skewMs` off. */
-async function startSkewedReceiver(skewMs: number): Promise<SkewedReceiver> {
+async function startSkewedReceiver(skewMs: number): Promise<ReceiverProcess> {
   const dir = await tempDir();
   cleanups.push(() => dir.remove());
-  const run = cli(
-    ["receiver", "--listen", "127.0.0.1:0", "--data", dir.path],
-    { ROUTERJOBS_RECEIVER_SIGNING_SECRET: SIGNING_SECRET },
-    skewMs,
-  );
-  const notifyUrl = await printed(run, /^notify_url: (\S+)$/m, "the receiver");
-  const url = await printed(run, /^receiver listening on (\S+)/m, "the receiver");
-  expect(run.output().stdout).toContain("signatures: required (Standard Webhooks)");
-  return {
-    url,
-    notifyUrl,
-    ca: await readFile(join(dir.path, TLS_FILE_NAMES.ca), "utf8"),
-    readerToken: (await readFile(join(dir.path, RECEIVER_FILES.readerToken), "utf8")).trim(),
-  };
+  const receiver = await startReceiverProcess(dir.path, {
+    ROUTERJOBS_RECEIVER_SIGNING_SECRET: SIGNING_SECRET,
+    ...skewedClock(skewMs),
+  });
+  cleanups.push(() => receiver.close());
+  expect(receiver.process.output().stdout).toContain("signatures: required (Standard Webhooks)");
+  return receiver;
 }
 
 function declare(
@@ -190,7 +134,7 @@ async function outboxOf(service: TestService, jobId: string): Promise<OutboxRow[
 }
 
 /** The service in this process, for team B (whose seed has a signing secret), trusting the receiver's CA. */
-async function signingService(receiver: SkewedReceiver, stateDir: string) {
+async function signingService(receiver: ReceiverProcess, stateDir: string) {
   const service = await startTestService({
     notifyCa: receiver.ca,
     notifyRetryBaseMs: 100,
@@ -371,7 +315,7 @@ describe("the service's clock an hour ahead of apply's", () => {
       {},
       SKEW_MS,
     );
-    serviceUrl = await printed(run, /^routerjobs service listening on (\S+)/m, "the service");
+    serviceUrl = await run.printed(/^routerjobs service listening on (\S+)/m, "the service");
   }, 120_000);
 
   /** `routerjobs apply` as a Terraform provisioner runs it, on this machine (its clock is right). */
@@ -507,7 +451,7 @@ describe("the service's clock an hour ahead of apply's", () => {
       {},
       SKEW_MS,
     );
-    const url = await printed(run, /^routerjobs service listening on (\S+)/m, "the service");
+    const url = await run.printed(/^routerjobs service listening on (\S+)/m, "the service");
     const generatedCa = join(data, TLS_FILE_NAMES.ca);
     const validFrom = Date.parse(
       new X509Certificate(await readFile(join(data, TLS_FILE_NAMES.cert))).validFrom,

@@ -1,4 +1,5 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -17,14 +18,16 @@ export interface CliOptions {
   readonly timeoutMs?: number;
 }
 
+/** This process's environment without ROUTERJOBS_* variables. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("ROUTERJOBS_")));
+}
+
 /** Spawns the built CLI (`node bin/routerjobs.js`, see test/global-setup.ts) and collects what it printed. */
 export async function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith("ROUTERJOBS_")),
-  );
   const child = spawn(process.execPath, ["bin/routerjobs.js", ...args], {
     cwd: ROOT,
-    env: { ...env, ...options.env },
+    env: { ...cleanEnv(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
     timeout: options.timeoutMs ?? 20_000,
   });
@@ -42,4 +45,55 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
     child.on("close", resolve);
   });
   return { code, stdout, stderr };
+}
+
+/** A long-running CLI process (a service, a receiver, a waiting apply) and what it printed so far. */
+export interface CliProcess {
+  readonly child: ChildProcess;
+  readonly output: () => { stdout: string; stderr: string };
+  readonly exited: Promise<number | null>;
+  /** The first group of `pattern` once stdout has it; throws with the process's stderr if it exits first. */
+  printed(pattern: RegExp, what: string, timeoutMs?: number): Promise<string>;
+  /** SIGTERM (a graceful stop), then SIGKILL when it has not exited after 10 s. */
+  stop(): Promise<void>;
+}
+
+/** Starts the built CLI without waiting for it; `env` is added to a clean environment, as for runCli. */
+export function startCli(args: readonly string[], options: Pick<CliOptions, "env"> = {}): CliProcess {
+  const child = spawn(process.execPath, [join(ROOT, "bin", "routerjobs.js"), ...args], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return {
+    child,
+    output: () => ({ stdout, stderr }),
+    exited,
+    async printed(pattern, what, timeoutMs = 90_000) {
+      for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+        const match = pattern.exec(stdout);
+        if (match) return match[1] as string;
+        if (child.exitCode !== null) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // stderr holds one error line at most; the CLI prints no token there.
+      throw new Error(`${what} did not start: ${stderr.trim() || "(nothing on stderr)"}`);
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
