@@ -1,7 +1,7 @@
 /**
- * Builds dist/ once per test run, for the tests that spawn the real CLI (bin/routerjobs.js imports dist/).
- * Emit only (`--noCheck`) and incremental: type checking is `npm run typecheck`'s job, and a no-change build
- * then takes a couple of seconds. Quiet unless the build fails.
+ * Builds dist/ once per test run, for the tests that spawn the real CLI (bin/routerjobs.js imports the bundle
+ * in dist/bundle/), as `npm run build` does. Emit only (`--noCheck`) and incremental: type checking is
+ * `npm run typecheck`'s job, and a no-change build then takes a couple of seconds. Quiet unless it fails.
  */
 import { execFile } from "node:child_process";
 import { createRequire } from "node:module";
@@ -19,10 +19,12 @@ export default async function setup(): Promise<void> {
     "--pretty",
     "false",
   ];
-  try {
-    await promisify(execFile)(process.execPath, [tsc, ...args], { maxBuffer: 16 * 1024 * 1024 });
-  } catch (error) {
-    const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
-    throw new Error(`the build (tsc ${args.join(" ")}) failed:\n${stdout}${stderr}`);
+  for (const step of [[tsc, ...args], ["scripts/bundle-cli.mjs"]]) {
+    try {
+      await promisify(execFile)(process.execPath, step, { maxBuffer: 16 * 1024 * 1024 });
+    } catch (error) {
+      const { stdout = "", stderr = "" } = error as { stdout?: string; stderr?: string };
+      throw new Error(`the build (${step.join(" ")}) failed:\n${stdout}${stderr}`);
+    }
   }
 }

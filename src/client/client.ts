@@ -13,16 +13,10 @@ import { type JobRequestInput, jobRequestSchema } from "../contract/job.js";
 import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
 import { RouterjobsError } from "../errors.js";
-import {
-  BadResponseError,
-  errorFromResponse,
-  parseJson,
-  RateLimitedError,
-  TimeoutError,
-  ValidationError,
-} from "./errors.js";
+import { BadResponseError, RateLimitedError, TimeoutError, ValidationError } from "./errors.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
 import { RateBudget } from "./rate-budget.js";
+import { errorFromResponse, parseJson } from "./response-errors.js";
 import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
 import { sleep } from "./sleep.js";
 import { type AttemptRequest, Transport } from "./transport.js";

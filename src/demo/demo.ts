@@ -84,10 +84,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     const stackDir = join(dir, "cdktf.out", "stacks", "office-fleet");
     const deploy = async (variant: "initial" | "changed") => {
       write(`${elapsed()}  synthesizing the office fleet (${variant}) with cdktf`);
+      // In the demo's folder: cdktf puts the stack's default local state in the working directory, and the
+      // demo's state belongs with the demo, not in the user's checkout.
       await run(
         process.execPath,
-        ["--import", "tsx", FLEET_APP],
-        { cwd: ROOT, env: { ...env, FLEET_VARIANT: variant, ROUTERJOBS_FLEET: JSON.stringify(routers) } },
+        ["--import", import.meta.resolve("tsx"), FLEET_APP],
+        { cwd: dir, env: { ...env, FLEET_VARIANT: variant, ROUTERJOBS_FLEET: JSON.stringify(routers) } },
         signal,
       );
       if (!existsSync(join(stackDir, ".terraform"))) {

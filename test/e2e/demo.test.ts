@@ -69,6 +69,9 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     // AND the token it generated is in no line it printed
     expect(output).not.toMatch(/[0-9a-f-]{36}:[0-9a-f-]{36}:[A-Za-z0-9]{62}/);
     expect(processesUsing(dir)).toEqual([]);
+    // AND its terraform state is in its folder, not in the checkout it was started from
+    expect(readdirSync(dir)).toContain("terraform.office-fleet.tfstate");
+    expect(readdirSync(ROOT).filter((name) => name.includes("tfstate"))).toEqual([]);
   });
 
   it("stops everything it started on Ctrl-C", { timeout: 120_000 }, async () => {

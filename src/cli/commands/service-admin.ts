@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { readErrorBody } from "../../contract/errors.js";
 import { RouterjobsError, UsageError } from "../../errors.js";
 import { writeJson, writeLines } from "../output.js";
 
@@ -143,6 +142,7 @@ async function callAdmin(flags: AdminFlags, method: string, path: string, body?:
       parsed = undefined;
     }
     if (response.statusCode >= 300) {
+      const { readErrorBody } = await import("../../contract/errors.js");
       const error = readErrorBody(parsed);
       const details = error?.details.map((detail) => `${detail.field}: ${detail.message}`) ?? [];
       throw new ServiceAdminError(

@@ -1,30 +1,13 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { z } from "zod";
 import { parseDuration, parseRateLimit } from "../../contract/duration.js";
 import { UsageError } from "../../errors.js";
 import { writeLines } from "../output.js";
 import { serviceAdminCommands } from "./service-admin.js";
+import type { ServiceFlags } from "./service-flags.js";
 
 const DEFAULT_DATA = ".routerjobs/service";
-
-const flagsSchema = z.object({
-  listen: z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, { error: "--listen must be HOST:PORT" }),
-  data: z.string().min(1),
-  database: z.string().optional(),
-  seed: z.string().optional(),
-  tlsCert: z.string().optional(),
-  tlsKey: z.string().optional(),
-  tlsGenerate: z.boolean().optional(),
-  rateLimit: z.string().optional(),
-  tick: z.string().optional(),
-  syncTimeout: z.string().optional(),
-  notifyCaFile: z.string().optional(),
-  adminRemote: z.boolean().optional(),
-  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
-});
-type ServiceFlags = z.output<typeof flagsSchema>;
 
 /** What operator commands read to find the running service: written by the service at start. */
 export const SERVICE_INFO_FILE = "service.json";
@@ -44,42 +27,35 @@ export function serviceCommand(): Command {
 }
 
 function startCommand(): Command {
-  return new Command("start")
-    .description("run the service with simulated routers (the default: `routerjobs service --listen ...`)")
-    .option("--listen <host:port>", "address to listen on", "127.0.0.1:8443")
-    .option("--data <dir>", "data directory: database, admin token, generated TLS files", DEFAULT_DATA)
-    .option("--database <url>", "postgres://... to use PostgreSQL instead of PGlite in --data")
-    .option("--seed <file>", "seed file (teams, tokens, routers), applied idempotently at start")
-    .option("--tls-cert <file>", "PEM certificate chain to serve HTTPS with (with --tls-key)")
-    .option("--tls-key <file>", "PEM private key of --tls-cert")
-    .option("--tls-generate", "serve HTTPS with a local CA kept in --data (its path is printed)")
-    .option("--rate-limit <n/duration>", "requests per API key per window, e.g. 60/1m", "60/1m")
-    .option("--tick <duration>", "scheduler period for jobs without express execution", "10s")
-    .option("--sync-timeout <duration>", "a synchronous command slower than this answers 504", "10s")
-    .option("--notify-ca-file <file>", "extra CA (PEM) trusted for notify_url")
-    .option("--admin-remote", "accept admin API calls from other hosts than loopback")
-    .option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent", "warn")
-    .addHelpText(
-      "after",
-      `
+  return (
+    new Command("start")
+      .description("run the service with simulated routers (the default: `routerjobs service --listen ...`)")
+      .option("--listen <host:port>", "address to listen on", "127.0.0.1:8443")
+      .option("--data <dir>", "data directory: database, admin token, generated TLS files", DEFAULT_DATA)
+      .option("--database <url>", "postgres://... to use PostgreSQL instead of PGlite in --data")
+      .option("--seed <file>", "seed file (teams, tokens, routers), applied idempotently at start")
+      .option("--tls-cert <file>", "PEM certificate chain to serve HTTPS with (with --tls-key)")
+      .option("--tls-key <file>", "PEM private key of --tls-cert")
+      .option("--tls-generate", "serve HTTPS with a local CA kept in --data (its path is printed)")
+      .option("--rate-limit <n/duration>", "requests per API key per window, e.g. 60/1m", "60/1m")
+      .option("--tick <duration>", "scheduler period for jobs without express execution", "10s")
+      .option("--sync-timeout <duration>", "a synchronous command slower than this answers 504", "10s")
+      .option("--notify-ca-file <file>", "extra CA (PEM) trusted for notify_url")
+      .option("--admin-remote", "accept admin API calls from other hosts than loopback")
+      .option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent", "warn")
+      .addHelpText(
+        "after",
+        `
 Examples:
   $ routerjobs service --listen 127.0.0.1:8443 --data ./svc --seed seed.json --tls-generate
   $ routerjobs service --database postgres://routerjobs@db/routerjobs --rate-limit 600/1m --tick 2s
   $ routerjobs service token create --team 1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b --data ./svc`,
-    )
-    .action(async (raw: Record<string, unknown>) => runService(parseFlags(raw)));
-}
-
-function parseFlags(raw: Record<string, unknown>): ServiceFlags {
-  const result = flagsSchema.safeParse(raw);
-  if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
-  if (Boolean(result.data.tlsCert) !== Boolean(result.data.tlsKey)) {
-    throw new UsageError("--tls-cert and --tls-key go together");
-  }
-  if (result.data.tlsCert && result.data.tlsGenerate) {
-    throw new UsageError("use either --tls-cert/--tls-key or --tls-generate");
-  }
-  return result.data;
+      )
+      // zod is loaded by this command only, not by every start of the CLI.
+      .action(async (raw: Record<string, unknown>) =>
+        runService((await import("./service-flags.js")).parseServiceFlags(raw)),
+      )
+  );
 }
 
 function setting<T>(parse: () => T): T {

@@ -1,0 +1,42 @@
+/**
+ * Bundles the CLI into dist/bundle/ (after `tsc` wrote dist/). Terraform starts `routerjobs apply` once per
+ * declared script, up to ten at a time on the deploying machine, so its start-up cost is paid a hundred times
+ * per fleet deploy: loaded from ~250 files (zod, undici, commander, ours) it costs twice what one bundle does
+ * (bench/client.bench.ts measures it). Commands load their heavy parts lazily (`await import`), so the bundle
+ * is split at those points and `--version` or `apply` never read the service's code.
+ *
+ * Kept out of the bundle: packages that find files next to their own code (PGlite's WebAssembly, selfsigned)
+ * or are large and only needed by the service, receiver and demo (fastify, pg, cdktf).
+ */
+import { build } from "esbuild";
+
+const EXTERNAL = [
+  "@electric-sql/pglite",
+  "pg",
+  "fastify",
+  "fastify-plugin",
+  "fastify-type-provider-zod",
+  "cdktf",
+  "constructs",
+  "@cdktf/provider-null",
+  "selfsigned",
+];
+
+await build({
+  entryPoints: ["src/cli/main.ts"],
+  outdir: "dist/bundle",
+  // Chunks next to the entry: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
+  // (`../../package.json`) mean the same in both.
+  chunkNames: "[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  external: EXTERNAL,
+  // CommonJS dependencies (commander, proper-lockfile) call require(), which ESM output does not have.
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
+  logLevel: "warning",
+});
