@@ -91,6 +91,16 @@ export type Statement =
       readonly body: Block;
     })
   | (Position & {
+      /** `:for i from=1 to=10 step=1 do={...}`: `to` included; without `step`, counts down when from > to. */
+      readonly kind: "for";
+      readonly name: string;
+      readonly from: Expr;
+      readonly to: Expr;
+      readonly step?: Expr;
+      readonly body: Block;
+    })
+  | (Position & { readonly kind: "while"; readonly condition: Expr; readonly body: Block })
+  | (Position & {
       readonly kind: "do";
       readonly body: Block;
       readonly onError?: Block;

@@ -2,7 +2,9 @@
  * Runs a parsed script against a `CommandHost`. Like RouterOS it stops at the first failure and leaves what
  * ran before applied; a failure the host raises without a position is placed at the failing command.
  */
-import type { Block, Expr, Statement } from "./ast.js";
+
+import { setImmediate } from "node:timers/promises";
+import type { Block, Expr, Position, Statement } from "./ast.js";
 import { RouterOsError } from "./errors.js";
 import { callFunction } from "./functions.js";
 import type { CommandCall, CommandHost, RosValue } from "./host.js";
@@ -18,7 +20,20 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Receives each output line as it is produced, so a caller keeps the output of a script that fails. */
   readonly onOutput?: (line: string) => void;
+  /**
+   * Statements a script may execute before it is stopped with an error. RouterOS itself lets a loop run
+   * forever; a simulated router sharing a process with the service must not. @default 1,000,000
+   */
+  readonly maxStatements?: number;
 }
+
+export const DEFAULT_MAX_STATEMENTS = 1_000_000;
+
+/**
+ * Statements between two turns of the event loop. The interpreter awaits only promises that are already
+ * settled, so a loop would otherwise never let a timer, an abort or another request run.
+ */
+const YIELD_EVERY = 512;
 
 export interface RunResult {
   /** Lines from `:put`, `print` and `export`, in order. */
@@ -36,6 +51,7 @@ const ARITHMETIC: Readonly<Record<string, (a: number, b: number) => number>> = {
 class Interpreter {
   readonly output: string[] = [];
   private readonly globals = new Map<string, Cell>();
+  private executed = 0;
 
   constructor(
     private readonly host: CommandHost,
@@ -46,7 +62,7 @@ class Interpreter {
   async run(block: Block, scope: Scope): Promise<RosValue> {
     let value: RosValue = null;
     for (const statement of block.statements) {
-      this.options.signal?.throwIfAborted();
+      await this.step(statement);
       try {
         value = await this.execute(statement, scope);
       } catch (error) {
@@ -54,6 +70,22 @@ class Interpreter {
       }
     }
     return value;
+  }
+
+  /**
+   * Counts a statement or a loop's turn (an empty loop body has no statements, and must count too): takes a
+   * turn of the event loop now and then, honours the abort signal, and enforces the statement limit.
+   */
+  private async step(at: Position): Promise<void> {
+    if (++this.executed % YIELD_EVERY === 0) await setImmediate();
+    this.options.signal?.throwIfAborted();
+    const limit = this.options.maxStatements ?? DEFAULT_MAX_STATEMENTS;
+    if (this.executed > limit) {
+      throw new RouterOsError(`script stopped after ${limit} statements, the limit of this router`).at(
+        at.line,
+        at.column,
+      );
+    }
   }
 
   private print(text: string): void {
@@ -111,14 +143,40 @@ class Interpreter {
         const items = await this.evaluate(statement.items, scope);
         const list = Array.isArray(items) ? items : items === null ? [] : [items];
         for (const item of list) {
+          await this.step(statement);
           const body = new Scope(scope);
           body.bind(statement.name, { value: item });
           await this.run(statement.body, body);
         }
         return null;
       }
+      case "for": {
+        const number = async (expr: Expr, name: string) => {
+          const value = toNumber(await this.evaluate(expr, scope));
+          if (value === undefined) throw new RouterOsError(`invalid value for argument ${name}`);
+          return value;
+        };
+        const from = await number(statement.from, "from");
+        const to = await number(statement.to, "to");
+        const step = statement.step ? await number(statement.step, "step") : from > to ? -1 : 1;
+        if (step === 0) throw new RouterOsError("invalid value for argument step");
+        for (let value = from; step > 0 ? value <= to : value >= to; value += step) {
+          await this.step(statement);
+          const body = new Scope(scope);
+          body.bind(statement.name, { value });
+          await this.run(statement.body, body);
+        }
+        return null;
+      }
+      case "while":
+        while (isTrue(await this.evaluate(statement.condition, scope))) {
+          await this.step(statement);
+          await this.run(statement.body, new Scope(scope));
+        }
+        return null;
       case "do":
         do {
+          await this.step(statement);
           try {
             await this.run(statement.body, new Scope(scope));
           } catch (error) {

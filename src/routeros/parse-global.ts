@@ -74,6 +74,8 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
   const accepted = {
     if: ["do", "else"],
     foreach: ["in", "do"],
+    for: ["from", "to", "step", "do"],
+    while: ["do"],
     do: ["do", "on-error", "while"],
     delay: ["delay-time"],
   };
@@ -88,7 +90,7 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
     onArgument: (arg) => {
       const value = arg.value;
       if (
-        command === "foreach" &&
+        (command === "foreach" || command === "for") &&
         arg.name === undefined &&
         "type" in value &&
         value.type === "literal" &&
@@ -155,6 +157,27 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
         ...at,
         name: args.name(0),
         items: args.required(args.expr(args.option("in"))),
+        body: args.required(args.block(args.option("do"))),
+      };
+    case "for": {
+      args.most(1);
+      const step = args.expr(args.option("step"));
+      return {
+        kind: "for",
+        ...at,
+        name: args.name(0),
+        from: args.required(args.expr(args.option("from"))),
+        to: args.required(args.expr(args.option("to"))),
+        ...(step ? { step } : {}),
+        body: args.required(args.block(args.option("do"))),
+      };
+    }
+    case "while":
+      args.most(1);
+      return {
+        kind: "while",
+        ...at,
+        condition: args.required(args.at(0)),
         body: args.required(args.block(args.option("do"))),
       };
     case "do": {

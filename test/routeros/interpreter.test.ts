@@ -168,6 +168,24 @@ describe("runScript global commands", () => {
     expect(output).toEqual(["3"]);
   });
 
+  it("counts with :for, `to` included, down when from > to, by any step", async () => {
+    const run = async (script: string) => (await runScript(script, new RecordingHost())).output;
+    expect(await run(":for i from=1 to=3 do={ :put $i }")).toEqual(["1", "2", "3"]);
+    expect(await run(":for i from=3 to=1 do={ :put $i }")).toEqual(["3", "2", "1"]);
+    expect(await run(":for i from=0 to=10 step=5 do={ :put $i }")).toEqual(["0", "5", "10"]);
+    expect(await run(":for i from=1 to=0 step=1 do={ :put $i }\n:put done")).toEqual(["done"]);
+    const error = await failure(runScript(":for i from=1 to=x do={ :put $i }", new RecordingHost()));
+    expect(error.message).toBe("invalid value for argument to (line 1 column 1)");
+  });
+
+  it("repeats :while its condition holds, checking it first", async () => {
+    const { output } = await runScript(
+      ":local i 0\n:while ($i < 3) do={ :set i ($i + 1) }\n:while (false) do={ :put never }\n:put $i",
+      new RecordingHost(),
+    );
+    expect(output).toEqual(["3"]);
+  });
+
   it("logs with script topics and delays through the host", async () => {
     const host = new RecordingHost();
     await runScript(':log warning "disk low"\n:delay 1m30s\n:delay 500ms\n:delay 2', host);
@@ -206,5 +224,34 @@ describe("runScript global commands", () => {
     await expect(runScript(":put 1", new RecordingHost(), { signal: aborted.signal })).rejects.toThrow(
       "gone",
     );
+  });
+
+  it("stops a runaway loop at its statement limit, pointing at the loop", async () => {
+    const host = new RecordingHost();
+    const error = await failure(
+      runScript(":local i 0\n:do {\n  :set i ($i + 1)\n} while=(true)", host, { maxStatements: 5000 }),
+    );
+    expect(error.text).toBe("script stopped after 5000 statements, the limit of this router");
+    expect(error.line).toBe(2);
+  });
+
+  it("lets timers run while a loop runs, so a time-out signal can stop it", async () => {
+    // The loop never awaits anything unsettled: without the interpreter's turns of the event loop, neither the
+    // interval nor the signal's timer would ever fire.
+    let ticks = 0;
+    const interval = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    try {
+      await expect(
+        runScript(":do {} while=(true)", new RecordingHost(), {
+          signal: AbortSignal.timeout(200),
+          maxStatements: Number.POSITIVE_INFINITY,
+        }),
+      ).rejects.toThrow(/timeout/i);
+    } finally {
+      clearInterval(interval);
+    }
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(ticks).toBeGreaterThan(0);
   });
 });

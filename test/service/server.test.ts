@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
-import { ROUTER_A, startTestService, type TestService } from "./harness.js";
+import { eventually, ROUTER_A, startTestService, type TestService } from "./harness.js";
 
 /** What `inject` cannot show: routers that are slow or gone (slow clients: test/security/slowloris.test.ts). */
 describe("service server: router timeouts and failures", () => {
@@ -35,5 +35,50 @@ describe("service server: router timeouts and failures", () => {
       (item) => item.idempotency_key === ack.body.data.idempotency_key,
     );
     expect(job.status).toBe("pending");
+  });
+});
+
+describe("service server: runaway scripts", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    // The default limit (a million statements, some seconds of CPU): the synchronous call gives up long before.
+    svc = await startTestService({ syncTimeoutMs: 300 });
+  });
+  afterAll(async () => svc?.close());
+
+  it("a synchronous /execute that loops forever answers 504 at the sync timeout, and the service serves meanwhile", async () => {
+    const started = performance.now();
+    const looping = svc.call("POST", `/api/synchronous/${ROUTER_A}`, {
+      body: { command: "/execute", parameters: "=script=:do {} while=(true)" },
+    });
+    const health = await svc.call("GET", "/healthz");
+    const answer = await looping;
+    expect(health.status).toBe(200);
+    expect(answer.status).toBe(504);
+    expect(answer.body.error.code).toBe("router_timeout");
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("a job whose script loops forever fails with the router's limit, and the router's next job runs", async () => {
+    const looping = await svc.submit(ROUTER_A, {
+      description: "runaway",
+      script: ":local i 0\n:while (true) do={ :set i ($i + 1) }",
+      express_execute: true,
+    });
+    const next = await svc.submit(ROUTER_A, {
+      description: "next",
+      script: ":put ok",
+      express_execute: true,
+    });
+    const [failed, completed] = await eventually(async () => {
+      const jobs = await svc.jobs(ROUTER_A);
+      const find = (ack: typeof looping) =>
+        jobs.find((job) => job.idempotency_key === ack.body.data.idempotency_key);
+      const pair = [find(looping), find(next)];
+      return pair.every((job) => ["completed", "failed"].includes(job?.status)) ? pair : undefined;
+    }, 30_000);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toContain("script stopped after 1000000 statements");
+    expect(completed.status).toBe("completed");
   });
 });

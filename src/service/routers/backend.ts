@@ -19,8 +19,14 @@ export interface RouterBackend {
   /**
    * A synchronous API call: `/ip/arp/print` with API words. Returns records keyed the service's way.
    * Throws `RouterCommandError` (router said no), `RouterUnreachableError` (offline), `RouterTimeoutError`.
+   * `signal` ends the call when the caller stops waiting (a script run by `/execute` stops with it).
    */
-  command(routerId: string, command: string, parameters?: string): Promise<RouterRecord[]>;
+  command(
+    routerId: string,
+    command: string,
+    parameters?: string,
+    options?: { signal?: AbortSignal },
+  ): Promise<RouterRecord[]>;
   /** Serialisable state (configuration, backups, log) so the service can persist it between restarts. */
   snapshot(routerId: string): unknown;
 }

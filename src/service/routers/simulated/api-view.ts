@@ -87,6 +87,7 @@ export async function apiCommand(
   router: SimulatedRouter,
   command: string,
   parameters = "",
+  signal?: AbortSignal,
 ): Promise<RouterRecord[]> {
   const path = command.split("/").slice(1);
   if (!command.startsWith("/") || path.length === 0 || path.some((part) => part === "")) {
@@ -96,7 +97,7 @@ export async function apiCommand(
   if (command === "/execute") {
     const script = words.find((word) => word.startsWith("=script="));
     if (!script) throw new RouterOsError("missing value(s) of argument(s) script");
-    const outcome = await router.runScript(script.slice("=script=".length));
+    const outcome = await router.runScript(script.slice("=script=".length), signal);
     if (!outcome.ok) throw new RouterOsError(outcome.error);
     return [{ ret: outcome.output }];
   }

@@ -29,6 +29,8 @@ export interface SimulatedBackendOptions {
   readonly now?: () => Date;
   /** Real milliseconds per `:delay` millisecond. @default 1 */
   readonly delayScale?: number;
+  /** Statements one script may execute; a runaway loop then fails its job. @default 1,000,000 */
+  readonly maxScriptStatements?: number;
 }
 
 interface Device {
@@ -48,6 +50,7 @@ export class SimulatedBackend implements RouterBackend {
   private readonly rebootOfflineMs: number;
   private readonly now: () => Date;
   private readonly delayScale: number;
+  private readonly maxScriptStatements: number | undefined;
 
   constructor(options: SimulatedBackendOptions = {}) {
     this.seed = options.seed ?? 1;
@@ -56,6 +59,7 @@ export class SimulatedBackend implements RouterBackend {
     this.rebootOfflineMs = options.rebootOfflineMs ?? 30_000;
     this.now = options.now ?? (() => new Date());
     this.delayScale = options.delayScale ?? 1;
+    this.maxScriptStatements = options.maxScriptStatements;
     const checks: [string, number, number][] = [
       ["commandLatencyMs", this.commandLatencyMs, Number.POSITIVE_INFINITY],
       ["faultRate", this.faultRate, 1],
@@ -77,6 +81,7 @@ export class SimulatedBackend implements RouterBackend {
       seedText: `${this.seed}:${routerId}`,
       now: this.now,
       delayScale: this.delayScale,
+      ...(this.maxScriptStatements ? { maxScriptStatements: this.maxScriptStatements } : {}),
       beforeCommand: () => this.beforeCommand(routerId),
     });
     if (options.state !== undefined) router.restore(options.state);
@@ -118,10 +123,15 @@ export class SimulatedBackend implements RouterBackend {
     return this.reachable(routerId).router.saveBackup(name);
   }
 
-  async command(routerId: string, command: string, parameters?: string): Promise<RouterRecord[]> {
+  async command(
+    routerId: string,
+    command: string,
+    parameters?: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RouterRecord[]> {
     const device = this.reachable(routerId);
     try {
-      return await apiCommand(device.router, command, parameters);
+      return await apiCommand(device.router, command, parameters, options.signal);
     } catch (error) {
       if (error instanceof RouterOsError) throw new RouterCommandError(error.message);
       throw error;

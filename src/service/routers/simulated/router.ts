@@ -28,6 +28,8 @@ export interface SimulatedRouterOptions {
   readonly beforeCommand?: (call: CommandCall) => void | Promise<void>;
   /** Real milliseconds per `:delay` millisecond. @default 1 */
   readonly delayScale?: number;
+  /** Statements one script may execute before it is stopped (see RunOptions). @default 1,000,000 */
+  readonly maxScriptStatements?: number;
 }
 
 /** RouterOS keeps 1000 lines in its memory log by default. */
@@ -209,7 +211,11 @@ export class SimulatedRouter implements CommandHost, RouterState {
   async runScript(source: string, signal?: AbortSignal): Promise<ScriptOutcome> {
     const output: string[] = [];
     try {
-      await runScript(source, this, { signal, onOutput: (line) => output.push(line) });
+      await runScript(source, this, {
+        signal,
+        onOutput: (line) => output.push(line),
+        ...(this.options.maxScriptStatements ? { maxStatements: this.options.maxScriptStatements } : {}),
+      });
       return { ok: true, output: output.join("\n") };
     } catch (error) {
       if (!(error instanceof RouterOsError)) throw error;

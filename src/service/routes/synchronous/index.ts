@@ -27,10 +27,14 @@ const synchronous: FastifyPluginAsyncZod = async (app) => {
       if (!router.online) throw new HttpError("router_unreachable", "the router is offline");
       await app.routers.sync({ ...router, stateVersion: router.state_version });
       const { command, parameters } = request.body;
+      // The signal also stops the command on the router: a script left running would hold it for nobody.
+      const stop = new AbortController();
       const records = await withTimeout(
-        app.routers.backend.command(routerId, command, parameters),
+        app.routers.backend.command(routerId, command, parameters, { signal: stop.signal }),
         app.config.syncTimeoutMs,
-      ).catch(toHttpError);
+      )
+        .catch(toHttpError)
+        .finally(() => stop.abort());
       if (!READ_ONLY.test(command)) {
         const version = await saveRouterState(app.db, routerId, app.routers.backend.snapshot(routerId));
         app.routers.saved(routerId, version);
