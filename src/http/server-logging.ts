@@ -3,6 +3,9 @@
  * notify path holds a secret) and, for a request Node could not parse, the raw bytes received (an
  * Authorization header among them). These serializers keep both out.
  */
+/** pino's levels, as `--log-level` takes them. */
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
 export interface LoggerOptions {
   readonly level: string;
   readonly stream?: NodeJS.WritableStream;

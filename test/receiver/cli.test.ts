@@ -78,6 +78,10 @@ describe("routerjobs receiver (CLI)", () => {
       [["receiver", "--data", dir.path, "--signing-secret", "whsec_short"], /signing secret 1: .*whsec_/],
       [["receiver", "--data", dir.path, "--secret", "short"], /receiver secret must be 16 to 128/],
       [["receiver", "status", "--limit", "500", "--data", dir.path], /--limit must be a whole number/],
+      [
+        ["receiver", "--data", dir.path, "--log-level", "loud"],
+        /--log-level must be one of fatal, error, warn/,
+      ],
     ];
     await Promise.all(
       cases.map(async ([args, message]) => {
@@ -103,8 +107,9 @@ describe("routerjobs receiver (CLI)", () => {
     first.child.kill("SIGKILL");
     await first.exited;
 
-    const second = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
-    expect(new URL(await started(second)).pathname).toBe(new URL(notifyUrl).pathname);
+    const second = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path, "--log-level", "info"]);
+    const secondUrl = await started(second);
+    expect(new URL(secondUrl).pathname).toBe(new URL(notifyUrl).pathname);
     const status = cli(["receiver", "status", "--data", dir.path, "--json"]);
     expect(await status.exited).toBe(0);
     const listed = JSON.parse(status.output().stdout) as { job_id: string; status: string }[];
@@ -115,6 +120,19 @@ describe("routerjobs receiver (CLI)", () => {
     expect(await table.exited).toBe(0);
     expect(table.output().stdout).toMatch(/^ROUTER\s+SEQ\s+STATUS/);
     expect(table.output().stdout.trim().split("\n")).toHaveLength(2);
+
+    // Its request log (--log-level info) names routes, never the notify path's secret
+    const again = new Sender(secondUrl, ca);
+    expect((await again.post(notificationFor(newJob(), "running"))).status).toBe(200);
+    await again.close();
+    const secret = new URL(notifyUrl).pathname.split("/").pop() as string;
+    // (the start-up banner prints notify_url on purpose: it is what the operator gives the service)
+    const logLines = second
+      .output()
+      .stdout.split("\n")
+      .filter((line) => line.startsWith("{"));
+    expect(logLines.join("\n")).toContain('"url":"/notify/:secret"');
+    expect(logLines.join("\n")).not.toContain(secret);
 
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Command } from "commander";
 import { EnvironmentError, UsageError } from "../../errors.js";
+import { LOG_LEVELS } from "../../http/server-logging.js";
 import { RECEIVER_FILES } from "../../receiver/files.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
 
@@ -21,6 +22,7 @@ interface ReceiverFlags {
   readonly secret: string[];
   readonly signingSecret: string[];
   readonly publicUrl?: string;
+  readonly logLevel: string;
 }
 
 /** `routerjobs receiver`: the notification receiver; `routerjobs receiver status`: what it heard lately. */
@@ -43,6 +45,11 @@ export function receiverCommand(): Command {
       [],
     )
     .option("--public-url <url>", "https base URL the service reaches this receiver at (a load balancer)")
+    .option(
+      "--log-level <level>",
+      `${LOG_LEVELS.join(", ")}; requests are logged by route, never with a secret`,
+      "warn",
+    )
     .addHelpText(
       "after",
       `${ENV_HELP}
@@ -64,6 +71,11 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
   const { host, port } = parseListen(flags.listen);
   if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) {
     throw new UsageError("--tls-cert and --tls-key go together: pass both, or neither for a local CA");
+  }
+  if (!(LOG_LEVELS as readonly string[]).includes(flags.logLevel)) {
+    throw new UsageError(
+      `--log-level must be one of ${LOG_LEVELS.join(", ")} (got ${JSON.stringify(flags.logLevel)})`,
+    );
   }
   if (flags.publicUrl && !/^https:\/\/[^/]/.test(flags.publicUrl)) {
     throw new UsageError(`--public-url must be an https:// URL (got ${JSON.stringify(flags.publicUrl)})`);
@@ -88,6 +100,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
     ...(tls ? { tls } : {}),
     ...(env.ROUTERJOBS_RECEIVER_READER_TOKEN ? { readerToken: env.ROUTERJOBS_RECEIVER_READER_TOKEN } : {}),
     ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
+    logger: { level: flags.logLevel },
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "EADDRINUSE" || error.code === "EACCES" || error.code === "EADDRNOTAVAIL") {
       throw new EnvironmentError(`cannot listen on ${flags.listen}: ${error.message}`);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UsageError } from "../../errors.js";
+import { LOG_LEVELS } from "../../http/server-logging.js";
 
 const flagsSchema = z.object({
   listen: z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, { error: "--listen must be HOST:PORT" }),
@@ -14,7 +15,7 @@ const flagsSchema = z.object({
   syncTimeout: z.string().optional(),
   notifyCaFile: z.string().optional(),
   adminRemote: z.boolean().optional(),
-  logLevel: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]),
+  logLevel: z.enum(LOG_LEVELS),
 });
 export type ServiceFlags = z.output<typeof flagsSchema>;
 
