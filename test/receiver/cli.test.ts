@@ -1,53 +1,20 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseListen } from "../../src/cli/commands/receiver.js";
+import { type CliProcess, startCli } from "../helpers/cli.js";
 import { newJob, notificationFor, Sender, tempDir } from "./helpers.js";
 
-const ENTRY = join(import.meta.dirname, "fixtures", "cli-entry.ts");
+/** Every receiver started, so that a failed test leaves none running. */
+const started: CliProcess[] = [];
 
-interface Cli {
-  readonly child: ChildProcess;
-  readonly output: () => { stdout: string; stderr: string };
-  readonly exited: Promise<number | null>;
+function cli(args: string[], env: Record<string, string> = {}): CliProcess {
+  const run = startCli(args, { env });
+  started.push(run);
+  return run;
 }
 
-/** Every child started, so that a failed test leaves no receiver running. */
-const children = new Set<ChildProcess>();
-
-function cli(args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  children.add(child);
-  const exited = new Promise<number | null>((resolve) =>
-    child.on("exit", (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return { child, output: () => ({ stdout, stderr }), exited };
-}
-
-async function started(run: Cli): Promise<string> {
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-    const match = /^notify_url: (\S+)$/m.exec(run.output().stdout);
-    if (match) return match[1] as string;
-    if (run.child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the receiver did not start: ${JSON.stringify(run.output())}`);
-}
+const notifyUrlOf = (run: CliProcess) => run.printed(/^notify_url: (\S+)$/m, "the receiver", 60_000);
 
 describe("parseListen", () => {
   it("reads HOST:PORT and [IPv6]:PORT, and names the rule otherwise", () => {
@@ -59,14 +26,14 @@ describe("parseListen", () => {
   });
 });
 
-// The real CLI in a child process: real HTTPS, real PGlite, real signals.
+// The built CLI in a child process: real HTTPS, real PGlite, real signals.
 describe("routerjobs receiver (CLI)", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
   beforeAll(async () => {
     dir = await tempDir();
   });
   afterAll(async () => {
-    for (const child of children) child.kill("SIGKILL");
+    for (const run of started) run.child.kill("SIGKILL");
     await dir?.remove();
   });
 
@@ -94,7 +61,7 @@ describe("routerjobs receiver (CLI)", () => {
 
   it("prints the notify_url, survives a SIGKILL without losing what it acknowledged, and stops on SIGTERM", async () => {
     const first = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
-    const notifyUrl = await started(first);
+    const notifyUrl = await notifyUrlOf(first);
     expect(first.output().stdout).toMatch(/reader token: .*reader-token/);
     const ca = await readFile(join(dir.path, "tls-ca.pem"), "utf8");
     expect((await stat(join(dir.path, "reader-token"))).mode & 0o777).toBe(0o600);
@@ -108,7 +75,7 @@ describe("routerjobs receiver (CLI)", () => {
     await first.exited;
 
     const second = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path, "--log-level", "info"]);
-    const secondUrl = await started(second);
+    const secondUrl = await notifyUrlOf(second);
     expect(new URL(secondUrl).pathname).toBe(new URL(notifyUrl).pathname);
     const status = cli(["receiver", "status", "--data", dir.path, "--json"]);
     expect(await status.exited).toBe(0);
