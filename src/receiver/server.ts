@@ -5,7 +5,7 @@ import { UsageError } from "../errors.js";
 import type { LoggerOptions } from "../http/server-logging.js";
 import type { ServerTimeouts } from "../http/server-timeouts.js";
 import { isPostgresUrl, openDatabase } from "../store/database.js";
-import { LOOPBACK_NAMES, loadOrCreateLocalTls } from "../tls/certificates.js";
+import { certificateHosts, loadOrCreateLocalTls, WILDCARD_HOSTS } from "../tls/certificates.js";
 import { buildReceiverApp } from "./app.js";
 import { RECEIVER_FILES } from "./files.js";
 import { listenForWakeups } from "./pg-listener.js";
@@ -17,14 +17,12 @@ import { Wakeups } from "./wakeups.js";
 /** A NOTIFY lost while the LISTEN connection reconnects is caught up by a re-read this often. */
 const POSTGRES_RECHECK_MS = 2000;
 
-const WILDCARD_HOSTS = new Set(["0.0.0.0", "::", ""]);
-
 export interface ReceiverOptions {
   /** Holds the PGlite database, generated secrets, the reader token and the local CA. */
   readonly dataDir: string;
   /** @default "127.0.0.1" */
   readonly host?: string;
-  /** 0 picks a free port. @default 8443 */
+  /** 0 picks a free port. @default 8444 */
   readonly port?: number;
   /** `postgres://...` to share state between instances. @default a PGlite database in `<dataDir>/receiver-db` */
   readonly database?: string;
@@ -76,7 +74,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
   const host = options.host ?? "127.0.0.1";
   const local = options.tls
     ? undefined
-    : await loadOrCreateLocalTls(options.dataDir, certificateHosts(options));
+    : await loadOrCreateLocalTls(options.dataDir, certificateHosts(options.host, options.publicUrl));
   const tls = options.tls ?? (local as { cert: string; key: string });
 
   await mkdir(options.dataDir, { recursive: true });
@@ -101,7 +99,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
       ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     });
     app.addHook("preClose", async () => wakeups.close());
-    await app.listen({ host, port: options.port ?? 8443 });
+    await app.listen({ host, port: options.port ?? 8444 });
   } catch (error) {
     await app?.close();
     await listener?.close();
@@ -129,12 +127,4 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
       await db.close();
     },
   };
-}
-
-/** Names the generated certificate must cover: loopback, plus the listening host and the public URL's host. */
-function certificateHosts(options: ReceiverOptions): string[] {
-  const names = new Set(LOOPBACK_NAMES);
-  if (options.host && !WILDCARD_HOSTS.has(options.host)) names.add(options.host);
-  if (options.publicUrl) names.add(new URL(options.publicUrl).hostname.replace(/^\[|\]$/g, ""));
-  return [...names];
 }

@@ -9,7 +9,7 @@ import { type ReceivedJob, receivedJobEnvelopeSchema, receivedJobListEnvelopeSch
 import { MAX_WAIT_MS } from "./wait-routes.js";
 
 export interface ReceiverClientOptions {
-  /** Base URL of the receiver, like `https://127.0.0.1:8443`. */
+  /** Base URL of the receiver, like `https://127.0.0.1:8444`. */
   readonly url: string;
   readonly readerToken: string;
   /** PEM of the CA to trust (the receiver's generated `tls-ca.pem`). @default the system's CAs */

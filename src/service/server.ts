@@ -4,7 +4,12 @@ import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { type LoggerOptions, serverLogger } from "../http/server-logging.js";
 import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../http/server-timeouts.js";
-import { generateLocalTls, loadOrCreateLocalTls, type TlsMaterial } from "../tls/certificates.js";
+import {
+  certificateHosts,
+  generateLocalTls,
+  loadOrCreateLocalTls,
+  type TlsMaterial,
+} from "../tls/certificates.js";
 import { createApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
 import type { RouterBackend } from "./routers/backend.js";
@@ -51,7 +56,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
   }
   const generated: (TlsMaterial & { caFile?: string }) | undefined =
     options.tls === "generate"
-      ? await (dataDir ? loadOrCreateLocalTls(dataDir) : generateLocalTls())
+      ? await (dataDir
+          ? loadOrCreateLocalTls(dataDir, certificateHosts(options.host))
+          : generateLocalTls(certificateHosts(options.host)))
       : undefined;
   const tls = generated ?? (typeof options.tls === "object" ? options.tls : undefined);
   const { server, ...timeouts } = fastifyTimeouts({ ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts });

@@ -17,6 +17,20 @@ const DAY_MS = 24 * 3600 * 1000;
 /** Names a loopback service answers to: a certificate valid for all of them works whatever the URL says. */
 export const LOOPBACK_NAMES: readonly string[] = ["localhost", "127.0.0.1", "::1"];
 
+/** Addresses a server listens on, not ones anybody connects to. */
+export const WILDCARD_HOSTS: ReadonlySet<string> = new Set(["0.0.0.0", "::", ""]);
+
+/**
+ * Names a generated certificate must cover: loopback, plus the host the server listens on (clients on other
+ * machines connect to it by that name) and any public URL's host.
+ */
+export function certificateHosts(listenHost?: string, publicUrl?: string): string[] {
+  const names = new Set(LOOPBACK_NAMES);
+  if (listenHost && !WILDCARD_HOSTS.has(listenHost)) names.add(listenHost);
+  if (publicUrl) names.add(new URL(publicUrl).hostname.replace(/^\[|\]$/g, ""));
+  return [...names];
+}
+
 /**
  * A local certificate authority and a server certificate it signs, for local use (demo, tests, a team trying
  * the service). A separate CA, rather than one self-signed leaf, is what OpenSSL verifies most reliably.

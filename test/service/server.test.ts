@@ -1,5 +1,9 @@
+import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../src/service/config.js";
 import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import { startService } from "../../src/service/server.js";
+import { newBackend } from "./backend.js";
 import { eventually, ROUTER_A, startTestService, type TestService } from "./harness.js";
 
 /** What `inject` cannot show: routers that are slow or gone (slow clients: test/security/slowloris.test.ts). */
@@ -40,18 +44,27 @@ describe("service server: router timeouts and failures", () => {
 
 describe("service server: runaway scripts", () => {
   let svc: TestService;
+  let unbounded: TestService;
   beforeAll(async () => {
-    // The default limit (a million statements, some seconds of CPU): the synchronous call gives up long before.
     svc = await startTestService({ syncTimeoutMs: 300 });
+    // An empty loop reaches the default limit of a million statements in well under a second on a fast
+    // machine: without a limit only the synchronous timeout can stop it.
+    unbounded = await startTestService(
+      { syncTimeoutMs: 300 },
+      new SimulatedBackend({ maxScriptStatements: Number.MAX_SAFE_INTEGER }),
+    );
   });
-  afterAll(async () => svc?.close());
+  afterAll(async () => {
+    await svc?.close();
+    await unbounded?.close();
+  });
 
   it("a synchronous /execute that loops forever answers 504 at the sync timeout, and the service serves meanwhile", async () => {
     const started = performance.now();
-    const looping = svc.call("POST", `/api/synchronous/${ROUTER_A}`, {
+    const looping = unbounded.call("POST", `/api/synchronous/${ROUTER_A}`, {
       body: { command: "/execute", parameters: "=script=:do {} while=(true)" },
     });
-    const health = await svc.call("GET", "/healthz");
+    const health = await unbounded.call("GET", "/healthz");
     const answer = await looping;
     expect(health.status).toBe(200);
     expect(answer.status).toBe(504);
@@ -80,5 +93,29 @@ describe("service server: runaway scripts", () => {
     expect(failed.status).toBe("failed");
     expect(failed.error).toContain("script stopped after 1000000 statements");
     expect(completed.status).toBe("completed");
+  });
+});
+
+describe("service server: a generated certificate", () => {
+  it("covers the host it listens on, so clients on other machines can connect by that name", async () => {
+    // 127.0.0.2 is loopback on Linux but not one of the loopback names every generated certificate holds.
+    const service = await startService({
+      config: resolveConfig({ database: "memory://" }),
+      backend: newBackend(),
+      host: "127.0.0.2",
+      port: 0,
+      tls: "generate",
+      logger: false,
+    });
+    const dispatcher = new Agent({ connect: { ca: service.ca } });
+    try {
+      expect(service.url).toMatch(/^https:\/\/127\.0\.0\.2:\d+$/);
+      const response = await request(`${service.url}/healthz`, { dispatcher });
+      expect(response.statusCode).toBe(200);
+      await response.body.dump();
+    } finally {
+      await dispatcher.close();
+      await service.close();
+    }
   });
 });

@@ -18,7 +18,7 @@ job failed or was deleted (Terraform then taints the resource, and the next appl
 The job comes from ROUTERJOBS_JOB (JSON written by the constructs) or --job-file FILE.
 
 Receiver (optional, for --wait-for receiver|auto):
-  ROUTERJOBS_RECEIVER_URL         base URL of 'routerjobs receiver', like https://127.0.0.1:8443
+  ROUTERJOBS_RECEIVER_URL         base URL of 'routerjobs receiver', like https://127.0.0.1:8444
   ROUTERJOBS_RECEIVER_TOKEN_FILE  its reader token file (or ROUTERJOBS_RECEIVER_TOKEN)
   ROUTERJOBS_RECEIVER_CA_FILE     PEM CA of the receiver (default: ROUTERJOBS_CA_FILE)
   ROUTERJOBS_NOTIFY_URL           the notify_url the receiver printed (holds its secret)

@@ -29,7 +29,7 @@ interface ReceiverFlags {
 export function receiverCommand(): Command {
   const command = new Command("receiver")
     .description("receive job status notifications over HTTPS and let `apply` wait on them")
-    .option("--listen <host:port>", "address to listen on", "127.0.0.1:8443")
+    .option("--listen <host:port>", "address to listen on", "127.0.0.1:8444")
     .option("--data <dir>", "data directory: database, generated secrets, reader token, local CA (required)")
     .option(
       "--database <url>",
@@ -55,8 +55,8 @@ export function receiverCommand(): Command {
       `${ENV_HELP}
 
 Examples:
-  $ routerjobs receiver --listen 127.0.0.1:8443 --data ./receiver
-  $ ROUTERJOBS_RECEIVER_SECRET=... routerjobs receiver --listen 0.0.0.0:8443 --data /var/lib/rj \\
+  $ routerjobs receiver --listen 127.0.0.1:8444 --data ./receiver
+  $ ROUTERJOBS_RECEIVER_SECRET=... routerjobs receiver --listen 0.0.0.0:8444 --data /var/lib/rj \\
       --database postgres://rj@db/rj --public-url https://hooks.example.net`,
     )
     .action(async (flags: ReceiverFlags) => runReceiver(flags));
@@ -214,7 +214,7 @@ export function parseListen(text: string): { host: string; port: number } {
   const port = Number(match?.[3]);
   if (!match || port > 65_535) {
     throw new UsageError(
-      `--listen must be HOST:PORT with a port from 0 to 65535, like 127.0.0.1:8443 (got ${JSON.stringify(text)})`,
+      `--listen must be HOST:PORT with a port from 0 to 65535, like 127.0.0.1:8444 (got ${JSON.stringify(text)})`,
     );
   }
   return { host: (match[1] ?? match[2]) as string, port };
