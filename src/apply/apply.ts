@@ -42,6 +42,7 @@ export interface SeenJob {
   readonly id: string;
   readonly seq_id?: number | undefined;
   readonly status: JobStatus;
+  readonly started_at?: string | null | undefined;
   readonly error?: string | null | undefined;
 }
 
@@ -119,7 +120,7 @@ export async function applyJob(job: ApplyJob, context: ApplyContext): Promise<Ap
   }
   if (final.status === "completed")
     return { outcome: "completed", job: final, alreadyApplied: found !== undefined };
-  const reason = await failureReason(context.client, job.router_id, final.error, deadline);
+  const reason = await failureReason(context.client, job.router_id, final, deadline);
   progress.line(`job ${final.id} ${final.status}: ${reason}`);
   return { outcome: final.status === "deleted" ? "deleted" : "failed", job: final, reason };
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ApplyContext, applyJob } from "../../src/apply/apply.js";
+import { failureReason } from "../../src/apply/failure-reason.js";
 import { Journal } from "../../src/apply/journal.js";
 import { RouterJobsClient } from "../../src/client/client.js";
 import { type ApplyJob, idempotencyKey, jobKey } from "../../src/contract/apply-job.js";
@@ -132,6 +133,53 @@ describe("routerjobs apply against the service", () => {
     // THEN it is a new attempt with a new key (the first stays failed), and it fails again for the same reason
     expect(retry.outcome).toBe("failed");
     expect(await jobsWithKey(idempotencyKey(job.job_key, "instance-1:2"))).toHaveLength(1);
+  });
+
+  describe("when the service gives no reason (the public service is not known to send `error`)", () => {
+    // A router of its own: the other tests' failures are in ROUTER_A's log, seconds old.
+    const own = () => router(ROUTER_A2);
+    /** Runs a failing job, then asks for its reason as apply would of a service that left `error` out. */
+    async function reasonWithoutError(script: string) {
+      const result = await applyJob(
+        declare(script, { router_id: ROUTER_A2, description: "fails" }),
+        context(),
+      );
+      expect(result.outcome).toBe("failed");
+      const job = (result as { job: { id: string } }).job;
+      const listed = (await service.jobs(ROUTER_A2)).find((item: { id: string }) => item.id === job.id);
+      return failureReason(client, ROUTER_A2, { ...listed, error: null }, Date.now() + 10_000);
+    }
+    // The service attaches a router on its first use; the tests set its clock before a job runs.
+    beforeEach(async () => {
+      await client.execute(ROUTER_A2, "/system/identity/print");
+    });
+
+    it("shows the latest script errors, saying so, when the router's clock cannot place them", async () => {
+      // GIVEN a router whose clock is a day behind the service's
+      own().setClock(new Date(Date.now() - 24 * 3600_000));
+      // WHEN a job fails and the service sends no error
+      const reason = await reasonWithoutError("/ip address add address=10.7.2.1/24 interface=nope");
+      own().setClock(new Date());
+      // THEN the router's latest errors are shown, labelled as such
+      expect(reason).toContain("its clock does not place them in this job's run");
+      expect(reason).toContain("input does not match any value of interface");
+    });
+
+    it("reads the router's script errors logged during the job, not an earlier job's", async () => {
+      // GIVEN an earlier failure logged an hour ago by the router's clock
+      own().setClock(new Date(Date.now() - 3600_000));
+      await applyJob(
+        declare("/ip address add address=10.7.0.1/24 interface=nope", { router_id: ROUTER_A2 }),
+        context(),
+      );
+      own().setClock(new Date());
+      // WHEN a later job fails for another reason and the service sends no error
+      const reason = await reasonWithoutError("/ip address add address=10.7.1.300/24 interface=ether1");
+      // THEN the reason is the later failure, from the router's log, and only it
+      expect(reason).toContain("the router logged during the job");
+      expect(reason).toContain("invalid value for argument address");
+      expect(reason).not.toContain("input does not match any value of interface");
+    });
   });
 
   it("resumes a journaled attempt after a crash without submitting it again", async () => {
