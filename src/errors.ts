@@ -18,3 +18,9 @@ export class EnvironmentError extends RouterjobsError {
   override readonly name = "EnvironmentError";
   override readonly code = "RJ_ERR_ENVIRONMENT";
 }
+
+/** The user stopped the command (Ctrl-C, SIGTERM) before it finished; the CLI exits 130, as a shell would. */
+export class InterruptedError extends RouterjobsError {
+  override readonly name = "InterruptedError";
+  override readonly code = "RJ_ERR_INTERRUPTED";
+}

@@ -9,6 +9,7 @@
  * | 3    | the service refused: authentication, unknown router, rate limit, bad answer |
  * | 4    | network or timeout: the service could not be reached in time             |
  * | 5    | local environment: a file, a port, a missing binary                      |
+ * | 130  | interrupted (Ctrl-C) before it finished, as a shell reports 128 + SIGINT  |
  * | 70   | internal error (a bug): please report it                                 |
  */
 import { RouterjobsError } from "../errors.js";
@@ -20,6 +21,7 @@ export const EXIT_CODES = {
   api: 3,
   network: 4,
   environment: 5,
+  interrupted: 130,
   internal: 70,
 } as const;
 
@@ -37,6 +39,7 @@ const BY_ERROR_CODE: Readonly<Record<string, number>> = {
   RJ_ERR_NETWORK: EXIT_CODES.network,
   RJ_ERR_TIMEOUT: EXIT_CODES.network,
   RJ_ERR_ENVIRONMENT: EXIT_CODES.environment,
+  RJ_ERR_INTERRUPTED: EXIT_CODES.interrupted,
   RJ_ERR_RECEIVER: EXIT_CODES.api,
   RJ_ERR_RECEIVER_UNAUTHENTICATED: EXIT_CODES.api,
 };

@@ -11,7 +11,7 @@ import {
   TimeoutError,
   ValidationError,
 } from "../../src/client/index.js";
-import { EnvironmentError, RouterjobsError, UsageError } from "../../src/errors.js";
+import { EnvironmentError, InterruptedError, RouterjobsError, UsageError } from "../../src/errors.js";
 
 describe("exit codes", () => {
   it("maps every client error class to the documented code", () => {
@@ -27,6 +27,7 @@ describe("exit codes", () => {
       [new NetworkError("refused", { requestSent: false }), 4],
       [new TimeoutError("slow", { phase: "response", requestSent: true }), 4],
       [new EnvironmentError("no terraform"), 5],
+      [new InterruptedError("stopped"), 130],
       [new RouterjobsError("unlisted"), EXIT_CODES.internal],
       [new TypeError("a bug"), EXIT_CODES.internal],
     ];

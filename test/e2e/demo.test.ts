@@ -43,6 +43,25 @@ function processesUsing(dir: string): string[] {
   return found;
 }
 
+describe("npm run demo without Terraform", () => {
+  it("says what to install and exits 5, having started nothing", { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rj-demo-test-"));
+    try {
+      const result = spawnSync(process.execPath, [join(ROOT, "bin", "routerjobs.js"), "demo", "--dir", dir], {
+        cwd: ROOT,
+        env: { ...process.env, PATH: join(dir, "no-terraform-here") },
+        encoding: "utf8",
+      });
+      expect(result.status, result.stderr).toBe(5);
+      expect(result.stderr).toMatch(/none is on PATH: install Terraform >= 1\.4 .* or OpenTofu/);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(processesUsing(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.skipIf(terraform === undefined)("npm run demo", () => {
   const dirs: string[] = [];
   afterAll(() => {
@@ -85,7 +104,8 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     demo.child.kill("SIGINT");
     const code = await demo.done;
-    expect(code, demo.output()).toBe(0);
+    // 130, as a shell reports Ctrl-C: the deploy did not finish
+    expect(code, demo.output()).toBe(130);
     expect(demo.output()).toContain("demo interrupted; everything it started is stopped");
     await new Promise((resolve) => setTimeout(resolve, 3500));
     expect(processesUsing(dir)).toEqual([]);

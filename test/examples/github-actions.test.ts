@@ -22,6 +22,21 @@ describe("examples/github-actions/deploy.yml", () => {
     expect(workflow).toMatch(/^concurrency:\n {2}group: \S+\n {2}cancel-in-progress: false$/m);
   });
 
+  it("keeps the apply journal between runs, saved also when the deploy fails", () => {
+    const dirs = [...workflow.matchAll(/ROUTERJOBS_STATE_DIR: (.+)$/gm)].map((match) => match[1]);
+    expect(dirs).toHaveLength(1);
+    const cached = [
+      ...workflow.matchAll(
+        /uses: actions\/cache\/(restore|save)@v4\n\s+(?:if: always\(\)\n\s+)?with:\n\s+path: (.+)$/gm,
+      ),
+    ];
+    expect(cached.map((match) => [match[1], match[2]])).toEqual([
+      ["restore", dirs[0]],
+      ["save", dirs[0]],
+    ]);
+    expect(workflow).toMatch(/- name: Save the apply journal\n\s+if: always\(\)/);
+  });
+
   it("installs a Terraform that has terraform_data (>= 1.4), without the wrapper", () => {
     const version = /terraform_version: "~?(\d+)\.(\d+)"/.exec(workflow);
     expect(Number(version?.[1]) * 100 + Number(version?.[2])).toBeGreaterThanOrEqual(104);

@@ -1,4 +1,6 @@
 /** examples/office-fleet: per-router chains, the one-router change of `variant: "changed"`, and its entry. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { TerraformStack, Testing } from "cdktf";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +12,7 @@ import {
 import { ConstructValidationError, parseApplyJob } from "../../src/constructs/index.js";
 import { SimulatedRouter } from "../../src/service/routers/simulated/router.js";
 import { provisioners } from "../constructs/support.js";
-import { jobsByPath, runApp, stackJson, TOKEN } from "./support.js";
+import { jobsByPath, ROOT, runApp, stackJson, TOKEN } from "./support.js";
 
 const SECTIONS = [
   "identity",
@@ -142,8 +144,11 @@ describe("examples/office-fleet", () => {
     ).toContain("winbox");
   });
 
-  it("main.ts falls back to routers.json next to it", () => {
-    const run = runApp("examples/office-fleet/main.ts", {});
+  it("main.ts falls back to routers.json next to it, run as the repository's cdktf.json says", () => {
+    // `cdktf synth` at the top of the checkout runs cdktf.json's app: this example.
+    const app = (JSON.parse(readFileSync(join(ROOT, "cdktf.json"), "utf8")) as { app: string }).app;
+    expect(app).toMatch(/^npx tsx \S+$/);
+    const run = runApp(app.replace("npx tsx ", ""), {});
     expect(run.status).toBe(0);
     expect(jobsByPath(stackJson(run.outdir, "office-fleet")).size).toBe(35);
   });

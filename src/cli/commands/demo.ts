@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { InterruptedError } from "../../errors.js";
 
 const HELP = `
 Runs the main job on this machine, with nothing to set up but Terraform >= 1.4 (or OpenTofu):
@@ -9,7 +10,8 @@ Runs the main job on this machine, with nothing to set up but Terraform >= 1.4 (
   3. prints each router's jobs as they change state, then a summary (jobs, backups, API requests spent) and
      one router's configuration read back through the synchronous endpoint;
   4. changes one router, deploys again, and shows that only that router's job ran.
-It stops everything it started, also on Ctrl-C. Exit 5 when Terraform is missing.
+It stops everything it started, also on Ctrl-C (exit 130 when that interrupts it; with --keep, Ctrl-C is how
+it ends, exit 0). Exit 5 when Terraform is missing.
 
 Examples:
   npm run demo
@@ -35,7 +37,7 @@ export function demoCommand(): Command {
         });
       } catch (error) {
         if (!controller.signal.aborted) throw error;
-        process.stdout.write("demo interrupted; everything it started is stopped\n");
+        throw new InterruptedError("demo interrupted; everything it started is stopped");
       } finally {
         process.off("SIGINT", stop).off("SIGTERM", stop);
       }
