@@ -30,8 +30,9 @@ const MENU_WORD = /^[a-z0-9][a-z0-9-]*$/;
 
 /**
  * The catalog used when the caller has none: any lower-case word (`[a-z0-9-]`) that is not a common verb is a
- * menu, every common verb is a command of every menu. Misspelled menus therefore pass (`/ip adress print`);
- * only a real catalog (the simulated router's) rejects them with `bad command name`.
+ * menu, every common verb is a command of every menu, and every command takes every argument. Misspelled menus
+ * and arguments therefore pass (`/ip adress print`, `add adress=...`); only a real catalog (the simulated
+ * router's) rejects them.
  */
 export const permissiveCatalog: CommandCatalog = {
   isMenu: (path) => {
@@ -39,4 +40,5 @@ export const permissiveCatalog: CommandCatalog = {
     return last === undefined || (MENU_WORD.test(last) && !COMMON_VERBS.has(last));
   },
   hasCommand: (_path, verb) => COMMON_VERBS.has(verb),
+  hasArgument: () => true,
 };

@@ -10,12 +10,20 @@ export type RosValue = string | number | boolean | readonly RosValue[] | null;
 /** Properties of one configuration item as the `where` clause sees them (RouterOS names, string values). */
 export type ItemProperties = Readonly<Record<string, string>>;
 
-/** Tells the parser which words name menus and which name commands, so it can split `/ip address add x=1`. */
+/**
+ * Tells the parser which words name menus and which name commands, so it can split `/ip address add x=1`, and
+ * which arguments each command takes, so a misspelled one fails the whole script before anything runs.
+ */
 export interface CommandCatalog {
   /** True when `path` (absolute, e.g. `["ip", "address"]`) is a menu. The root `[]` is a menu. */
   isMenu(path: readonly string[]): boolean;
   /** True when `verb` is a command of the menu at `path` (e.g. `["ip","address"]`, `"add"`). */
   hasCommand(path: readonly string[], verb: string): boolean;
+  /**
+   * True when that command takes the argument `name`: `address=` of `/ip address add`, the flag `detail` or the
+   * keyword `where` of `print`. A bare flag word the command does not take is read as an unnamed argument.
+   */
+  hasArgument(path: readonly string[], verb: string, name: string): boolean;
 }
 
 /** One command, resolved and evaluated, ready for the host. */

@@ -1,7 +1,8 @@
 /**
  * Recursive-descent parser for RouterOS scripts. It resolves menu paths with a `CommandCatalog` as it goes
  * (the current menu is lexical: a line holding only a menu path changes it for the lines after it, inside the
- * enclosing `{ }` block), and checks at parse time that every `$variable` was declared, as RouterOS does.
+ * enclosing `{ }` block), and checks at parse time that every `$variable` was declared and that every named
+ * argument is one its command takes, as RouterOS does: a script with either mistake runs no line at all.
  */
 import type { Block, Expr, Position, Script, Statement } from "./ast.js";
 import { permissiveCatalog } from "./default-catalog.js";
@@ -18,8 +19,8 @@ export interface ParseOptions {
 }
 
 /**
- * Bare words after a host verb that are flags (`print detail`), not unnamed arguments (`set ether1`). A real
- * console knows each command's arguments; this list covers the printing flags scripts use.
+ * Bare words after a host verb that are flags (`print detail`), not unnamed arguments (`set ether1`), when the
+ * catalog says the command takes them: `remove detail` names an item called `detail`.
  */
 export const FLAG_WORDS: ReadonlySet<string> = new Set([
   "detail",
@@ -170,10 +171,12 @@ export class Parser {
       if (next.kind !== "word" || this.glued(next)) throw this.fail("syntax error", next);
       word = this.next();
     }
+    const command = verb as string;
+    const takes = (name: string) => this.catalog.hasArgument(path, command, name);
     // `[find]` in `/ip address remove [find]` runs in the command's own menu.
     const outer = this.menu;
     this.menu = path;
-    const args = this.parseArguments({ typed: false, where: true });
+    const args = this.parseArguments({ typed: false, where: takes("where"), isNamed: takes });
     this.menu = outer;
     const positional: Expr[] = [];
     const named: { name: string; value: Expr }[] = [];
@@ -183,7 +186,8 @@ export class Parser {
       else if (
         arg.value.type === "literal" &&
         arg.value.word !== undefined &&
-        FLAG_WORDS.has(arg.value.word)
+        FLAG_WORDS.has(arg.value.word) &&
+        takes(arg.value.word)
       ) {
         named.push({ name: arg.value.word, value: { ...arg.value, value: true } });
       } else positional.push(arg.value);
@@ -193,7 +197,7 @@ export class Parser {
       line: first.line,
       column: first.column,
       menu: path,
-      verb: verb as string,
+      verb: command,
       positional,
       named,
       ...(args.where ? { where: args.where } : {}),
@@ -208,6 +212,11 @@ export class Parser {
     typed: boolean;
     where: boolean;
     onArgument?: (arg: Argument) => void;
+    /**
+     * The names the command takes (host commands, from the catalog). Any other `name=` fails at its name,
+     * before its value is read, as the console does: `expected end of command (line 2 column 17)`.
+     */
+    isNamed?: (name: string) => boolean;
     /** Whether a `{ }` in this place is an array literal (`in={"a";"b"}`) rather than a block. */
     isArray?: (name: string | undefined, position: number) => boolean;
   }): {
@@ -231,6 +240,8 @@ export class Parser {
       }
       let name: string | undefined;
       if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
+        if (options.isNamed && !options.isNamed(token.text))
+          throw this.fail("expected end of command", token);
         name = token.text;
         this.next();
         this.next();

@@ -153,6 +153,40 @@ describe("arguments", () => {
   });
 });
 
+describe("arguments a catalog knows", () => {
+  /** The test catalog, where every command takes `address`, `interface` and `where`, and print takes `detail`. */
+  const strict = {
+    ...testCatalog,
+    hasArgument: (_path: readonly string[], verb: string, name: string) =>
+      ["address", "interface", "where"].includes(name) || (verb === "print" && name === "detail"),
+  };
+
+  it("rejects an unknown name at its own column, before its value is read", () => {
+    // GIVEN a typo in the second line, whose value would be a syntax error of its own
+    const source = "/system identity set address=a\n/ip address add adress=$nope interface=ether1";
+    // THEN the parser stops at the name, as the console does
+    expect(errorOf(source, strict)).toBe("expected end of command (line 2 column 17)");
+    expect(errorOf("/ip address print detail\n:put [/ip address find x=1]", strict)).toBe(
+      "expected end of command (line 2 column 24)",
+    );
+  });
+
+  it("reads a flag word the command does not take as an unnamed argument", () => {
+    const [print, remove] = parseScript("/ip address print detail\n/ip address remove detail", strict).body
+      .statements as CommandNode[];
+    expect(print?.named.map((a) => [a.name, literal(a.value)])).toEqual([["detail", true]]);
+    expect(remove?.named).toEqual([]);
+    expect(remove?.positional.map(literal)).toEqual(["detail"]);
+  });
+
+  it("reads `where` as a condition only where the command takes it", () => {
+    const none = { ...strict, hasArgument: () => false };
+    const [command] = parseScript("/ip address remove where", none).body.statements as CommandNode[];
+    expect(command?.where).toBeUndefined();
+    expect(command?.positional.map(literal)).toEqual(["where"]);
+  });
+});
+
 describe("global commands and blocks", () => {
   it("parses :if, :foreach and :do with their blocks", () => {
     const [, ifs, loop, guarded] = statements(

@@ -28,6 +28,7 @@ export const MENUS: Readonly<Record<string, readonly string[]>> = {
 export const testCatalog: CommandCatalog = {
   isMenu: (path) => Object.hasOwn(MENUS, path.join("/")),
   hasCommand: (path, verb) => MENUS[path.join("/")]?.includes(verb) ?? false,
+  hasArgument: () => true,
 };
 
 type Item = Record<string, string>;

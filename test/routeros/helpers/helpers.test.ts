@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as h from "../../../src/routeros/helpers/index.js";
 import { parseScript } from "../../../src/routeros/index.js";
+import { catalog } from "../../../src/service/routers/simulated/catalog.js";
 import { SimulatedRouter } from "../../../src/service/routers/simulated/router.js";
 
 const LAN = [
@@ -36,6 +37,83 @@ const LAN = [
   }),
 ];
 
+/** Every helper with every property its type offers, so a property the router does not know fails to parse. */
+const rule: Required<h.NatRuleProps> = {
+  chain: "srcnat",
+  action: "masquerade",
+  comment: "c",
+  protocol: "tcp",
+  "src-address": "10.0.0.0/8",
+  "dst-address": "10.0.0.1",
+  "src-port": 1024,
+  "dst-port": "80,443",
+  "src-address-list": "a",
+  "dst-address-list": "b",
+  "in-interface": "ether1",
+  "out-interface": "ether2",
+  "in-interface-list": "!LAN",
+  "out-interface-list": "WAN",
+  "connection-state": "new",
+  "jump-target": "j",
+  log: true,
+  "log-prefix": "p",
+  disabled: false,
+  "to-addresses": "10.0.0.2",
+  "to-ports": 8080,
+};
+const { "to-addresses": _to, "to-ports": _ports, ...filterRule } = rule;
+const EVERY_PROPERTY = [
+  h.identity("x"),
+  h.dnsServers({ servers: ["1.1.1.1"], "allow-remote-requests": true } satisfies Required<h.DnsProps>),
+  h.ntpClient({ servers: ["ntp"], enabled: true } satisfies Required<h.NtpClientProps>),
+  h.bridge({ name: "b", "vlan-filtering": true, comment: "c" } satisfies Required<h.BridgeProps>),
+  h.bridgePort({
+    bridge: "b",
+    interface: "ether2",
+    pvid: 10,
+    comment: "c",
+  } satisfies Required<h.BridgePortProps>),
+  h.vlan({ name: "v", "vlan-id": 10, interface: "b", comment: "c" } satisfies Required<h.VlanProps>),
+  h.interfaceList({ name: "L", comment: "c" } satisfies Required<h.InterfaceListProps>),
+  h.interfaceListMember({
+    list: "L",
+    interface: "b",
+    comment: "c",
+  } satisfies Required<h.InterfaceListMemberProps>),
+  h.ipAddress({
+    address: "10.0.0.1/24",
+    interface: "b",
+    comment: "c",
+    disabled: true,
+  } satisfies Required<h.IpAddressProps>),
+  h.removeIpAddress({ address: "10.0.0.1/24", interface: "b" }),
+  h.ipPool({ name: "p", ranges: "10.0.0.2-10.0.0.9", comment: "c" } satisfies Required<h.IpPoolProps>),
+  h.dhcpServer({
+    name: "d",
+    interface: "b",
+    "address-pool": "p",
+    "lease-time": "1d",
+    disabled: false,
+    comment: "c",
+  } satisfies Required<h.DhcpServerProps>),
+  h.dhcpNetwork({
+    address: "10.0.0.0/24",
+    gateway: "10.0.0.1",
+    "dns-server": "10.0.0.1",
+    domain: "lan",
+    comment: "c",
+  } satisfies Required<h.DhcpNetworkProps>),
+  h.addressList({
+    list: "a",
+    address: "10.0.0.1",
+    comment: "c",
+    timeout: "1d",
+  } satisfies Required<h.AddressListProps>),
+  h.firewallFilter(filterRule satisfies Required<h.FirewallRuleProps>),
+  h.firewallNat(rule),
+  h.removeFirewallRule("filter", "c"),
+];
+
 async function exportOf(router: SimulatedRouter): Promise<string> {
   return (await router.runSource("/export")).join("\n");
 }
@@ -51,6 +129,10 @@ describe("RouterOS helpers", () => {
       expect(line).not.toContain("\n");
       expect(() => parseScript(line), line).not.toThrow();
     }
+  });
+
+  it("write only arguments the router's console knows", () => {
+    for (const line of EVERY_PROPERTY) expect(() => parseScript(line, catalog), line).not.toThrow();
   });
 
   it("configure a router, and running the same lines again changes nothing", async () => {

@@ -11,7 +11,8 @@ import { type MenuDef, type RouterState, valueText } from "./schema.js";
 import type { Item } from "./table.js";
 import { filtered, menuKey, selectIn } from "./verbs.js";
 
-const printOptions = [
+/** What `print` takes besides property filters: its layout flags, `proplist` and `from`. */
+export const printOptions: readonly string[] = [
   "detail",
   "terse",
   "count-only",

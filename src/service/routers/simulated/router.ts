@@ -144,11 +144,16 @@ export class SimulatedRouter implements CommandHost, RouterState {
         catalog.isMenu(call.menu) ? call.verb : (call.menu[call.menu.length - 1] ?? call.verb),
       );
     }
+    // A parsed script was checked already; a command from the API view was not.
+    for (const name of call.named.keys()) {
+      if (!catalog.hasArgument(call.menu, call.verb, name))
+        throw new RouterOsError("expected end of command");
+    }
     if (call.verb === "export") return { output: exportConfig(menus, call.menu, this) };
     const menu = menuAt(call.menu);
     if (!menu) throw badCommand(call.verb);
     const custom = menu.verbs?.[call.verb];
-    if (custom) return custom(call, this, menu);
+    if (custom) return custom.run(call, this, menu);
     const verb = call.verb === "print" ? print : genericVerbs[call.verb as keyof typeof genericVerbs];
     const result = verb(call, this, menu);
     if (!readOnlyVerbs.has(call.verb) && sourceTables.has(menu.table)) this.derivedStale = true;

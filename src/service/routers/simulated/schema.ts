@@ -126,8 +126,14 @@ export interface MenuDef {
   readonly complete?: (values: Record<string, string>, router: RouterState) => void;
   /** Properties computed from the router rather than stored (`/system clock time`). */
   readonly virtual?: Readonly<Record<string, VirtualProp>>;
-  /** Verbs beyond the generic ones (`save`, `load`, `run`, `reboot`). */
-  readonly verbs?: Readonly<Record<string, VerbHandler>>;
+  /** Verbs beyond the generic ones (`save`, `load`, `run`, `reboot`), or replacing one (`/log print`). */
+  readonly verbs?: Readonly<Record<string, CustomVerb>>;
+}
+
+export interface CustomVerb {
+  readonly run: VerbHandler;
+  /** Its named arguments and flags, as the console completes them; a script naming another fails to parse. */
+  readonly arguments: readonly string[];
 }
 
 export interface VirtualProp {

@@ -26,19 +26,18 @@ export function selectIn(menu: MenuDef, value: RosValue | undefined, router: Rou
   return select(menu, value, router, router.numbering.get(menuKey(menu)));
 }
 
-/** Parses the writable named arguments of add/set; `skip` names arguments the verb handles itself. */
+/**
+ * Parses the writable named arguments of add/set; `skip` names arguments the verb handles itself. The router
+ * admitted only the verb's arguments (see arguments.ts), so every other name is a writable property.
+ */
 function writes(call: CommandCall, router: RouterState, menu: MenuDef, skip: readonly string[]) {
   const values: Record<string, string> = {};
   const virtual: [string, string][] = [];
   for (const [name, raw] of call.named) {
     if (skip.includes(name)) continue;
-    if (menu.virtual?.[name]) {
-      virtual.push([name, valueText(raw)]);
-      continue;
-    }
     const def = menu.properties[name];
-    if (!def || def.readOnly) throw endOfCommand();
-    values[name] = parseValue(name, def, valueText(raw), router);
+    if (def) values[name] = parseValue(name, def, valueText(raw), router);
+    else virtual.push([name, valueText(raw)]);
   }
   return { values, virtual };
 }
@@ -166,7 +165,10 @@ function get(call: CommandCall, router: RouterState, menu: MenuDef): CommandResu
   return { value: text };
 }
 
-/** Items a `find`/`print` keeps: the `where` clause and `name=value` filters, all on the record view. */
+/**
+ * Items a `find`/`print` keeps: the `where` clause and `name=value` filters, all on the record view. Every
+ * named argument but those in `ignore` is a property (the router admitted only the verb's arguments).
+ */
 export function filtered(
   call: CommandCall,
   router: RouterState,
@@ -174,9 +176,6 @@ export function filtered(
   ignore: readonly string[],
 ): Item[] {
   const filters = [...call.named].filter(([name]) => !ignore.includes(name));
-  for (const [name] of filters) {
-    if (!menu.properties[name] && !menu.virtual?.[name] && name !== ".id") throw endOfCommand();
-  }
   return items(menu, router).filter((item) => {
     const record = recordOf(menu, item, router);
     if (call.where && !call.where(record)) return false;

@@ -4,6 +4,7 @@ import type { ItemProperties } from "../../../../routeros/host.js";
 import { pick } from "../print.js";
 import {
   bool,
+  type CustomVerb,
   commonProps,
   int,
   type MenuDef,
@@ -32,14 +33,15 @@ const printLog: VerbHandler = (call, router) => {
 };
 
 /** `/log info "text"` and friends write with topics `script,<level>`, as RouterOS does. */
-const logAt =
-  (level: string): VerbHandler =>
-  (call, router) => {
+const logAt = (level: string): CustomVerb => ({
+  arguments: ["message"],
+  run: (call, router) => {
     const message = call.positional[0] ?? call.named.get("message");
     if (message === undefined) throw new RouterOsError("missing value(s) of argument(s) message");
     router.log(["script", level], valueText(message));
     return {};
-  };
+  },
+});
 
 export const managementMenus: readonly MenuDef[] = [
   {
@@ -78,7 +80,11 @@ export const managementMenus: readonly MenuDef[] = [
     exported: false,
     properties: {},
     verbs: {
-      print: printLog,
+      // The layout flags are taken and change nothing: the log prints one form.
+      print: {
+        arguments: ["where", "proplist", "count-only", "detail", "terse", "without-paging"],
+        run: printLog,
+      },
       info: logAt("info"),
       warning: logAt("warning"),
       error: logAt("error"),

@@ -50,9 +50,12 @@ export const systemMenus: readonly MenuDef[] = [
     exported: false,
     properties: {},
     verbs: {
-      reboot: (_call, router) => {
-        router.requestReboot();
-        return {};
+      reboot: {
+        arguments: [],
+        run: (_call, router) => {
+          router.requestReboot();
+          return {};
+        },
       },
     },
   },
@@ -121,10 +124,13 @@ export const systemMenus: readonly MenuDef[] = [
     columns: ["name", "owner", "source"],
     unique: [{ keys: ["name"], error: "failure: already have such name" }],
     verbs: {
-      run: async (call, router, menu) => {
-        const item = targets(call, router, menu)[0];
-        if (!item) throw new RouterOsError("no such item");
-        return { output: await router.runSource(item.values.source ?? "") };
+      run: {
+        arguments: ["numbers"],
+        run: async (call, router, menu) => {
+          const item = targets(call, router, menu)[0];
+          if (!item) throw new RouterOsError("no such item");
+          return { output: await router.runSource(item.values.source ?? "") };
+        },
       },
     },
     properties: {
@@ -142,20 +148,27 @@ export const systemMenus: readonly MenuDef[] = [
     singleton: true,
     exported: false,
     properties: {},
+    // A backup is never encrypted here; the password arguments are taken (scripts pass them) and ignored.
     verbs: {
-      save: (call, router) => {
-        const name =
-          named(call, "name") ??
-          `${router.table("system-identity").items[0]?.values.name ?? "MikroTik"}-backup`;
-        router.saveBackup(name);
-        return { output: ["Configuration backup saved"] };
+      save: {
+        arguments: ["name", "password", "dont-encrypt", "encryption"],
+        run: (call, router) => {
+          const name =
+            named(call, "name") ??
+            `${router.table("system-identity").items[0]?.values.name ?? "MikroTik"}-backup`;
+          router.saveBackup(name);
+          return { output: ["Configuration backup saved"] };
+        },
       },
-      load: (call, router) => {
-        const name = named(call, "name");
-        if (name === undefined) throw new RouterOsError("missing value(s) of argument(s) name");
-        router.loadBackup(name);
-        router.requestReboot();
-        return { output: ["configuration restored, rebooting"] };
+      load: {
+        arguments: ["name", "password"],
+        run: (call, router) => {
+          const name = named(call, "name");
+          if (name === undefined) throw new RouterOsError("missing value(s) of argument(s) name");
+          router.loadBackup(name);
+          router.requestReboot();
+          return { output: ["configuration restored, rebooting"] };
+        },
       },
     },
   },
