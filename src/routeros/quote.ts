@@ -1,8 +1,11 @@
 /** Writing values so that the RouterOS lexer reads them back unchanged. */
 import { encodeChar } from "./escapes.js";
 
-/** Text that reads back as itself without quotes in any argument position (ids, addresses, names). */
-const BARE = /^[A-Za-z0-9_.:/*+,@%-]+$/;
+/**
+ * Text that reads back as itself without quotes in any argument position (ids, addresses, names), and a
+ * negated matcher such as `!LAN`, which RouterOS exports bare (`in-interface-list=!LAN`).
+ */
+const BARE = /^!?[A-Za-z0-9_.:/*+,@%-]+$/;
 
 /** Always double-quoted, with every special or control character escaped; other characters stay as they are. */
 export function quoteString(value: string): string {

@@ -28,9 +28,15 @@ describe("quoteValue", () => {
     ["line\nbreak\r\ttab", '"line\\nbreak\\r\\ttab"'],
     ["bell\x07\x7f", '"bell\\07\\7F"'],
     ["#hash", '"#hash"'],
+    ["!LAN", "!LAN"],
+    ["!dstnat,srcnat", "!dstnat,srcnat"],
+    ["!", '"!"'],
+    ["a!b", '"a!b"'],
+    ["!!x", '"!!x"'],
     ["ünïcødé ☃", '"ünïcødé ☃"'],
   ])("%j -> %s", (value, literal) => {
     expect(quoteValue(value)).toBe(literal);
+    expect(readBack(literal)).toBe(value);
   });
 
   it("always quotes with quoteString", () => {
@@ -42,7 +48,7 @@ describe("quoteValue", () => {
       fc.property(
         fc.oneof(
           fc.string({ unit: "binary" }),
-          fc.string({ unit: fc.constantFrom(...'"\\$?;[]{}() \n\r\t=#_aA0'.split("")) }),
+          fc.string({ unit: fc.constantFrom(...'"\\$?;[]{}() \n\r\t=#!_aA0'.split("")) }),
         ),
         (value) => {
           expect(readBack(quoteValue(value))).toBe(value);
