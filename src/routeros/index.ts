@@ -15,3 +15,4 @@ export { type RunOptions, type RunResult, runScript } from "./interpreter.js";
 export { type Token, tokenize } from "./lexer.js";
 export { FLAG_WORDS, type ParseOptions, parseScript } from "./parser.js";
 export { quoteString, quoteValue } from "./quote.js";
+export type { Cell } from "./scope.js";

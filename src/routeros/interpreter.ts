@@ -25,6 +25,12 @@ export interface RunOptions {
    * forever; a simulated router sharing a process with the service must not. @default 1,000,000
    */
   readonly maxStatements?: number;
+  /**
+   * The `:global` variables of the device: the script reads and changes them in place, so a host that passes
+   * the same map to every run keeps them from one script to the next, as a router does until it reboots.
+   * @default a new, empty map (the script's globals end with it)
+   */
+  readonly globals?: Map<string, Cell>;
 }
 
 export const DEFAULT_MAX_STATEMENTS = 1_000_000;
@@ -50,13 +56,15 @@ const ARITHMETIC: Readonly<Record<string, (a: number, b: number) => number>> = {
 
 class Interpreter {
   readonly output: string[] = [];
-  private readonly globals = new Map<string, Cell>();
+  private readonly globals: Map<string, Cell>;
   private executed = 0;
 
   constructor(
     private readonly host: CommandHost,
     private readonly options: RunOptions,
-  ) {}
+  ) {
+    this.globals = options.globals ?? new Map();
+  }
 
   /** Runs statements in `scope`; the value of the last one is the value of `[ ... ]`. */
   async run(block: Block, scope: Scope): Promise<RosValue> {

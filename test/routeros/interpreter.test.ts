@@ -134,6 +134,17 @@ describe("runScript global commands", () => {
     expect(output).toEqual(["2", "1", "5"]);
   });
 
+  it("keeps globals in the map the host passes, from one script to the next", async () => {
+    const host = new RecordingHost();
+    const globals = new Map();
+    await runScript(":global g 1; :global h", host, { globals });
+    const read = ':global g; :put ("g=" . $g)';
+    expect((await runScript(read, host, { globals })).output).toEqual(["g=1"]);
+    expect([...globals.keys()]).toEqual(["g", "h"]);
+    // without the map, a script's globals end with it
+    expect((await runScript(read, host)).output).toEqual(["g="]);
+  });
+
   it("runs :if branches on conditions", async () => {
     const { output } = await runScript(
       ':local x "a"\n:if ($x = "a") do={ :put yes } else={ :put no }\n:if ($x != "a" || false) do={ :put yes } else={ :put no }',

@@ -167,7 +167,6 @@ export class SimulatedBackend implements RouterBackend {
   private settleReboot(device: Device): void {
     if (!device.router.takeRebootRequest()) return;
     device.offlineUntilMs = this.now().getTime() + this.rebootOfflineMs;
-    device.router.numbering.clear();
-    device.router.log(["system", "info"], "router rebooted");
+    device.router.reboot();
   }
 }

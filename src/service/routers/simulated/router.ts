@@ -5,6 +5,7 @@
 import { RouterOsError } from "../../../routeros/errors.js";
 import type { CommandCall, CommandHost, CommandResult } from "../../../routeros/host.js";
 import { runScript } from "../../../routeros/interpreter.js";
+import type { Cell } from "../../../routeros/scope.js";
 import type { ScriptOutcome } from "../backend.js";
 import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";
@@ -53,6 +54,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private backups = new Map<string, ConfigState>();
   private clockOffsetMs = 0;
   private rebootRequested = false;
+  /** `:global` variables: every script on this router shares them, and only a reboot clears them. */
+  private readonly globals = new Map<string, Cell>();
   /** Derived items are recomputed when next read, not after every change: replaying an export stays linear. */
   private derivedStale = false;
   private readonly baseNow: () => Date;
@@ -205,8 +208,15 @@ export class SimulatedRouter implements CommandHost, RouterState {
     return requested;
   }
 
+  /** What a restart forgets: the numbering of the last prints and the global variables. */
+  reboot(): void {
+    this.numbering.clear();
+    this.globals.clear();
+    this.log(["system", "info"], "router rebooted");
+  }
+
   async runSource(source: string): Promise<readonly string[]> {
-    return (await runScript(source, this)).output;
+    return (await runScript(source, this, { globals: this.globals })).output;
   }
 
   /**
@@ -218,6 +228,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
     try {
       await runScript(source, this, {
         signal,
+        globals: this.globals,
         onOutput: (line) => output.push(line),
         ...(this.options.maxScriptStatements ? { maxStatements: this.options.maxScriptStatements } : {}),
       });
@@ -238,6 +249,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
       log: this.entries.slice(-snapshotLogTail),
       nextLogId: this.nextLogId,
       clockOffsetMs: this.clockOffsetMs,
+      globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, cell.value])),
     };
   }
 
@@ -249,5 +261,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.entries = [...snapshot.log];
     this.nextLogId = snapshot.nextLogId;
     this.clockOffsetMs = snapshot.clockOffsetMs;
+    this.globals.clear();
+    for (const [name, value] of Object.entries(snapshot.globals ?? {})) this.globals.set(name, { value });
   }
 }

@@ -1,9 +1,14 @@
 /**
- * The persisted form of a router (configuration, backups, log tail, clock offset), validated on the way in:
- * it comes back from the service's database, possibly written by an older version.
+ * The persisted form of a router (configuration, backups, log tail, clock offset, global variables), validated
+ * on the way in: it comes back from the service's database, possibly written by an older version.
  */
 import { z } from "zod";
+import type { RosValue } from "../../../routeros/host.js";
 import type { TableState } from "./table.js";
+
+const rosValueSchema: z.ZodType<RosValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(rosValueSchema)]),
+);
 
 const tableStateSchema = z.object({
   nextId: z.number().int().positive(),
@@ -26,6 +31,11 @@ export const routerSnapshotSchema = z.object({
   log: z.array(z.object({ id: z.number(), time: z.string(), topics: z.string(), message: z.string() })),
   nextLogId: z.number().int().positive(),
   clockOffsetMs: z.number(),
+  /**
+   * `:global` variables: a service restart re-attaches the router from here and must not lose them, since
+   * the router did not reboot. Absent in snapshots taken before they were kept.
+   */
+  globals: z.record(z.string(), rosValueSchema).optional(),
 });
 export type RouterSnapshot = z.output<typeof routerSnapshotSchema>;
 /** Every table of one configuration, as `Table.state()` gives it. */

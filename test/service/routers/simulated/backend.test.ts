@@ -117,6 +117,31 @@ describe("SimulatedBackend", () => {
     expect(log).toContainEqual({ topics: "system,info", message: "router rebooted" });
   });
 
+  it("keeps :global variables from one script to the next until the router reboots", async () => {
+    const clock = manualClock();
+    const backend = new SimulatedBackend({ now: clock.now, rebootOfflineMs: 1000 });
+    await backend.attach("r", { name: "r" });
+    const read = ':global site; :global count; :put ($site . "/" . $count . "/" . [:typeof $count])';
+    // GIVEN one job's script that sets globals
+    await backend.runScript("r", ':global site "berlin"; :global count 2');
+    // THEN a later script that declares them reads their values
+    expect(await backend.runScript("r", read)).toEqual({ ok: true, output: "berlin/2/num" });
+    // AND a stored script it runs shares them too
+    await backend.runScript(
+      "r",
+      '/system script add name=bump source=":global count; :set count (\\$count + 1)"\n/system script run bump',
+    );
+    expect((await backend.runScript("r", read)).output).toBe("berlin/3/num");
+    // AND a service restart (snapshot, then attach) is not a reboot: they survive it
+    const restarted = new SimulatedBackend();
+    await restarted.attach("r", { name: "r", state: JSON.parse(JSON.stringify(backend.snapshot("r"))) });
+    expect((await restarted.runScript("r", read)).output).toBe("berlin/3/num");
+    // WHEN the router reboots THEN they are gone
+    await backend.runScript("r", "/system reboot");
+    clock.advance(1000);
+    expect(await backend.runScript("r", read)).toEqual({ ok: true, output: "//nil" });
+  });
+
   it("injects the same faults for the same seed", async () => {
     const outcomes = async (seed: number) => {
       const backend = new SimulatedBackend({ seed, faultRate: 0.3 });
