@@ -8,16 +8,29 @@ import { ensureRouter, ensureTeam, ensureToken } from "./store/directory.js";
 /** The seed file of CONTRACT.md ("Running the service"), plus an optional Standard Webhooks signing secret. */
 export const seedSchema = z.strictObject({
   teams: z.array(
-    z.strictObject({
-      id: uuidSchema,
-      customer_id: uuidSchema.optional(),
-      signing_secret: z
-        .string()
-        .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, { error: "signing_secret must look like whsec_<base64>" })
-        .optional(),
-      tokens: z.array(tokenSchema).default([]),
-      routers: z.array(z.strictObject({ id: uuidSchema, name: z.string().min(1).max(100) })).default([]),
-    }),
+    z
+      .strictObject({
+        id: uuidSchema,
+        customer_id: uuidSchema.optional(),
+        signing_secret: z
+          .string()
+          .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, { error: "signing_secret must look like whsec_<base64>" })
+          .optional(),
+        tokens: z.array(tokenSchema).default([]),
+        routers: z.array(z.strictObject({ id: uuidSchema, name: z.string().min(1).max(100) })).default([]),
+      })
+      .superRefine((team, ctx) => {
+        team.tokens.forEach((token, index) => {
+          if (!token.includes(`:${team.id}:`)) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["tokens", index],
+              message: `the token's second part must be this team's id ${team.id}`,
+              input: "<redacted>",
+            });
+          }
+        });
+      }),
   ),
 });
 export type Seed = z.output<typeof seedSchema>;
@@ -37,9 +50,6 @@ export async function applySeed(db: Database, seed: Seed): Promise<SeedResult> {
     for (const team of seed.teams) {
       await ensureTeam(tx, { id: team.id, customerId: team.customer_id, signingSecret: team.signing_secret });
       for (const token of team.tokens) {
-        if (!token.includes(`:${team.id}:`)) {
-          throw new UsageError(`seed: a token of team ${team.id} names another team`);
-        }
         await ensureToken(tx, token);
         tokens++;
       }

@@ -1,20 +1,12 @@
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { RouterjobsError, UsageError } from "../../errors.js";
+import { UsageError } from "../../errors.js";
 import { writeJson, writeLines } from "../output.js";
+import type { AdminFlags } from "./service-admin-call.js";
 
-/** The running service refused an operator command. */
-export class ServiceAdminError extends RouterjobsError {
-  override readonly name = "ServiceAdminError";
-  override readonly code = "RJ_ERR_API";
-}
-
-interface AdminFlags {
-  url?: string;
-  data: string;
-  caFile?: string;
-}
+/** undici and zod load only when an operator command runs, not at every start of the CLI. */
+const callAdmin = async (...args: Parameters<typeof import("./service-admin-call.js").callAdmin>) =>
+  (await import("./service-admin-call.js")).callAdmin(...args);
 
 /** Operator commands: they talk to the running service's /admin API (PGlite allows one process per data dir). */
 export function serviceAdminCommands(): Command[] {
@@ -35,6 +27,12 @@ export function serviceAdminCommands(): Command[] {
     adminCommand("revoke", "revoke an API token")
       .argument("<token-id>", "the first part of the token")
       .action(async (tokenId: string, flags: AdminFlags) => {
+        // A whole token would travel in the URL and land, secret included, in the service's request log.
+        if (tokenId.includes(":")) {
+          throw new UsageError(
+            "token revoke takes the token id (the part before the first ':'), not the token",
+          );
+        }
         writeJson(await callAdmin(flags, "DELETE", `/tokens/${tokenId}`));
       }),
   );
@@ -80,13 +78,15 @@ export function serviceAdminCommands(): Command[] {
   const seed = adminCommand("seed", "apply a seed file to the running service (idempotent)")
     .argument("<file>", "seed file (JSON, see docs/service.md)")
     .action(async (file: string, flags: AdminFlags) => {
-      let body: unknown;
+      let text: string;
       try {
-        body = JSON.parse(await readFile(file, "utf8"));
+        text = await readFile(file, "utf8");
       } catch (error) {
         throw new UsageError(`cannot read the seed file ${file}: ${(error as Error).message}`);
       }
-      writeJson(await callAdmin(flags, "POST", "/seed", body));
+      // Checked here as at `service --seed`: a bad file is a usage error naming the field, and nothing is sent.
+      const { parseSeed } = await import("../../service/seed.js");
+      writeJson(await callAdmin(flags, "POST", "/seed", parseSeed(text, file)));
     });
   const status = adminCommand("status", "jobs by status and notifications pending").action(
     async (flags: AdminFlags) => writeJson(await callAdmin(flags, "GET", "/status")),
@@ -100,63 +100,4 @@ function adminCommand(name: string, description: string): Command {
     .option("--data <dir>", "the service's data directory (admin token, service.json)", ".routerjobs/service")
     .option("--url <url>", "the service's URL (default: from <data>/service.json)")
     .option("--ca-file <file>", "CA to trust for an HTTPS service (default: the one it generated)");
-}
-
-async function readText(file: string, what: string): Promise<string> {
-  try {
-    return (await readFile(file, "utf8")).trim();
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${what} ${file} (is the service running with this --data?): ${(error as Error).message}`,
-    );
-  }
-}
-
-async function callAdmin(flags: AdminFlags, method: string, path: string, body?: unknown): Promise<unknown> {
-  const { Agent, request } = await import("undici");
-  const dataDir = resolve(flags.data);
-  const adminToken = await readText(join(dataDir, "admin-token"), "the admin token");
-  const info = flags.url
-    ? { url: flags.url, caFile: null }
-    : (JSON.parse(await readText(join(dataDir, "service.json"), "the service file")) as {
-        url: string;
-        caFile: string | null;
-      });
-  const caFile = flags.caFile ?? info.caFile;
-  const dispatcher = new Agent(caFile ? { connect: { ca: await readText(caFile, "the CA file") } } : {});
-  try {
-    const response = await request(`${info.url.replace(/\/$/, "")}/admin${path}`, {
-      method: method as "GET",
-      dispatcher,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.body.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (response.statusCode >= 300) {
-      const { readErrorBody } = await import("../../contract/errors.js");
-      const error = readErrorBody(parsed);
-      const details = error?.details.map((detail) => `${detail.field}: ${detail.message}`) ?? [];
-      throw new ServiceAdminError(
-        [
-          `the service answered ${response.statusCode}: ${error?.message ?? text.slice(0, 200)}`,
-          ...details,
-        ].join("; "),
-      );
-    }
-    return (parsed as { data?: unknown } | undefined)?.data;
-  } catch (error) {
-    if (error instanceof RouterjobsError) throw error;
-    throw new ServiceAdminError(`cannot reach the service at ${info.url}: ${(error as Error).message}`);
-  } finally {
-    await dispatcher.close();
-  }
 }

@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { uuidSchema } from "../../../contract/ids.js";
+import { UsageError } from "../../../errors.js";
 import { HttpError } from "../../http-error.js";
 import { applySeed, seedSchema } from "../../seed.js";
 import {
@@ -116,9 +117,15 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     return ok({ id: job.id, status: job.status });
   });
 
-  app.post("/seed", { schema: { body: seedSchema } }, async (request) =>
-    ok(await applySeed(app.db, request.body)),
-  );
+  app.post("/seed", { schema: { body: seedSchema } }, async (request) => {
+    try {
+      return ok(await applySeed(app.db, request.body));
+    } catch (error) {
+      // A seed that conflicts with the database (a router of another team) is bad input, not a fault.
+      if (error instanceof UsageError) throw new HttpError("invalid_request", error.message);
+      throw error;
+    }
+  });
 
   app.get("/status", async () => {
     const { rows } = await app.db.query<{ status: string; count: number }>(
