@@ -11,6 +11,7 @@ import {
   TOKEN,
 } from "../client/helpers/stand-in-service.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
+import { expectOneErrorLine } from "../helpers/cli-expect.js";
 
 const SECRET = TOKEN.split(":")[2] as string;
 const scratch = mkdtempSync(join(tmpdir(), "rj-cli-"));
@@ -35,15 +36,8 @@ const cli = (args: string[], extra: Record<string, string> = {}, input?: string)
 const lastBody = () => JSON.parse(service.requests.at(-1)?.body ?? "null");
 
 /** A user error: the exit code, and exactly one `routerjobs:` line on stderr, without a stack trace. */
-function expectOneLine(result: CliResult, code: number, message: string | RegExp): void {
-  expect(result.code).toBe(code);
-  const lines = result.stderr.trimEnd().split("\n");
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toMatch(/^routerjobs: /);
-  expect(lines[0]).toMatch(message);
-  expect(result.stderr).not.toMatch(/\n\s+at /);
-  expect(result.stdout + result.stderr).not.toContain(SECRET);
-}
+const expectOneLine = (result: CliResult, code: number, message: string | RegExp) =>
+  expectOneErrorLine(result, code, message, [SECRET]);
 
 describe("help and version", () => {
   it("prints the package version", async () => {

@@ -1,4 +1,4 @@
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 import { resolveConfig, type ServiceConfigInput } from "../../src/service/config.js";
 import type { RouterBackend } from "../../src/service/routers/backend.js";
 import { applySeed } from "../../src/service/seed.js";
@@ -90,10 +90,29 @@ export async function startTestService(
   });
   await applySeed(service.app.db, SEED as never);
   const dispatcher = new Agent(service.ca ? { connect: { ca: service.ca } } : {});
-  const call: TestService["call"] = async (method, path, options = {}) => {
+  const call = apiCaller(service.url, dispatcher);
+  return {
+    service,
+    backend,
+    url: service.url,
+    call,
+    submit: (routerId, job, token = TOKEN_A, headers = {}) =>
+      call("POST", `/api/asynchronous/${routerId}`, { token, body: job, headers }),
+    jobs: async (routerId, token = TOKEN_A) =>
+      (await call("GET", `/api/routers/${routerId}/jobs`, { token })).body.data,
+    close: async () => {
+      await service.close();
+      await dispatcher.close();
+    },
+  };
+}
+
+/** Calls a service at `url` as a client of team A does, unless `token` says otherwise (null: no header). */
+export function apiCaller(url: string, dispatcher: Dispatcher): TestService["call"] {
+  return async (method, path, options = {}) => {
     const token = options.token === undefined ? TOKEN_A : options.token;
     const body = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
-    const response = await request(`${service.url}${path}`, {
+    const response = await request(`${url}${path}`, {
       method,
       dispatcher,
       headers: {
@@ -111,20 +130,6 @@ export async function startTestService(
       // not JSON: the test sees the text
     }
     return { status: response.statusCode, headers: response.headers, body: parsed };
-  };
-  return {
-    service,
-    backend,
-    url: service.url,
-    call,
-    submit: (routerId, job, token = TOKEN_A, headers = {}) =>
-      call("POST", `/api/asynchronous/${routerId}`, { token, body: job, headers }),
-    jobs: async (routerId, token = TOKEN_A) =>
-      (await call("GET", `/api/routers/${routerId}/jobs`, { token })).body.data,
-    close: async () => {
-      await service.close();
-      await dispatcher.close();
-    },
   };
 }
 

@@ -1,0 +1,389 @@
+/**
+ * The operator commands (`routerjobs service token|router|job|seed|status`) as an operator runs them: the built
+ * CLI against a running `routerjobs service` process, each command's effect read back through the public API.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Agent } from "undici";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CliProcess, type CliResult, runCli, startCli } from "../helpers/cli.js";
+import { expectOneErrorLine } from "../helpers/cli-expect.js";
+import { HttpsSink } from "../helpers/https-sink.js";
+import {
+  apiCaller,
+  eventually,
+  type Loose,
+  ROUTER_A,
+  ROUTER_A2,
+  ROUTER_B,
+  SEED,
+  TEAM_A,
+  type TestService,
+  TOKEN_A,
+  TOKEN_A2,
+  TOKEN_B,
+} from "../service/harness.js";
+
+const TEAM_D = "d0000000-0000-4000-8000-000000000001";
+const CUSTOMER_D = "dc000000-0000-4000-8000-000000000001";
+const ROUTER_D2 = "d2000000-0000-4000-8000-000000000002";
+const TEAM_E = "e0000000-0000-4000-8000-000000000001";
+const TOKEN_E = `ee000000-0000-4000-8000-000000000001:${TEAM_E}:${"E5e4E3e2E1".repeat(6)}ee`;
+const TOKEN_SHAPE = /^[0-9a-f-]{36}:[0-9a-f-]{36}:[A-Za-z0-9]{62}$/;
+const secretOf = (token: string) => token.split(":")[2] as string;
+const job = { description: "identity", script: "/system identity set name=from-job", express_execute: true };
+
+// Each test spawns several CLI processes: on a busy two-core machine that takes a while.
+describe("routerjobs service operator commands (built CLI, running service)", { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), "rj-service-admin-"));
+  const data = join(dir, "data");
+  let service: CliProcess;
+  let sink: HttpsSink;
+  let dispatcher: Agent;
+  let call: TestService["call"];
+  /** Every operator command run, with the tokens `token create` printed: no secret may appear elsewhere. */
+  const runs: CliResult[] = [];
+  const created: string[] = [];
+
+  async function admin(...args: string[]): Promise<CliResult> {
+    const result = await runCli(["service", ...args, "--data", data]);
+    runs.push(result);
+    return result;
+  }
+  const json = (result: CliResult): Loose => {
+    expect(result, result.stderr).toMatchObject({ code: 0, stderr: "" });
+    return JSON.parse(result.stdout);
+  };
+  const jobs = async (routerId: string, token = TOKEN_A): Promise<Loose[]> => {
+    const answer = await call("GET", `/api/routers/${routerId}/jobs`, { token });
+    expect(answer.status).toBe(200);
+    return answer.body.data;
+  };
+  const submit = async (routerId: string, token: string, body: Record<string, unknown>) => {
+    const answer = await call("POST", `/api/asynchronous/${routerId}`, { token, body });
+    expect(answer.status).toBe(202);
+    const key = answer.body.data.idempotency_key;
+    return (await jobs(routerId, token)).find((item) => item.idempotency_key === key);
+  };
+  const settled = () => new Promise((resolve) => setTimeout(resolve, 500));
+
+  beforeAll(async () => {
+    sink = await HttpsSink.start();
+    writeFileSync(join(dir, "sink-ca.pem"), sink.ca);
+    writeFileSync(
+      join(dir, "start-seed.json"),
+      JSON.stringify({
+        teams: [
+          {
+            id: TEAM_A,
+            tokens: [TOKEN_A],
+            routers: [
+              { id: ROUTER_A, name: "edge-a" },
+              { id: ROUTER_A2, name: "edge-a2" },
+            ],
+          },
+        ],
+      }),
+    );
+    service = startCli([
+      "service",
+      "--listen",
+      "127.0.0.1:0",
+      "--data",
+      data,
+      "--seed",
+      join(dir, "start-seed.json"),
+      "--tls-generate",
+      "--tick",
+      "50ms",
+      "--notify-ca-file",
+      join(dir, "sink-ca.pem"),
+      // Every request is logged: the last test reads the log for secrets.
+      "--log-level",
+      "info",
+    ]);
+    const url = await service.printed(/listening on (\S+)/, "the service");
+    dispatcher = new Agent({ connect: { ca: readFileSync(join(data, "tls-ca.pem"), "utf8") } });
+    call = apiCaller(url, dispatcher);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await dispatcher?.close();
+    await sink?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("--help of each command lists its arguments and options", async () => {
+    const common = ["--data <dir>", "--url <url>", "--ca-file <file>"];
+    const cases: [string[], string[]][] = [
+      [
+        ["token", "create"],
+        ["--team <uuid>", "--customer <uuid>"],
+      ],
+      [["token", "revoke"], ["<token-id>"]],
+      [
+        ["router", "add"],
+        ["--team <uuid>", "--name <name>", "--id <uuid>"],
+      ],
+      [["router", "remove"], ["<router-id>"]],
+      [["router", "offline"], ["<router-id>"]],
+      [["router", "online"], ["<router-id>"]],
+      [["job", "delete"], ["<job-id>"]],
+      [["seed"], ["<file>"]],
+      [["status"], []],
+    ];
+    for (const [command, options] of cases) {
+      const help = await runCli(["service", ...command, "--help"]);
+      expect(help.code).toBe(0);
+      for (const text of [...options, ...common]) expect(help.stdout, command.join(" ")).toContain(text);
+    }
+    const parent = await runCli(["service", "--help"]);
+    for (const sub of ["token", "router", "job", "seed", "status"]) {
+      expect(parent.stdout).toMatch(new RegExp(`^\\s+${sub}\\b`, "m"));
+    }
+  });
+
+  let tokenD: string;
+  let otherTokenD: string;
+  let routerD: string;
+
+  it("token create prints the token once and it works; revoke makes it 401 on every endpoint", async () => {
+    const first = await admin("token", "create", "--team", TEAM_D, "--customer", CUSTOMER_D);
+    expect(first).toMatchObject({ code: 0, stderr: "" });
+    expect(first.stdout.endsWith("\n")).toBe(true);
+    const lines = first.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(1);
+    tokenD = lines[0] as string;
+    expect(tokenD).toMatch(TOKEN_SHAPE);
+    expect(tokenD.split(":")[1]).toBe(TEAM_D);
+    otherTokenD = (await admin("token", "create", "--team", TEAM_D)).stdout.trim();
+    created.push(tokenD, otherTokenD);
+    expect(otherTokenD).not.toBe(tokenD);
+
+    const added = await admin("router", "add", "--team", TEAM_D, "--name", "branch-1");
+    expect(added).toMatchObject({ code: 0, stderr: "" });
+    routerD = added.stdout.trim();
+    expect(routerD).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await admin("router", "add", "--team", TEAM_D, "--name", "b2", "--id", ROUTER_D2)).stdout).toBe(
+      `${ROUTER_D2}\n`,
+    );
+    expect(await jobs(routerD, tokenD)).toEqual([]);
+    const sync = await call("POST", `/api/synchronous/${routerD}`, {
+      token: tokenD,
+      body: { command: "/system/identity/print" },
+    });
+    expect(sync.status).toBe(200);
+
+    const [tokenId] = tokenD.split(":") as [string];
+    expect(json(await admin("token", "revoke", tokenId))).toEqual({ token_id: tokenId, revoked: true });
+    const refused = [
+      await call("GET", `/api/routers/${routerD}/jobs`, { token: tokenD }),
+      await call("POST", `/api/synchronous/${routerD}`, {
+        token: tokenD,
+        body: { command: "/system/identity/print" },
+      }),
+      await call("POST", `/api/asynchronous/${routerD}`, { token: tokenD, body: job }),
+    ];
+    for (const answer of refused) {
+      expect(answer.status).toBe(401);
+      expect(answer.headers["www-authenticate"]).toMatch(/^Bearer /);
+      expect(answer.body).toEqual({
+        status: "error",
+        error: {
+          code: "unauthenticated",
+          message: "the API token is unknown or revoked",
+          request_id: answer.headers["x-request-id"],
+        },
+      });
+    }
+    // The refused submission made no job; the team's other token still works.
+    expect(await jobs(routerD, otherTokenD)).toEqual([]);
+
+    expectOneErrorLine(await admin("token", "revoke", tokenId), 3, /answered 404: token does not exist/);
+    // A whole token would put its secret in the URL, and so in the service's log: refused before sending.
+    expectOneErrorLine(await admin("token", "revoke", otherTokenD), 2, /takes the token id/, [
+      secretOf(otherTokenD),
+    ]);
+    expect(await jobs(routerD, otherTokenD)).toEqual([]);
+  });
+
+  it("router add refuses another team's router id, and that router stays its team's", async () => {
+    expectOneErrorLine(
+      await admin("router", "add", "--team", TEAM_D, "--name", "stolen", "--id", ROUTER_A),
+      3,
+      new RegExp(`answered 422: router ${ROUTER_A} belongs to another team or was removed`),
+    );
+    expect((await call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: otherTokenD })).status).toBe(404);
+    await jobs(ROUTER_A);
+  });
+
+  it("router offline keeps a submitted job pending and sync answers 502; online runs it", async () => {
+    expect(json(await admin("router", "offline", ROUTER_A2))).toEqual({ id: ROUTER_A2, online: false });
+    const pending = await submit(ROUTER_A2, TOKEN_A, job);
+    await settled();
+    expect((await jobs(ROUTER_A2)).find((item) => item.id === pending.id).status).toBe("pending");
+    const sync = await call("POST", `/api/synchronous/${ROUTER_A2}`, {
+      body: { command: "/system/identity/print" },
+    });
+    expect(sync.status).toBe(502);
+    expect(sync.body.error.code).toBe("router_unreachable");
+
+    expect(json(await admin("router", "online", ROUTER_A2))).toEqual({ id: ROUTER_A2, online: true });
+    await eventually(async () => {
+      const item = (await jobs(ROUTER_A2)).find((entry) => entry.id === pending.id);
+      return item.status === "completed" ? item : undefined;
+    }, 30_000);
+
+    const unknown = "ffffffff-0000-4000-8000-000000000000";
+    expectOneErrorLine(await admin("router", "offline", unknown), 3, /answered 404: router does not exist/);
+    expectOneErrorLine(await admin("router", "online", "edge-a2"), 3, /router_id: must be a lowercase UUID/);
+  });
+
+  it("job delete: a pending job becomes deleted, is notified, and never runs", async () => {
+    await admin("router", "offline", ROUTER_A2);
+    const pending = await submit(ROUTER_A2, TOKEN_A, { ...job, notify_url: `${sink.url}/hook` });
+    expect(json(await admin("job", "delete", pending.id))).toEqual({ id: pending.id, status: "deleted" });
+    await admin("router", "online", ROUTER_A2);
+    await sink.waitFor(() => sink.statuses(pending.id).includes("deleted"), 30_000);
+    await settled();
+    const deleted = (await jobs(ROUTER_A2)).find((item) => item.id === pending.id);
+    expect(deleted).toMatchObject({ status: "deleted", started_at: null, completed_at: null });
+    expect(Date.parse(deleted.deleted_at)).not.toBeNaN();
+    expect(sink.statuses(pending.id)).toEqual(["deleted"]);
+
+    expectOneErrorLine(
+      await admin("job", "delete", pending.id),
+      3,
+      /answered 404: a job that is not yet completed, failed or deleted/,
+    );
+    const status = json(await admin("status"));
+    expect(status.jobs).toMatchObject({ deleted: 1, completed: 1 });
+    expect(status.outbox).toMatchObject({ abandoned: 0 });
+  });
+
+  it("router remove: its open jobs become deleted (notified) and the router answers 404", async () => {
+    await admin("router", "offline", routerD);
+    const pending = await submit(routerD, otherTokenD, { ...job, notify_url: `${sink.url}/hook` });
+    expect(json(await admin("router", "remove", routerD))).toEqual({ id: routerD, deleted_jobs: 1 });
+    await sink.waitFor(() => sink.statuses(pending.id).includes("deleted"), 30_000);
+    const answers = [
+      await call("GET", `/api/routers/${routerD}/jobs`, { token: otherTokenD }),
+      await call("POST", `/api/synchronous/${routerD}`, {
+        token: otherTokenD,
+        body: { command: "/system/identity/print" },
+      }),
+      await call("POST", `/api/asynchronous/${routerD}`, { token: otherTokenD, body: job }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(404);
+      expect(answer.body.error.code).toBe("router_not_found");
+    }
+    // The team's other router is untouched.
+    expect(await jobs(ROUTER_D2, otherTokenD)).toEqual([]);
+    expectOneErrorLine(await admin("router", "remove", routerD), 3, /answered 404: router does not exist/);
+    expectOneErrorLine(
+      await admin("router", "add", "--team", TEAM_D, "--name", "again", "--id", routerD),
+      3,
+      /was removed/,
+    );
+  });
+
+  it("seed FILE creates the teams, tokens and routers it names, idempotently", async () => {
+    expect((await call("GET", `/api/routers/${ROUTER_B}/jobs`, { token: TOKEN_B })).status).toBe(401);
+    const file = join(dir, "seed.json");
+    writeFileSync(file, JSON.stringify(SEED));
+    const expected = {
+      teams: 2,
+      tokens: 3,
+      routers: [
+        { id: ROUTER_A, name: "edge-a" },
+        { id: ROUTER_A2, name: "edge-a2" },
+        { id: ROUTER_B, name: "edge-b" },
+      ],
+    };
+    expect(json(await admin("seed", file))).toEqual(expected);
+    expect(json(await admin("seed", file))).toEqual(expected);
+    expect(await jobs(ROUTER_B, TOKEN_B)).toEqual([]);
+    await jobs(ROUTER_A, TOKEN_A2);
+    expect((await call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: TOKEN_B })).status).toBe(404);
+    // The team's signing secret came with the seed: its notifications are signed.
+    const signed = await submit(ROUTER_B, TOKEN_B, { ...job, notify_url: `${sink.url}/hook` });
+    await sink.waitFor(() => sink.statuses(signed.id).includes("completed"), 30_000);
+    for (const item of sink.received.filter((entry) => entry.body.job_id === signed.id)) {
+      expect(item.headers["webhook-signature"]).toMatch(/^v1,/);
+    }
+  });
+
+  it("a bad seed file: exit 2, one line naming the field and the limit, and nothing is sent", async () => {
+    const seedRequests = () => service.output().stdout.split("/admin/seed").length;
+    const before = seedRequests();
+    const team = (extra: Record<string, unknown>) => ({ teams: [{ id: TEAM_E, ...extra }] });
+    const short = TOKEN_E.slice(0, -1);
+    const foreign = TOKEN_E.replace(TEAM_E, TEAM_A);
+    const cases: [string, RegExp][] = [
+      ["{", /bad-0\.json is not valid JSON/],
+      [JSON.stringify({ teams: [{ id: "team-e" }] }), /teams\.0\.id: must be a lowercase UUID/],
+      [
+        JSON.stringify(team({ routers: [{ id: ROUTER_D2, name: "n".repeat(101) }] })),
+        /teams\.0\.routers\.0\.name: .*100/,
+      ],
+      [
+        JSON.stringify(team({ tokens: [short] })),
+        /teams\.0\.tokens\.0: last part must be exactly 62 characters \(got 61\)/,
+      ],
+      [JSON.stringify(team({ tokens: [foreign] })), /teams\.0\.tokens\.0: .*this team's id/],
+      [JSON.stringify(team({ colour: "blue" })), /teams\.0: .*colour/],
+    ];
+    for (const [index, [text, message]] of cases.entries()) {
+      const file = join(dir, `bad-${index}.json`);
+      writeFileSync(file, text);
+      expectOneErrorLine(await admin("seed", file), 2, message, [secretOf(TOKEN_E)]);
+    }
+    expectOneErrorLine(await admin("seed", join(dir, "missing.json")), 2, /cannot read the seed file/);
+    expect(seedRequests()).toBe(before);
+    expect((await call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: TOKEN_E })).status).toBe(401);
+  });
+
+  it("a seed that conflicts with the service's data is refused whole (exit 3, 422), not a 500", async () => {
+    const file = join(dir, "conflict.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ teams: [{ id: TEAM_E, tokens: [TOKEN_E], routers: [{ id: ROUTER_A, name: "x" }] }] }),
+    );
+    expectOneErrorLine(
+      await admin("seed", file),
+      3,
+      new RegExp(`answered 422: seed: router ${ROUTER_A} belongs to another team`),
+      [secretOf(TOKEN_E)],
+    );
+    // One transaction: the token that came before the conflict in the file was not created either.
+    expect((await call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: TOKEN_E })).status).toBe(401);
+    await jobs(ROUTER_A);
+  });
+
+  it("no secret reaches the service's log or any command's output, except the one print of token create", async () => {
+    const adminToken = readFileSync(join(data, "admin-token"), "utf8").trim();
+    const secrets = [TOKEN_A, TOKEN_A2, TOKEN_B, TOKEN_E, ...created].map(secretOf);
+    const log = service.output();
+    for (const secret of [adminToken, ...secrets]) {
+      expect(log.stdout + log.stderr).not.toContain(secret);
+      for (const result of runs) {
+        expect(result.stderr).not.toContain(secret);
+        if (!created.includes(result.stdout.trim())) expect(result.stdout).not.toContain(secret);
+      }
+    }
+    // The check can fail: the log holds the requests these commands made.
+    expect(log.stdout).toContain("/admin/tokens");
+  });
+
+  it("without a running service: exit 2 without its files, exit 4 when it does not answer", async () => {
+    expectOneErrorLine(
+      await runCli(["service", "status", "--data", join(dir, "nowhere")]),
+      2,
+      /cannot read the admin token .*nowhere.*is the service running with this --data\?/,
+    );
+    await service.stop();
+    expectOneErrorLine(await admin("status"), 4, /cannot reach the service at https:\/\/127\.0\.0\.1:\d+/);
+  });
+});
