@@ -3,10 +3,11 @@
  * receiver. Checks the summary it prints, that the token never shows, and that nothing it started outlives it.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { processes } from "../helpers/processes.js";
 import { terraformOrSkip } from "../helpers/terraform.js";
 
 const terraform = terraformOrSkip("the demo (it deploys with terraform)");
@@ -28,19 +29,11 @@ function startDemo(dir: string, ...flags: string[]) {
   return { child, done, output: () => output };
 }
 
-/** Processes working in the demo's folder or naming it: the demo, terraform, its provisioners (Linux /proc). */
+/** Processes working in the demo's folder or naming it: the demo, terraform, its provisioners. */
 function processesUsing(dir: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      const cwd = readlinkSync(`/proc/${pid}/cwd`);
-      const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      if (cwd.startsWith(dir) || args.includes(dir)) found.push(`${pid} ${args}`);
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
+  return processes()
+    .filter(({ cwd, args }) => cwd?.startsWith(dir) || args.includes(dir))
+    .map(({ pid, args }) => `${pid} ${args}`);
 }
 
 describe("npm run demo without Terraform", () => {

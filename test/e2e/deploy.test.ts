@@ -9,6 +9,7 @@ import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterConfig, type RouterSection } from "../../src/constructs/index.js";
 import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import { processes } from "../helpers/processes.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
@@ -152,6 +153,11 @@ describe.skipIf(terraform === undefined)("deploying a stack with terraform again
     try {
       // WHEN the job is submitted and terraform is killed while apply waits for it
       await waitFor(async () => (await jobCount(ROUTER_A)) > before, 60_000, first.output);
+      // (while it waits, every user of the machine can read the command lines of terraform, the provisioner's
+      // shell and routerjobs apply: the token is in none of them)
+      const lines = processes().map(({ args }) => args);
+      expect(lines.filter((args) => args.includes("routerjobs.js apply")).length).toBeGreaterThan(0);
+      expect(lines.filter((args) => args.includes(SECRET))).toEqual([]);
     } finally {
       first.kill();
       await first.done;
