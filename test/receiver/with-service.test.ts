@@ -5,7 +5,8 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReceiverClient } from "../../src/receiver/wait-client.js";
-import { ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../service/harness.js";
+import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import { ADMIN_TOKEN, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../service/harness.js";
 import { startTestReceiver, tempDir } from "./helpers.js";
 
 describe("the receiver as the service's notify_url", () => {
@@ -39,6 +40,7 @@ describe("the receiver as the service's notify_url", () => {
     expect(answer.status).toBe(202);
     return answer.body.data.idempotency_key as string;
   }
+  const router = (id: string) => (service.backend as SimulatedBackend).router(id);
 
   it("hears loaded, running and completed, once each and in order, for a job that succeeds", async () => {
     const key = await submit(ROUTER_A, "/system identity set name=heard");
@@ -59,5 +61,28 @@ describe("the receiver as the service's notify_url", () => {
     const waited = await waiter.waitForJob({ idempotencyKey: key, timeoutMs: 20_000 });
     expect(waited.job?.status).toBe("completed");
     expect(waited.job?.heard?.[0]).toBe("completed");
+  });
+
+  it("hears a job an operator deleted while it waited for its router", async () => {
+    // GIVEN a job that waits: its router's tunnel is down (a first call attaches the router)
+    await service.call("POST", `/api/synchronous/${ROUTER_A2}`, {
+      body: { command: "/system/identity/print" },
+    });
+    (service.backend as SimulatedBackend).setOnline(ROUTER_A2, false);
+    try {
+      const key = await submit(ROUTER_A2, "/system identity set name=never");
+      const job = (await service.jobs(ROUTER_A2)).find((item) => item.idempotency_key === key);
+      expect(job.status).toBe("pending");
+      // WHEN the operator deletes it
+      const deleted = await service.call("DELETE", `/admin/jobs/${job.id}`, { token: ADMIN_TOKEN });
+      expect(deleted.status).toBe(200);
+      // THEN the receiver hears `deleted`, a terminal state, and the router never ran the script
+      const waited = await waiter.waitForJob({ idempotencyKey: key, timeoutMs: 20_000 });
+      expect(waited.outcome).toBe("terminal");
+      expect(waited.job).toMatchObject({ status: "deleted", heard: ["deleted"] });
+    } finally {
+      (service.backend as SimulatedBackend).setOnline(ROUTER_A2, true);
+    }
+    expect(await router(ROUTER_A2).runSource(":put [/system identity get name]")).not.toEqual(["never"]);
   });
 });
