@@ -5,6 +5,9 @@
  * directly. PGlite always, PostgreSQL when one is available (see test/helpers/postgres.ts).
  */
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Fastify from "fastify";
 import { Pool } from "undici";
 import { resolveConfig } from "../src/service/config.js";
@@ -231,6 +234,19 @@ async function directScripts(jobs: number): Promise<number> {
   return round(jobs / ((performance.now() - started) / 1000), 1);
 }
 
+/**
+ * PGlite on disk, as `routerjobs service --data` runs it (memory:// would flatter every figure), in a fresh
+ * data directory per service so that no run inherits another's rows.
+ */
+async function onDisk<T>(use: (dataDir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "rj-bench-pglite-"));
+  try {
+    return await use(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 export async function run(): Promise<BenchReport> {
   const lines: string[] = [];
   const metrics: BenchReport["metrics"] = {};
@@ -242,11 +258,11 @@ export async function run(): Promise<BenchReport> {
     `bare Fastify POST: ${bare.timing.perSec}/s  p50 ${bare.timing.p50Ms} ms  p99 ${bare.timing.p99Ms} ms`,
   );
   for (const routers of [10, 100, 1000])
-    await endpoints("memory://", routers, bare.timing, lines, metrics, "pglite");
+    await onDisk((dir) => endpoints(dir, routers, bare.timing, lines, metrics, "pglite"));
 
   const jobs = 200;
   const direct = await directScripts(jobs);
-  const pglite = await endToEnd("memory://", jobs);
+  const pglite = await onDisk((dir) => endToEnd(dir, jobs));
   metrics["e2e.directJobsPerSec"] = direct;
   metrics["e2e.pglite.jobsPerSec"] = pglite;
   lines.push(
