@@ -1,5 +1,6 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
+import { lockDataDirectory } from "./data-directory-lock.js";
 
 /**
  * One SQL surface over embedded PGlite (a data directory, one process) and PostgreSQL (a URL, several
@@ -35,8 +36,19 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return isPostgresUrl(options.location) ? openPostgres(options) : openPglite(options.location);
 }
 
+/** A data directory is locked while open (a second process would corrupt it); `memory://` needs no lock. */
 async function openPglite(dataDir: string): Promise<Database> {
-  const db = await PGlite.create(dataDir === "memory://" ? undefined : dataDir);
+  if (dataDir === "memory://") return wrapPglite(await PGlite.create(), async () => {});
+  const unlock = await lockDataDirectory(dataDir);
+  try {
+    return wrapPglite(await PGlite.create(dataDir), unlock);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+function wrapPglite(db: PGlite, unlock: () => Promise<void>): Database {
   return {
     kind: "pglite",
     query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
@@ -52,7 +64,10 @@ async function openPglite(dataDir: string): Promise<Database> {
           },
         }),
       ),
-    close: () => db.close(),
+    close: async () => {
+      await db.close();
+      await unlock();
+    },
   };
 }
 

@@ -1,0 +1,85 @@
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import lockfile from "proper-lockfile";
+import { EnvironmentError } from "../errors.js";
+
+/**
+ * A lock its holder stopped refreshing for this long is taken over: the holder died without releasing it. The
+ * holder refreshes it every half of this, so only an event loop stalled this long could lose it.
+ */
+const STALE_MS = 10_000;
+const RETRY_MS = 250;
+
+/** Directories this process holds: their pid file names this process, which must not pass for a dead holder. */
+const held = new Set<string>();
+
+/**
+ * PGlite serves one process per data directory: a second one would corrupt it. The lock is `<dir>.lock` (a
+ * proper-lockfile directory, refreshed while held) and `<dir>.lock.pid` names its holder for the error message.
+ * A live holder's pid fails the open at once; after a crash the lock stays fresh for up to STALE_MS, so an
+ * open waits that long before taking it over. Resolves to the release function.
+ */
+export async function lockDataDirectory(dir: string): Promise<() => Promise<void>> {
+  const path = resolve(dir);
+  const pidFile = `${path}.lock.pid`;
+  if (held.has(path)) throw inUse(path, process.pid);
+  await mkdir(dirname(path), { recursive: true });
+  // A dead holder's last refresh may lie up to 1 s ahead (proper-lockfile rounds it up to the second).
+  const deadline = Date.now() + STALE_MS + 1500;
+  let release: () => Promise<void>;
+  for (;;) {
+    try {
+      release = await lockfile.lock(path, {
+        lockfilePath: `${path}.lock`,
+        realpath: false,
+        stale: STALE_MS,
+        retries: 0,
+        // The default throws from a timer and ends the process; a warning leaves the choice to the operator.
+        onCompromised: (error) =>
+          process.emitWarning(`the lock of data directory ${path} was lost: ${error.message}`),
+      });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
+      const owner = await readPid(pidFile);
+      // Our own pid in the file is a previous holder's (a restarted container reuses pids), never a live one. A
+      // dead holder's pid taken by an unrelated process within STALE_MS fails the open too; the message names it.
+      const running = owner !== undefined && owner !== process.pid && isRunning(owner);
+      if (running || Date.now() > deadline) throw inUse(path, running ? owner : undefined);
+      await sleep(RETRY_MS);
+    }
+  }
+  held.add(path);
+  await writeFile(pidFile, `${process.pid}\n`);
+  return async () => {
+    held.delete(path);
+    await rm(pidFile, { force: true });
+    await release().catch((error: NodeJS.ErrnoException) => {
+      // Already released when the lock was compromised (the warning said so).
+      if (error.code !== "ERELEASED") throw error;
+    });
+  };
+}
+
+function inUse(path: string, pid: number | undefined): EnvironmentError {
+  return new EnvironmentError(
+    `data directory ${path} is in use by another routerjobs process${pid === undefined ? "" : ` (pid ${pid})`}`,
+  );
+}
+
+async function readPid(file: string): Promise<number | undefined> {
+  const text = await readFile(file, "utf8").catch(() => "");
+  const pid = Number(text.trim());
+  return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
