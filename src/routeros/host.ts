@@ -56,6 +56,9 @@ export interface CommandHost {
   execute(call: CommandCall): CommandResult | Promise<CommandResult>;
   /** `:log <level> <message>`; topics as RouterOS gives them (`script,info`). */
   log(topics: readonly string[], message: string): void;
-  /** `:delay`; the host decides whether time really passes (simulation may scale it). */
-  delay(ms: number): Promise<void>;
+  /**
+   * `:delay`; the host decides whether time really passes (simulation may scale it). When `signal` aborts, the
+   * host stops waiting and frees its timer: a stopped script must not hold the process for the rest of it.
+   */
+  delay(ms: number, signal?: AbortSignal): Promise<void>;
 }

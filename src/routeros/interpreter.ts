@@ -258,7 +258,7 @@ class Interpreter {
     await new Promise<void>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
-      this.host.delay(ms).then(
+      this.host.delay(ms, signal).then(
         () => {
           signal.removeEventListener("abort", onAbort);
           resolve();

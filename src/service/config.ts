@@ -27,6 +27,11 @@ export interface ServiceConfig {
   readonly notifyConcurrency: number;
   /** Routers whose queues run at the same time in one instance. @default 32 */
   readonly schedulerConcurrency: number;
+  /**
+   * On shutdown, scripts still running may finish for this long; then they are aborted and their jobs fail.
+   * @default 30 s
+   */
+  readonly shutdownGraceMs: number;
   /** Bearer token of the `/admin` API; undefined disables it. */
   readonly adminToken?: string;
   /** Accept admin calls from other hosts than loopback. @default false */
@@ -47,9 +52,16 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     notifyTimeoutMs: input.notifyTimeoutMs ?? 10_000,
     notifyConcurrency: input.notifyConcurrency ?? 16,
     schedulerConcurrency: input.schedulerConcurrency ?? 32,
+    shutdownGraceMs: input.shutdownGraceMs ?? 30_000,
     adminRemote: input.adminRemote ?? false,
   };
-  for (const key of ["tickMs", "syncTimeoutMs", "notifyRetryBaseMs", "notifyTimeoutMs"] as const) {
+  for (const key of [
+    "tickMs",
+    "syncTimeoutMs",
+    "notifyRetryBaseMs",
+    "notifyTimeoutMs",
+    "shutdownGraceMs",
+  ] as const) {
     if (!(config[key] > 0)) throw new RangeError(`${key} must be greater than zero (got ${config[key]})`);
   }
   for (const key of ["notifyConcurrency", "schedulerConcurrency"] as const) {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { formatDuration } from "../contract/duration.js";
 import { IDEMPOTENCY_TTL_MS } from "../contract/limits.js";
 import type { Database } from "../store/database.js";
 import type { RouterRegistry } from "./router-registry.js";
@@ -13,8 +14,8 @@ export interface SchedulerOptions {
   /** Called after a state change commits, so notifications go out without waiting for a poll. */
   readonly onChange?: () => void;
   readonly log?: (message: string, fields?: object) => void;
-  /** On close, scripts still running after this long are aborted (their jobs fail). @default 5 s */
-  readonly shutdownGraceMs?: number;
+  /** On close, running scripts may finish for this long; then they are aborted and their jobs fail. */
+  readonly shutdownGraceMs: number;
 }
 
 const HEARTBEAT_MS = 5000;
@@ -151,10 +152,14 @@ export class Scheduler {
     }
   }
 
-  private async execute({ job }: ClaimedJob): Promise<void> {
-    const backend = this.routers.backend;
-    await markStarted(this.db, job.id, new Date());
+  private async execute(claimed: ClaimedJob): Promise<void> {
+    // Closing: the claim goes back to the queue by recovery (next start, or another instance).
+    if (this.stopped) return;
+    const job = await markStarted(this.db, claimed.job.id, this.instanceId, new Date());
+    // Deleted since the claim, or recovered by another instance: not ours to run any more.
+    if (!job) return;
     this.options.onChange?.();
+    const backend = this.routers.backend;
     let outcome: ScriptOutcome;
     try {
       if (job.make_backup) {
@@ -166,7 +171,7 @@ export class Scheduler {
       // The back end throws only when it could not run the script at all (router gone mid-job, backup failed,
       // or the shutdown grace period ran out).
       const message = this.shutdown.signal.aborted
-        ? SHUTDOWN_ERROR
+        ? shutdownError(this.options.shutdownGraceMs)
         : (error as Error).message || String(error);
       outcome = { ok: false, output: "", error: message };
     }
@@ -176,11 +181,24 @@ export class Scheduler {
       {
         ok: outcome.ok,
         ...(outcome.ok ? {} : { error: describeFailure(outcome) }),
-        snapshot: backend.snapshot(job.router_id),
+        snapshot: this.snapshot(job.router_id),
       },
       new Date(),
     );
-    this.routers.saved(job.router_id, version);
+    if (version !== undefined) this.routers.saved(job.router_id, version);
+  }
+
+  /**
+   * The router's configuration after a job. A router removed while its job ran is gone from the back end: its
+   * job is already `deleted` (removal deletes open jobs), so it only has to end, with nothing to save.
+   */
+  private snapshot(routerId: string): unknown {
+    try {
+      return this.routers.backend.snapshot(routerId);
+    } catch (error) {
+      this.options.log?.("scheduler: router state not saved", { routerId, err: error });
+      return undefined;
+    }
   }
 
   async close(): Promise<void> {
@@ -189,7 +207,7 @@ export class Scheduler {
     const finished = Promise.allSettled([...this.active.values()]);
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise((resolve) => {
-      timer = setTimeout(resolve, this.options.shutdownGraceMs ?? 5000);
+      timer = setTimeout(resolve, this.options.shutdownGraceMs);
     });
     await Promise.race([finished, grace]);
     clearTimeout(timer);
@@ -199,7 +217,10 @@ export class Scheduler {
   }
 }
 
-export const SHUTDOWN_ERROR = "interrupted by service shutdown";
+/** The error of a job whose script was still running when the shutdown grace period ended. */
+export function shutdownError(graceMs: number): string {
+  return `interrupted by service shutdown: the script was still running after the ${formatDuration(graceMs)} shutdown grace period`;
+}
 
 /** The router's error text and line, as the job's `error` carries it. */
 export function describeFailure(outcome: Extract<ScriptOutcome, { ok: false }>): string {

@@ -52,7 +52,6 @@ export async function startService(options: StartOptions): Promise<RunningServic
     await mkdir(dataDir, { recursive: true });
     adminToken = randomBytes(32).toString("base64url");
     adminTokenFile = join(dataDir, "admin-token");
-    await writeFile(adminTokenFile, `${adminToken}\n`, { mode: 0o600 });
   }
   const generated: (TlsMaterial & { caFile?: string }) | undefined =
     options.tls === "generate"
@@ -71,8 +70,17 @@ export async function startService(options: StartOptions): Promise<RunningServic
     } as Parameters<typeof createApp>[1],
   );
   await app.ready();
-  if (options.seed) await applySeed(app.db, options.seed);
-  await app.listen({ host: options.host, port: options.port });
+  try {
+    // Written once the database is open (and its directory locked): a second service refused on the same data
+    // directory must not replace the token of the one running.
+    if (adminTokenFile) await writeFile(adminTokenFile, `${adminToken}\n`, { mode: 0o600 });
+    if (options.seed) await applySeed(app.db, options.seed);
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    // Closing releases the data directory at once rather than leaving its lock to go stale.
+    await app.close();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : options.port;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
@@ -87,8 +95,9 @@ export async function startService(options: StartOptions): Promise<RunningServic
 }
 
 /**
- * SIGTERM/SIGINT close the service gracefully (jobs in flight finish). The handlers are `once`: a second signal
- * meets Node's default action and ends the process at once.
+ * SIGTERM/SIGINT close the service gracefully: no new requests, running scripts finish within the shutdown grace
+ * period (`shutdownGraceMs`; then they are aborted and their jobs fail), then the database closes. The handlers
+ * are `once`: a second signal meets Node's default action and ends the process at once.
  */
 export function closeOnSignals(service: RunningService, onClosed: () => void): void {
   const handler = (signal: NodeJS.Signals) => {

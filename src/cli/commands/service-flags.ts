@@ -13,6 +13,7 @@ const flagsSchema = z.object({
   rateLimit: z.string().optional(),
   tick: z.string().optional(),
   syncTimeout: z.string().optional(),
+  shutdownGrace: z.string().optional(),
   notifyCaFile: z.string().optional(),
   adminRemote: z.boolean().optional(),
   logLevel: z.enum(LOG_LEVELS),

@@ -40,6 +40,10 @@ function startCommand(): Command {
       .option("--rate-limit <n/duration>", "requests per API key per window, e.g. 60/1m", "60/1m")
       .option("--tick <duration>", "scheduler period for jobs without express execution", "10s")
       .option("--sync-timeout <duration>", "a synchronous command slower than this answers 504", "10s")
+      .option(
+        "--shutdown-grace <duration>",
+        "on SIGTERM, running scripts may finish for this long, then their jobs fail (default 30s, env ROUTERJOBS_SHUTDOWN_GRACE)",
+      )
       .option("--notify-ca-file <file>", "extra CA (PEM) trusted for notify_url")
       .option("--admin-remote", "accept admin API calls from other hosts than loopback")
       .option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent", "warn")
@@ -66,7 +70,7 @@ function setting<T>(parse: () => T): T {
   }
 }
 
-async function runService(flags: ServiceFlags): Promise<void> {
+async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const [{ resolveConfig }, { startService, closeOnSignals }, { parseSeed }, { SimulatedBackend }, tls] =
     await Promise.all([
       import("../../service/config.js"),
@@ -79,6 +83,13 @@ async function runService(flags: ServiceFlags): Promise<void> {
   const host = flags.listen.slice(0, separator).replace(/^\[|\]$/g, "");
   const port = Number(flags.listen.slice(separator + 1));
   const dataDir = resolve(flags.data);
+  // The flag wins over the variable; without either, the config's default applies.
+  const grace =
+    flags.shutdownGrace !== undefined
+      ? { text: flags.shutdownGrace, source: "--shutdown-grace" }
+      : env.ROUTERJOBS_SHUTDOWN_GRACE
+        ? { text: env.ROUTERJOBS_SHUTDOWN_GRACE, source: "ROUTERJOBS_SHUTDOWN_GRACE" }
+        : undefined;
   const config = setting(() =>
     resolveConfig({
       database: flags.database ?? join(dataDir, "pglite"),
@@ -86,6 +97,7 @@ async function runService(flags: ServiceFlags): Promise<void> {
       rateLimit: parseRateLimit(flags.rateLimit ?? "60/1m", "--rate-limit"),
       tickMs: parseDuration(flags.tick ?? "10s", "--tick"),
       syncTimeoutMs: parseDuration(flags.syncTimeout ?? "10s", "--sync-timeout"),
+      ...(grace === undefined ? {} : { shutdownGraceMs: parseDuration(grace.text, grace.source) }),
       adminRemote: flags.adminRemote ?? false,
     }),
   );

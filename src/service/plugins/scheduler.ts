@@ -15,7 +15,8 @@ declare module "fastify" {
 
 /**
  * The job machinery: routers (the back end), the scheduler that runs jobs and the notifier that delivers the
- * outbox. Both start once the app is ready and stop (finishing work in flight) when it closes.
+ * outbox. Both start once the app is ready and stop when it closes: running scripts may finish within the
+ * shutdown grace period, notifications in flight finish.
  */
 export default fp(
   async function jobs(app: FastifyInstance, options: { backend: RouterBackend }) {
@@ -25,6 +26,7 @@ export default fp(
     const scheduler = new Scheduler(app.db, routers, {
       tickMs: app.config.tickMs,
       concurrency: app.config.schedulerConcurrency,
+      shutdownGraceMs: app.config.shutdownGraceMs,
       exclusive: app.db.kind === "pglite",
       onChange: () => notifier.wake(),
       log,

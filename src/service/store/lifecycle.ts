@@ -49,33 +49,54 @@ async function lockJob(tx: Queryable, jobId: string): Promise<JobRow | undefined
   return rows[0];
 }
 
-/** `loaded` -> `running` (the script starts); a job whose status is already terminal only changes execution. */
-export async function markStarted(db: Database, jobId: string, now: Date): Promise<void> {
-  await db.transaction(async (tx) => {
-    const current = await lockJob(tx, jobId);
-    if (!current) return;
-    const running = current.status === "loaded";
+/**
+ * `loaded` -> `running` (the script starts); a job whose status is already terminal (completed at submission)
+ * only changes execution. Only the claim's holder starts it: a job deleted since the claim, or handed to another
+ * instance by recovery, returns undefined and must not run.
+ */
+export async function markStarted(
+  db: Database,
+  jobId: string,
+  instanceId: string,
+  now: Date,
+): Promise<JobRow | undefined> {
+  return db.transaction(async (tx) => {
     const { rows } = await tx.query<JobRow>(
-      `UPDATE jobs SET execution = 'started', status = $2, started_at = coalesce(started_at, $3)
-       WHERE id = $1 RETURNING *`,
-      [jobId, running ? "running" : current.status, running ? now : null],
+      `UPDATE jobs SET execution = 'started',
+         status = CASE WHEN status = 'loaded' THEN 'running' ELSE status END,
+         started_at = CASE WHEN status = 'loaded' THEN $3 ELSE started_at END
+       WHERE id = $1 AND execution = 'claimed' AND claimed_by = $2 RETURNING *`,
+      [jobId, instanceId, now],
     );
-    if (running) await enqueueNotification(tx, rows[0] as JobRow, now);
+    const job = rows[0];
+    if (job?.status === "running") await enqueueNotification(tx, job, now);
+    return job;
   });
 }
 
 export interface Finish {
   readonly ok: boolean;
   readonly error?: string;
-  /** The router's configuration after the job, persisted so that a restart keeps it. */
+  /**
+   * The router's configuration after the job, persisted so that a restart keeps it; undefined when the back end
+   * no longer has the router (removed while the job ran), which leaves the saved state as it was.
+   */
   readonly snapshot: unknown;
 }
 
-/** `running` -> `completed` | `failed`, with the router's new state, in one transaction. */
-export async function finishJob(db: Database, job: JobRow, outcome: Finish, now: Date): Promise<number> {
+/**
+ * `running` -> `completed` | `failed`, with the router's new state, in one transaction. Resolves to the state
+ * version saved, if any.
+ */
+export async function finishJob(
+  db: Database,
+  job: JobRow,
+  outcome: Finish,
+  now: Date,
+): Promise<number | undefined> {
   return db.transaction(async (tx) => {
     const current = await lockJob(tx, job.id);
-    if (!current) return 0;
+    if (!current) return undefined;
     if (current.status === "running") {
       const { rows } = await tx.query<JobRow>(
         `UPDATE jobs SET execution = 'done', claimed_by = NULL, status = $2, completed_at = $3, failed_at = $4,
@@ -94,7 +115,7 @@ export async function finishJob(db: Database, job: JobRow, outcome: Finish, now:
       // Terminal already (deleted while running, or completed at submission): never changes again.
       await tx.query("UPDATE jobs SET execution = 'done', claimed_by = NULL WHERE id = $1", [job.id]);
     }
-    return saveRouterState(tx, job.router_id, outcome.snapshot);
+    return outcome.snapshot === undefined ? undefined : saveRouterState(tx, job.router_id, outcome.snapshot);
   });
 }
 

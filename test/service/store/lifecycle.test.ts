@@ -4,6 +4,7 @@ import { applySeed } from "../../../src/service/seed.js";
 import { submitJob } from "../../../src/service/store/jobs.js";
 import {
   claimNextJob,
+  deleteJobTx,
   INTERRUPTED_ERROR,
   markStarted,
   recoverJobs,
@@ -11,7 +12,7 @@ import {
 import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
 import { type Database, openDatabase } from "../../../src/store/database.js";
 import { migrate } from "../../../src/store/migrations.js";
-import { ROUTER_A, SEED, TEAM_A } from "../harness.js";
+import { ROUTER_A, ROUTER_A2, SEED, TEAM_A } from "../harness.js";
 
 /** Crash recovery at the store level: what a dead instance held goes back to the queue or fails, never twice. */
 describe("job store: claims and crash recovery", () => {
@@ -23,10 +24,10 @@ describe("job store: claims and crash recovery", () => {
   });
   afterAll(async () => db?.close());
 
-  const submit = async (description: string) => {
+  const submit = async (description: string, routerId = ROUTER_A) => {
     const result = await submitJob(db, {
       teamId: TEAM_A,
-      routerId: ROUTER_A,
+      routerId,
       request: {
         description,
         script: ":put 1",
@@ -81,7 +82,7 @@ describe("job store: claims and crash recovery", () => {
     );
     const held = rows[0];
     if (!held) throw new Error("expected the claimed job of the previous test");
-    await markStarted(db, held.id, new Date());
+    expect(await markStarted(db, held.id, held.claimed_by, new Date())).toMatchObject({ status: "running" });
     expect(await recoverJobs(db, [held.claimed_by], new Date())).toBe(1);
     expect(await job(held.id)).toMatchObject({
       status: "failed",
@@ -92,5 +93,23 @@ describe("job store: claims and crash recovery", () => {
     // The next job of the router can now be claimed.
     const next = await claimNextJob(db, ROUTER_A, randomUUID(), new Date());
     expect(next?.job.description).toBe("second");
+  });
+
+  it("only the instance holding the claim starts a job: not after a delete, not after another instance took it", async () => {
+    const first = await submit("deleted before start", ROUTER_A2);
+    const mine = randomUUID();
+    expect((await claimNextJob(db, ROUTER_A2, mine, new Date()))?.job.id).toBe(first.id);
+    await db.transaction((tx) => deleteJobTx(tx, first.id, new Date()));
+    expect(await markStarted(db, first.id, mine, new Date())).toBeUndefined();
+    expect(await job(first.id)).toMatchObject({ status: "deleted", execution: "done" });
+
+    const second = await submit("taken over", ROUTER_A2);
+    expect((await claimNextJob(db, ROUTER_A2, mine, new Date()))?.job.id).toBe(second.id);
+    await recoverJobs(db, [mine], new Date());
+    const other = randomUUID();
+    expect((await claimNextJob(db, ROUTER_A2, other, new Date()))?.job.id).toBe(second.id);
+    expect(await markStarted(db, second.id, mine, new Date())).toBeUndefined();
+    expect(await markStarted(db, second.id, other, new Date())).toMatchObject({ status: "running" });
+    expect(await outboxStatuses(second.id)).toEqual(["loaded", "running"]);
   });
 });

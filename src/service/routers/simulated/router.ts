@@ -2,6 +2,7 @@
  * One simulated RouterOS v7 device: its configuration tree, log, backups and clock. It is the `CommandHost`
  * the RouterOS interpreter runs scripts against.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { RouterOsError } from "../../../routeros/errors.js";
 import type { CommandCall, CommandHost, CommandResult } from "../../../routeros/host.js";
 import { runScript } from "../../../routeros/interpreter.js";
@@ -130,9 +131,9 @@ export class SimulatedRouter implements CommandHost, RouterState {
     if (this.entries.length > logLimit) this.entries.splice(0, this.entries.length - logLimit);
   }
 
-  async delay(ms: number): Promise<void> {
+  async delay(ms: number, signal?: AbortSignal): Promise<void> {
     const real = ms * (this.options.delayScale ?? 1);
-    if (real > 0) await new Promise((resolve) => setTimeout(resolve, real));
+    if (real > 0) await sleep(real, undefined, signal ? { signal } : {});
   }
 
   execute(call: CommandCall): CommandResult | Promise<CommandResult> {
