@@ -14,19 +14,40 @@ describe("GroupCommit", () => {
     expect(batches).toEqual([[1], [2, 3, 4], [5, 6, 7]]);
   });
 
-  it("rejects every item of a failed batch, and carries on with the next one", async () => {
+  it("writes a failed batch again item by item, so only the item that fails on its own is rejected", async () => {
+    const batches: number[][] = [];
+    const writer = new GroupCommit<number, number>(async (items) => {
+      batches.push([...items]);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      // All or nothing, as a transaction: one bad item fails the whole batch.
+      if (items.includes(3)) throw new Error(`item 3 refused (batch of ${items.length})`);
+      return items.map((item) => item * 10);
+    });
+    const first = writer.submit(1);
+    const batch = [2, 3, 4].map((item) => writer.submit(item));
+    await expect(first).resolves.toBe(10);
+    await expect(batch[0]).resolves.toBe(20);
+    await expect(batch[1]).rejects.toThrow("item 3 refused (batch of 1)");
+    await expect(batch[2]).resolves.toBe(40);
+    expect(batches).toEqual([[1], [2, 3, 4], [2], [3], [4]]);
+    // The writer carries on in batches afterwards.
+    await expect(Promise.all([writer.submit(5), writer.submit(6)])).resolves.toEqual([50, 60]);
+  });
+
+  it("rejects each item with its own error when every write fails (the database is down)", async () => {
     let calls = 0;
     const writer = new GroupCommit<number, number>(async (items) => {
       calls++;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      if (items.includes(2)) throw new Error("database down");
-      return items;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      throw new Error(`database down (${items.join(",")})`);
     });
-    const first = writer.submit(1);
-    const failing = [writer.submit(2), writer.submit(3)];
-    await expect(first).resolves.toBe(1);
-    for (const outcome of failing) await expect(outcome).rejects.toThrow("database down");
-    await expect(writer.submit(4)).resolves.toBe(4);
-    expect(calls).toBe(3);
+    const outcomes = await Promise.allSettled([1, 2, 3].map((item) => writer.submit(item)));
+    expect(outcomes.map((outcome) => outcome.status === "rejected" && String(outcome.reason))).toEqual([
+      "Error: database down (1)",
+      "Error: database down (2)",
+      "Error: database down (3)",
+    ]);
+    // [1], then [2, 3] as a batch, then 2 and 3 alone.
+    expect(calls).toBe(4);
   });
 });
