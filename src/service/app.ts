@@ -15,7 +15,7 @@ import type { ServiceConfig } from "./config.js";
 import auth from "./plugins/auth.js";
 import config from "./plugins/config.js";
 import database from "./plugins/database.js";
-import errors from "./plugins/errors.js";
+import errors, { notFound } from "./plugins/errors.js";
 import rateLimit from "./plugins/rate-limit.js";
 import jobs from "./plugins/scheduler.js";
 import type { RouterBackend } from "./routers/backend.js";
@@ -54,6 +54,9 @@ async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<vo
     async (api) => {
       api.addHook("onRequest", api.authenticate);
       api.addHook("onRequest", api.rateLimit);
+      // Its own 404 handler runs the hooks above: an unknown /api path is authenticated and counted like any
+      // other request, and its answer carries the rate-limit headers.
+      api.setNotFoundHandler(notFound);
       await api.register(synchronous);
       await api.register(asynchronous);
       await api.register(jobList);

@@ -1,7 +1,15 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide, MemoryRateLimiter } from "../../src/service/rate-limiter.js";
-import { ROUTER_A, startTestService, type TestService, TOKEN_A, TOKEN_A2 } from "./harness.js";
+import {
+  ROUTER_A,
+  ROUTER_B,
+  startTestService,
+  type TestService,
+  TOKEN_A,
+  TOKEN_A2,
+  TOKEN_B,
+} from "./harness.js";
 
 describe("sliding-window log (pure)", () => {
   it("never admits more than N in any window, whatever the arrival times", () => {
@@ -82,9 +90,41 @@ describe("rate limit over HTTP (5 per 3 s)", () => {
     expect(again.status).toBe(200);
   });
 
+  it("counts refused requests under /api (404, 422, 405) against the key, each with the headers", async () => {
+    // Another team's key, with its own untouched budget of 5.
+    const answers = [
+      await svc.call("GET", "/api/no-such-path", { token: TOKEN_B }),
+      await svc.call("GET", "/api", { token: TOKEN_B }),
+      await svc.call("POST", `/api/asynchronous/${ROUTER_B}`, { token: TOKEN_B, body: { description: "" } }),
+      await svc.call("DELETE", `/api/routers/${ROUTER_B}/jobs`, { token: TOKEN_B }),
+      await svc.call("GET", "/api/routers/not-a-uuid/jobs", { token: TOKEN_B }),
+      await svc.call("GET", "/api/no-such-path", { token: TOKEN_B }),
+    ];
+    expect(answers.map((answer) => [answer.status, answer.body.error?.code])).toEqual([
+      [404, "not_found"],
+      [404, "not_found"],
+      [422, "invalid_request"],
+      [405, "method_not_allowed"],
+      [422, "invalid_request"],
+      [429, "rate_limited"],
+    ]);
+    expect(answers.map((answer) => answer.headers["x-ratelimit-remaining"])).toEqual([
+      "4",
+      "3",
+      "2",
+      "1",
+      "0",
+      "0",
+    ]);
+    for (const answer of answers) expect(answer.headers["x-ratelimit-limit"]).toBe("5");
+  });
+
   it("unauthenticated requests carry no rate-limit headers", async () => {
-    const answer = await svc.call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: null });
-    expect(answer.status).toBe(401);
-    expect(answer.headers["x-ratelimit-limit"]).toBeUndefined();
+    for (const path of [`/api/routers/${ROUTER_A}/jobs`, "/api/no-such-path"]) {
+      const answer = await svc.call("GET", path, { token: null });
+      // An unknown /api path is no different: the answer does not even say whether the path exists.
+      expect(answer.status, path).toBe(401);
+      expect(answer.headers["x-ratelimit-limit"], path).toBeUndefined();
+    }
   });
 });

@@ -51,6 +51,14 @@ export function sendError(reply: FastifyReply, error: HttpError): FastifyReply {
     .send({ ...body, error: { ...body.error, request_id: reply.request.id } });
 }
 
+/** 404 for a path no route serves; a scope that sets it too (`/api`) runs its own hooks (auth, rate limit) first. */
+export function notFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(
+    reply,
+    new HttpError("not_found", `no such path: ${request.method} ${request.url.split("?")[0]}`),
+  );
+}
+
 /**
  * The contract's error envelope for every failure, a request id on every response, and 404/405 answers.
  * A 5xx is only ever an internal fault or a router problem, never bad input.
@@ -75,12 +83,7 @@ export default fp(
         new HttpError("internal_error", "internal error; the request id identifies it"),
       );
     });
-    app.setNotFoundHandler((request, reply) =>
-      sendError(
-        reply,
-        new HttpError("not_found", `no such path: ${request.method} ${request.url.split("?")[0]}`),
-      ),
-    );
+    app.setNotFoundHandler(notFound);
   },
   { name: "errors" },
 );
