@@ -1,11 +1,13 @@
 import { WAIT_MODES } from "../contract/apply-job.js";
 import {
+  charCount,
   DESCRIPTION_MAX_CHARS,
   describeValue,
   isHttpsUrl,
   isUuid,
   parseDuration,
   SCRIPT_MAX_CHARS,
+  unstorableText,
 } from "../contract/index.js";
 import { RouterOsError } from "../routeros/errors.js";
 import { parseScript } from "../routeros/parser.js";
@@ -33,8 +35,10 @@ const notEmpty: Check = (value) => (value.length === 0 ? "must not be empty" : u
 
 const atMost =
   (max: number): Check =>
-  (value) =>
-    value.length > max ? `must be at most ${max} characters (got ${value.length})` : undefined;
+  (value) => {
+    const chars = charCount(value);
+    return chars > max ? `must be at most ${max} characters (got ${chars})` : undefined;
+  };
 
 const parses: Check = (value) => {
   try {
@@ -53,8 +57,8 @@ const oneOf =
       ? undefined
       : `must be one of ${allowed.join(", ")} (got ${describeValue(value)})`;
 
-const scriptChecks = [notEmpty, atMost(SCRIPT_MAX_CHARS), parses];
-const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS)];
+const scriptChecks = [notEmpty, atMost(SCRIPT_MAX_CHARS), unstorableText, parses];
+const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS), unstorableText];
 
 /**
  * The rules, one row per prop, checked in order; a field reports only its first broken check (a 5000

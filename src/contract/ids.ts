@@ -22,6 +22,7 @@ export function describeValue(value: unknown): string {
       : JSON.stringify(value);
   }
   if (value === null) return "null";
+  if (value === undefined) return "nothing";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `${typeof value} ${String(value)}`;
 }

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { describeValue, tolerantUuidSchema, uuidSchema } from "./ids.js";
-import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS } from "./limits.js";
+import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS, SEQ_ID_MAX } from "./limits.js";
+import { unstorableStrings } from "./text.js";
+import { textField } from "./text-field.js";
 import { nullableTimestampSchema, timestampSchema } from "./time.js";
 
 /** States named by the spec; `loaded` is announced by notifications. */
@@ -36,28 +38,20 @@ export const tolerantJobStatusSchema = z
       (JOB_STATUSES as readonly string[]).includes(value) ? (value as KnownJobStatus) : "unknown",
   );
 
-const lengthLimit = (field: string, max: number) =>
-  z.string({ error: (issue) => `${field} must be a string (got ${describeValue(issue.input)})` }).max(max, {
-    error: (issue) => `${field} must be at most ${max} characters (got ${String(issue.input).length})`,
-  });
-
 const booleanField = (field: string) =>
   z.boolean({
     error: (issue) => `${field} must be a boolean true or false (got ${describeValue(issue.input)})`,
   });
 
-export const descriptionSchema = lengthLimit("description", DESCRIPTION_MAX_CHARS).min(1, {
-  error: "description must not be empty",
+export const descriptionSchema = textField("description", {
+  nonEmpty: true,
+  maxChars: DESCRIPTION_MAX_CHARS,
 });
-export const scriptSchema = lengthLimit("script", SCRIPT_MAX_CHARS).min(1, {
-  error: "script must not be empty",
-});
+export const scriptSchema = textField("script", { nonEmpty: true, maxChars: SCRIPT_MAX_CHARS });
 
-export const notifyUrlSchema = z
-  .string({ error: (issue) => `notify_url must be a string (got ${describeValue(issue.input)})` })
-  .refine(isHttpsUrl, {
-    error: (issue) => `notify_url must be an absolute https: URL (got ${describeValue(issue.input)})`,
-  });
+export const notifyUrlSchema = textField("notify_url").refine(isHttpsUrl, {
+  error: (issue) => `notify_url must be an absolute https: URL (got ${describeValue(issue.input)})`,
+});
 
 /** The spec: "must start with https". Also an absolute URL with a host, written out (`https:x` is refused). */
 export function isHttpsUrl(value: string): boolean {
@@ -124,21 +118,40 @@ export const jobListItemSchema = z.looseObject({
 });
 export type JobListItem = z.output<typeof jobListItemSchema>;
 
-/** The notification payload posted to `notify_url`. */
-export const notificationSchema = z.looseObject({
-  job_id: tolerantUuidSchema,
-  customer_id: tolerantUuidSchema,
-  description: z.string(),
-  router_id: tolerantUuidSchema,
-  idempotency_key: tolerantUuidSchema,
-  express_execute: z.boolean(),
-  needs_acknowledgement: z.boolean(),
-  make_backup: z.boolean(),
-  seq_id: z.number().int(),
-  ...jobTimes,
-  status: tolerantJobStatusSchema,
-  error: z.string().nullish(),
+const seqIdMessage = (issue: { input?: unknown }) =>
+  `seq_id must be a whole number from 1 to ${SEQ_ID_MAX} (got ${describeValue(issue.input)})`;
+
+/** Refuses text that PostgreSQL cannot store anywhere in a JSON value, naming where it is. */
+const storableJsonSchema = z.unknown().superRefine((value, ctx) => {
+  for (const issue of unstorableStrings(value))
+    ctx.addIssue({ code: "custom", ...issue, path: [...issue.path] });
 });
+
+/**
+ * The notification payload posted to `notify_url`. A receiver stores it whole, unknown fields too, and the
+ * status as sent, so every string of the raw payload must be storable text; `seq_id` must fit the integer
+ * column.
+ */
+export const notificationSchema = storableJsonSchema.pipe(
+  z.looseObject({
+    job_id: tolerantUuidSchema,
+    customer_id: tolerantUuidSchema,
+    description: z.string(),
+    router_id: tolerantUuidSchema,
+    idempotency_key: tolerantUuidSchema,
+    express_execute: z.boolean(),
+    needs_acknowledgement: z.boolean(),
+    make_backup: z.boolean(),
+    seq_id: z
+      .number({ error: seqIdMessage })
+      .refine((value) => Number.isInteger(value) && value >= 1 && value <= SEQ_ID_MAX, {
+        error: seqIdMessage,
+      }),
+    ...jobTimes,
+    status: tolerantJobStatusSchema,
+    error: z.string().nullish(),
+  }),
+);
 export type Notification = z.output<typeof notificationSchema>;
 
 /** What the service itself emits: the strict shape, with every identifier a lowercase UUID. */

@@ -1,21 +1,12 @@
 import { z } from "zod";
-import { describeValue } from "./ids.js";
+import { SYNC_COMMAND_MAX_CHARS, SYNC_PARAMETERS_MAX_CHARS } from "./limits.js";
+import { textField } from "./text-field.js";
 
 /** Synchronous request object: a RouterOS API path and optional API words. */
 export const syncRequestSchema = z.strictObject(
   {
-    command: z
-      .string({ error: (issue) => `command must be a string (got ${describeValue(issue.input)})` })
-      .min(1, { error: "command must not be empty" })
-      .max(256, {
-        error: (issue) => `command must be at most 256 characters (got ${String(issue.input).length})`,
-      }),
-    parameters: z
-      .string({ error: (issue) => `parameters must be a string (got ${describeValue(issue.input)})` })
-      .max(8192, {
-        error: (issue) => `parameters must be at most 8192 characters (got ${String(issue.input).length})`,
-      })
-      .optional(),
+    command: textField("command", { nonEmpty: true, maxChars: SYNC_COMMAND_MAX_CHARS }),
+    parameters: textField("parameters", { maxChars: SYNC_PARAMETERS_MAX_CHARS }).optional(),
   },
   {
     error: (issue) =>

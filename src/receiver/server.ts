@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { parseSigningSecret } from "../contract/signing-secret.js";
 import { UsageError } from "../errors.js";
 import type { LoggerOptions } from "../http/server-logging.js";
 import type { ServerTimeouts } from "../http/server-timeouts.js";
@@ -11,7 +12,6 @@ import { RECEIVER_FILES } from "./files.js";
 import { listenForWakeups } from "./pg-listener.js";
 import { loadOrCreateSecretFile, validatePathSecret } from "./secrets.js";
 import { NotificationStore } from "./store.js";
-import { parseSigningSecret } from "./verify.js";
 import { Wakeups } from "./wakeups.js";
 
 /** A NOTIFY lost while the LISTEN connection reconnects is caught up by a re-read this often. */

@@ -8,8 +8,6 @@ import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 /** Standard Webhooks' tolerance: a timestamp more than 5 minutes away from now is refused (replays, skew). */
 export const SIGNATURE_TOLERANCE_MS = 5 * 60 * 1000;
 
-const SIGNING_SECRET_PREFIX = "whsec_";
-
 export interface WebhookHeaders {
   readonly id: string | undefined;
   readonly timestamp: string | undefined;
@@ -24,18 +22,6 @@ export type VerifyFailure =
   | "signature_mismatch";
 
 export type VerifyResult = { readonly ok: true } | { readonly ok: false; readonly reason: VerifyFailure };
-
-/** Decodes `whsec_<base64>` to the HMAC key; the error names the rule, never the secret. */
-export function parseSigningSecret(secret: string): Buffer {
-  const encoded = secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : "";
-  const key = Buffer.from(encoded, "base64");
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || key.length < 24 || key.length > 64) {
-    throw new RangeError(
-      "signing secret must be whsec_ followed by the base64 of 24 to 64 random bytes, as Standard Webhooks secrets are",
-    );
-  }
-  return key;
-}
 
 /** `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`, the signature a sender puts in `webhook-signature`. */
 export function signWebhook(key: Buffer, id: string, timestampSeconds: number, body: Uint8Array): string {

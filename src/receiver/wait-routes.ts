@@ -3,6 +3,7 @@ import { z } from "zod";
 import { parseDuration } from "../contract/duration.js";
 import { errorEnvelope } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";
+import { textField } from "../contract/text-field.js";
 import type { ReceivedJob } from "./job-view.js";
 import type { NotificationStore } from "./store.js";
 import { matchesAnySecret } from "./verify.js";
@@ -25,8 +26,8 @@ export interface WaitRoutesOptions {
 
 const querySchema = z
   .strictObject({
-    idempotency_key: z.string().min(1, { error: "idempotency_key must not be empty" }).optional(),
-    router_id: z.string().min(1, { error: "router_id must not be empty" }).optional(),
+    idempotency_key: textField("idempotency_key", { nonEmpty: true }).optional(),
+    router_id: textField("router_id", { nonEmpty: true }).optional(),
     wait: z
       .string()
       .transform((text, ctx) => {

@@ -1,9 +1,26 @@
 import { z } from "zod";
 import { uuidSchema } from "../contract/ids.js";
+import { ROUTER_NAME_MAX_CHARS } from "../contract/limits.js";
+import { parseSigningSecret } from "../contract/signing-secret.js";
+import { textField } from "../contract/text-field.js";
 import { tokenSchema } from "../contract/token.js";
 import { UsageError } from "../errors.js";
 import type { Database } from "../store/database.js";
 import { ensureRouter, ensureTeam, ensureToken } from "./store/directory.js";
+
+/** A team's Standard Webhooks secret: the receiver's own rule, so that it verifies whatever the service signs. */
+const signingSecretSchema = z.string().refine(
+  (secret) => {
+    try {
+      parseSigningSecret(secret);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  // The secret itself is never echoed.
+  { error: "signing_secret must be whsec_ followed by the base64 of 24 to 64 random bytes" },
+);
 
 /** The seed file of CONTRACT.md ("Running the service"), plus an optional Standard Webhooks signing secret. */
 export const seedSchema = z.strictObject({
@@ -12,15 +29,19 @@ export const seedSchema = z.strictObject({
       .strictObject({
         id: uuidSchema,
         customer_id: uuidSchema.optional(),
-        signing_secret: z
-          .string()
-          .regex(/^whsec_[A-Za-z0-9+/=]{16,}$/, { error: "signing_secret must look like whsec_<base64>" })
-          .optional(),
+        signing_secret: signingSecretSchema.optional(),
         tokens: z.array(tokenSchema).default([]),
-        routers: z.array(z.strictObject({ id: uuidSchema, name: z.string().min(1).max(100) })).default([]),
+        routers: z
+          .array(
+            z.strictObject({
+              id: uuidSchema,
+              name: textField("name", { nonEmpty: true, maxChars: ROUTER_NAME_MAX_CHARS }),
+            }),
+          )
+          .default([]),
       })
       .superRefine((team, ctx) => {
-        team.tokens.forEach((token, index) => {
+        for (const [index, token] of team.tokens.entries()) {
           if (!token.includes(`:${team.id}:`)) {
             ctx.addIssue({
               code: "custom",
@@ -29,7 +50,7 @@ export const seedSchema = z.strictObject({
               input: "<redacted>",
             });
           }
-        });
+        }
       }),
   ),
 });

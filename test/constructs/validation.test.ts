@@ -42,6 +42,21 @@ describe("RouterScript validation at synth time", () => {
     ],
     ["an empty description", { description: "" }, "description must not be empty"],
     [
+      "a description of 101 emoji (characters, not UTF-16 units)",
+      { description: "😀".repeat(101) },
+      "description must be at most 100 characters (got 101)",
+    ],
+    [
+      "a NUL in a description",
+      { description: "set\u0000dns" },
+      "description must not contain NUL characters (\\u0000)",
+    ],
+    [
+      "an unpaired surrogate in a script",
+      { script: ':log info "\ud800"' },
+      "script must not contain unpaired UTF-16 surrogates (\\ud800-\\udfff)",
+    ],
+    [
       "an upper-case router id",
       { routerId: ROUTER_A.toUpperCase() },
       `routerId must be a lowercase UUID (got "${ROUTER_A.toUpperCase()}")`,
@@ -122,6 +137,9 @@ describe("RouterScript validation at synth time", () => {
     expect(script).toHaveLength(2000);
     // THEN it builds
     expect(() => build({ script, description: "d".repeat(100) })).not.toThrow();
+    // AND the same in astral characters, each two UTF-16 units but one character
+    const astral = `:log info "${"😀".repeat(2000 - 12)}"`;
+    expect(() => build({ script: astral, description: "😀".repeat(100) })).not.toThrow();
   });
 
   it("explains a too long default description (the construct path)", () => {

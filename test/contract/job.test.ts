@@ -7,6 +7,7 @@ import {
   jobRequestSchema,
   notificationSchema,
   SCRIPT_MAX_CHARS,
+  SEQ_ID_MAX,
 } from "../../src/contract/index.js";
 
 const valid = { description: "set identity", script: "/system identity set name=edge-1" };
@@ -19,10 +20,13 @@ function issuesOf(input: unknown): string[] {
 }
 
 describe("job request limits", () => {
+  /** Characters of one, two (é) and four bytes (😀 and 𝄞, two UTF-16 code units each): each counts as one. */
+  const char = fc.constantFrom("d", "é", "😀", "𝄞");
+
   it("accepts every description length up to the limit and names field, limit and length above it", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: DESCRIPTION_MAX_CHARS + 50 }), (length) => {
-        const issues = issuesOf({ ...valid, description: "d".repeat(length) });
+      fc.property(fc.integer({ min: 1, max: DESCRIPTION_MAX_CHARS + 50 }), char, (length, c) => {
+        const issues = issuesOf({ ...valid, description: c.repeat(length) });
         if (length <= DESCRIPTION_MAX_CHARS) expect(issues).toEqual([]);
         else
           expect(issues).toEqual([`description: description must be at most 100 characters (got ${length})`]);
@@ -32,17 +36,49 @@ describe("job request limits", () => {
 
   it("accepts every script length up to the limit and names field, limit and length above it", () => {
     fc.assert(
-      fc.property(fc.integer({ min: SCRIPT_MAX_CHARS - 20, max: SCRIPT_MAX_CHARS + 20 }), (length) => {
-        const issues = issuesOf({ ...valid, script: ";".repeat(length) });
-        if (length <= SCRIPT_MAX_CHARS) expect(issues).toEqual([]);
-        else expect(issues).toEqual([`script: script must be at most 2000 characters (got ${length})`]);
+      fc.property(
+        fc.integer({ min: SCRIPT_MAX_CHARS - 20, max: SCRIPT_MAX_CHARS + 20 }),
+        char,
+        (length, c) => {
+          const issues = issuesOf({ ...valid, script: `:put "${c.repeat(length - 7)}"` });
+          if (length <= SCRIPT_MAX_CHARS) expect(issues).toEqual([]);
+          else expect(issues).toEqual([`script: script must be at most 2000 characters (got ${length})`]);
+        },
+      ),
+    );
+  });
+
+  it("counts characters, not UTF-16 units: any mix of code points at the edge of the description limit", () => {
+    const oneChar = fc.oneof(
+      fc.constantFrom("😀", "é", "a"),
+      fc.string({ unit: "binary", minLength: 1, maxLength: 1 }).filter((c) => c !== "\u0000"),
+    );
+    const chars = fc.array(oneChar, {
+      minLength: DESCRIPTION_MAX_CHARS - 2,
+      maxLength: DESCRIPTION_MAX_CHARS + 2,
+    });
+    fc.assert(
+      fc.property(chars, (list) => {
+        const issues = issuesOf({ ...valid, description: list.join("") });
+        if (list.length <= DESCRIPTION_MAX_CHARS) expect(issues).toEqual([]);
+        else
+          expect(issues).toEqual([
+            `description: description must be at most 100 characters (got ${list.length})`,
+          ]);
       }),
     );
   });
 
-  it("counts characters, not bytes: 100 non-ASCII characters are within the description limit", () => {
-    expect(issuesOf({ ...valid, description: "é".repeat(100) })).toEqual([]);
-    expect(issuesOf({ ...valid, description: "é".repeat(101) })).toHaveLength(1);
+  it("refuses NUL and unpaired surrogates in every string field, naming the field", () => {
+    const base = { ...valid, notify_url: "https://receiver.example/notify/x" };
+    for (const field of ["description", "script", "notify_url"] as const) {
+      expect(issuesOf({ ...base, [field]: `${base[field]}\u0000` })).toEqual([
+        `${field}: ${field} must not contain NUL characters (\\u0000)`,
+      ]);
+      expect(issuesOf({ ...base, [field]: `${base[field]}\udfff` })).toEqual([
+        `${field}: ${field} must not contain unpaired UTF-16 surrogates (\\ud800-\\udfff)`,
+      ]);
+    }
   });
 
   it("rejects empty description and script", () => {
@@ -134,6 +170,68 @@ describe("tolerant response schemas", () => {
     });
     expect(parsed.status).toBe("failed");
     expect(parsed.error).toContain("line 2");
+  });
+
+  describe("a notification the receiver will store", () => {
+    const notification = { ...item, job_id: item.id, customer_id: item.id, router_id: item.id, seq_id: 3 };
+    const issuesOfNotification = (input: unknown) => {
+      const result = notificationSchema.safeParse(input);
+      return result.success
+        ? []
+        : result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    };
+
+    it("refuses NUL or an unpaired surrogate in any string: known field, unknown field or status", () => {
+      const bad = fc.constantFrom("\u0000", "\ud800", "\udc00");
+      const field = fc.constantFrom(
+        "description",
+        "job_id",
+        "router_id",
+        "customer_id",
+        "idempotency_key",
+        "error",
+        "status",
+        "note",
+      );
+      fc.assert(
+        fc.property(field, bad, fc.string({ unit: "binary" }), (name, char, text) => {
+          const value = `${text.replaceAll("\u0000", "")}${char}`;
+          const issues = issuesOfNotification({ ...notification, [name]: value });
+          expect(issues).toHaveLength(1);
+          expect(issues[0]).toMatch(
+            new RegExp(`^${name}: ${name} must not contain (NUL characters|unpaired UTF-16 surrogates)`),
+          );
+        }),
+      );
+      expect(issuesOfNotification({ ...notification, note: { deep: ["ok", "\u0000"] } })).toEqual([
+        "note.deep.1: note.deep.1 must not contain NUL characters (\\u0000)",
+      ]);
+      expect(issuesOfNotification({ ...notification, "x\u0000": 1 })).toEqual([
+        ": a field name in (body) must not contain NUL characters (\\u0000)",
+      ]);
+      expect(issuesOfNotification({ ...notification, description: "😀 fine" })).toEqual([]);
+    });
+
+    it("takes seq_id from 1 to the integer column's maximum, and names it otherwise", () => {
+      for (const seq of [1, SEQ_ID_MAX]) {
+        expect(issuesOfNotification({ ...notification, seq_id: seq })).toEqual([]);
+      }
+      for (const [seq, shown] of [
+        [SEQ_ID_MAX + 1, "number 2147483648"],
+        [0, "number 0"],
+        [1.5, "number 1.5"],
+        [1e300, "number 1e+300"],
+        ["7", '"7"'],
+      ] as const) {
+        expect(issuesOfNotification({ ...notification, seq_id: seq })).toEqual([
+          `seq_id: seq_id must be a whole number from 1 to 2147483647 (got ${shown})`,
+        ]);
+      }
+      const { seq_id: _missing, ...withoutSeq } = notification;
+      expect(issuesOfNotification(withoutSeq)).toEqual([
+        "seq_id: seq_id must be a whole number from 1 to 2147483647 (got nothing)",
+      ]);
+    });
   });
 
   it("rejects a timestamp without an offset", () => {

@@ -1,5 +1,9 @@
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JOB_STATUSES } from "../../src/contract/job.js";
+import { JOB_STATUSES, type Notification, notificationSchema } from "../../src/contract/job.js";
+import { RECEIVER_FILES } from "../../src/receiver/files.js";
+import { NotificationStore } from "../../src/receiver/store.js";
+import { type Database, openDatabase } from "../../src/store/database.js";
 import { getJobs, newJob, notificationFor, type Sender, startTestReceiver, tempDir } from "./helpers.js";
 
 // Real HTTPS on loopback with the receiver's generated local CA, and a real PGlite data directory.
@@ -153,6 +157,38 @@ describe("receiver: notifications over HTTPS", () => {
     expect((await sender.post("null")).status).toBe(422);
   });
 
+  it("refuses text the database cannot store and a seq_id beyond its column with 422, storing its neighbours", async () => {
+    const bad = [
+      ["description", { description: "add\u0000address" }],
+      ["error", { error: "half \ud800 a pair" }],
+      ["status", { status: "running\u0000" }],
+      ["portal.note", { portal: { note: "\u0000" } }],
+      ["seq_id", { seq_id: 2 ** 31 }],
+    ] as const;
+    const good = bad.map(() => newJob());
+    // Sent together, so that good and bad notifications share the receiver's write batches.
+    const answers = await Promise.all([
+      ...bad.map(([, extra]) => sender.post(notificationFor(newJob(), "running", extra))),
+      ...good.map((job) => sender.post(notificationFor(job, "running", { description: "emoji 😀 fine" }))),
+    ]);
+    for (const [index, [field]] of bad.entries()) {
+      expect(answers[index]?.status, field).toBe(422);
+      expect(answers[index]?.body.error?.details?.map((detail) => detail.field)).toEqual([field]);
+      expect(answers[index]?.body.error?.details?.[0]?.message).toMatch(new RegExp(`^${field} must`));
+    }
+    for (const answer of answers.slice(bad.length)) expect(answer.status).toBe(200);
+    const stored = await getJobs(receiver, `idempotency_key=${good[0]?.idempotency_key}`);
+    expect(stored.body.data).toMatchObject({ description: "emoji 😀 fine" });
+  });
+
+  it("refuses NUL in the wait API's query with 422 instead of failing in the database", async () => {
+    for (const query of ["idempotency_key=a%00b", "router_id=%00"]) {
+      const answer = await getJobs(receiver, query);
+      expect(answer.status, query).toBe(422);
+      expect(answer.body.error?.details?.[0]?.message).toMatch(/must not contain NUL characters/);
+    }
+  });
+
   it("answers /healthz", async () => {
     const response = await fetchWithCa(`${receiver.url}/healthz`);
     expect(response.status).toBe(200);
@@ -164,4 +200,46 @@ describe("receiver: notifications over HTTPS", () => {
     await response.body.dump();
     return { status: response.statusCode };
   }
+});
+
+// The store itself, below the schema: a write batch that the database refuses because of one notification.
+describe("receiver store: one bad notification in a write batch", () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let db: Database;
+  let store: NotificationStore;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    db = await openDatabase({ location: join(dir.path, RECEIVER_FILES.database) });
+    store = await NotificationStore.open(db);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await dir?.remove();
+  });
+
+  it("fails only that notification: the others of its batch are stored and acknowledged", async () => {
+    const jobs = [newJob(), newJob(), newJob(), newJob()];
+    // Past the schema on purpose: PostgreSQL refuses NUL in the jsonb payload, failing the batch's transaction.
+    const notifications = jobs.map((job, index) =>
+      notificationSchema.parse(notificationFor(job, "completed", index === 2 ? {} : { description: "ok" })),
+    );
+    const poisoned = { ...notifications[2], description: "bad\u0000" } as Notification;
+    const outcomes = await Promise.allSettled(
+      notifications.map((notification, index) =>
+        store.record(index === 2 ? poisoned : notification, "completed"),
+      ),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      "fulfilled",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    for (const [index, job] of jobs.entries()) {
+      const stored = await store.findByIdempotencyKey(job.idempotency_key);
+      if (index === 2) expect(stored).toBeUndefined();
+      else expect(stored).toMatchObject({ job_id: job.job_id, status: "completed" });
+    }
+  });
 });

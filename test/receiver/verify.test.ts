@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseSigningSecret } from "../../src/contract/signing-secret.js";
 import {
   matchesAnySecret,
-  parseSigningSecret,
   SIGNATURE_TOLERANCE_MS,
   signWebhook,
   verifyWebhook,

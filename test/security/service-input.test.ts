@@ -5,8 +5,18 @@
 
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseSigningSecret } from "../../src/contract/signing-secret.js";
 import { rawTlsRequest } from "../helpers/raw-tls.js";
-import { ROUTER_A, ROUTER_B, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import {
+  ADMIN_TOKEN,
+  ROUTER_A,
+  ROUTER_B,
+  startTestService,
+  TEAM_A,
+  type TestService,
+  TOKEN_A,
+  TOKEN_B,
+} from "../service/harness.js";
 
 const SECRET_A = TOKEN_A.split(":")[2] as string;
 
@@ -74,6 +84,68 @@ describe("hostile input to the service", () => {
     ];
     for (const attempt of attempts) expect(await rawRequest(service, attempt)).toMatch(/^HTTP\/1\.1 400/);
     expect((await service.jobs(ROUTER_A)).length).toBe(before);
+  });
+
+  it("refuses NUL and unpaired surrogates in every field that reaches the database: 422 naming it, never 5xx", async () => {
+    const job = {
+      description: "d",
+      script: "/system identity set name=x",
+      notify_url: "https://r.example/n",
+    };
+    const sync = { command: "/system/identity/set", parameters: "=name=x" };
+    const cases = [
+      ...Object.keys(job).map((field) => [`/api/asynchronous/${ROUTER_A}`, job, field] as const),
+      ...Object.keys(sync).map((field) => [`/api/synchronous/${ROUTER_A}`, sync, field] as const),
+    ];
+    const before = (await service.jobs(ROUTER_A)).length;
+    for (const [path, body, field] of cases) {
+      for (const bad of ["\u0000", "\ud800"]) {
+        const value = (body as Record<string, string>)[field];
+        const answer = await service.call("POST", path, { body: { ...body, [field]: `${value}${bad}` } });
+        expect(answer.status, `${field} ${JSON.stringify(bad)}`).toBe(422);
+        expect(answer.body.error.details).toEqual([
+          { field, message: expect.stringMatching(new RegExp(`^${field} must not contain`)) },
+        ]);
+      }
+    }
+    expect((await service.jobs(ROUTER_A)).length).toBe(before);
+    const admin = await service.call("POST", "/admin/routers", {
+      token: ADMIN_TOKEN,
+      body: { team_id: TEAM_A, name: "edge\u0000" },
+    });
+    expect(admin.status).toBe(422);
+    expect(admin.body.error.details[0].message).toBe("name must not contain NUL characters (\\u0000)");
+  });
+
+  it("seeds only signing secrets the receiver accepts, and refuses bad seeds with 422, never 5xx", async () => {
+    const seed = (team: Record<string, unknown>) =>
+      service.call("POST", "/admin/seed", { token: ADMIN_TOKEN, body: { teams: [{ id: TEAM_A, ...team }] } });
+    // 16 base64 characters are 12 bytes: the old rule took them, the receiver refuses under 24 bytes.
+    for (const secret of [
+      `whsec_${Buffer.alloc(12, 1).toString("base64")}`,
+      `whsec_${Buffer.alloc(65, 1).toString("base64")}`,
+      "whsec_not*base64*at*all*at*all*at*all",
+    ]) {
+      const answer = await seed({ signing_secret: secret });
+      expect(answer.status).toBe(422);
+      expect(answer.body.error.details).toEqual([
+        {
+          field: "teams.0.signing_secret",
+          message: "signing_secret must be whsec_ followed by the base64 of 24 to 64 random bytes",
+        },
+      ]);
+      expect(JSON.stringify(answer.body)).not.toContain(secret);
+    }
+    const accepted = `whsec_${Buffer.alloc(24, 1).toString("base64")}`;
+    expect(() => parseSigningSecret(accepted)).not.toThrow();
+    expect((await seed({ signing_secret: accepted })).status).toBe(200);
+    // A token of team B listed under team A, and a router that belongs to team B: operator errors, 422.
+    const foreignToken = await seed({ tokens: [TOKEN_B] });
+    expect(foreignToken.status).toBe(422);
+    expect(foreignToken.body.error.details[0]).toMatchObject({ field: "teams.0.tokens.0" });
+    const foreignRouter = await seed({ routers: [{ id: ROUTER_B, name: "edge-b" }] });
+    expect(foreignRouter.status).toBe(422);
+    expect(foreignRouter.body.error.message).toMatch(/belongs to another team/);
   });
 
   it("keeps every token out of its log, for accepted and refused requests alike", async () => {

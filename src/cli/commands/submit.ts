@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { Command } from "commander";
-import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
+import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS } from "../../contract/limits.js";
+import { truncateChars } from "../../contract/text.js";
 import { addClientOptions, CLIENT_ENV_HELP, readFlagFile, withClient } from "../client-options.js";
 import { writeJson, writeLines } from "../output.js";
 
@@ -22,7 +23,7 @@ export function submitCommand(): Command {
     .argument("<router>", "router UUID")
     .requiredOption(
       "--script-file <file>",
-      "the script to run (- reads standard input), at most 2000 characters",
+      `the script to run (- reads standard input), at most ${SCRIPT_MAX_CHARS} characters`,
     )
     .option(
       "--description <text>",
@@ -52,8 +53,8 @@ ${CLIENT_ENV_HELP}`,
       const script = (await readFlagFile(flags.scriptFile, "--script-file")).trimEnd();
       const description =
         flags.description ??
-        (flags.scriptFile === "-" ? "routerjobs submit" : basename(flags.scriptFile)).slice(
-          0,
+        truncateChars(
+          flags.scriptFile === "-" ? "routerjobs submit" : basename(flags.scriptFile),
           DESCRIPTION_MAX_CHARS,
         );
       const request = {

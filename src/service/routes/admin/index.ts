@@ -2,6 +2,8 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { uuidSchema } from "../../../contract/ids.js";
+import { ROUTER_NAME_MAX_CHARS } from "../../../contract/limits.js";
+import { textField } from "../../../contract/text-field.js";
 import { UsageError } from "../../../errors.js";
 import { HttpError } from "../../http-error.js";
 import { applySeed, seedSchema } from "../../seed.js";
@@ -74,7 +76,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
         body: z.strictObject({
           team_id: uuidSchema,
           id: uuidSchema.optional(),
-          name: z.string().min(1).max(100),
+          name: textField("name", { nonEmpty: true, maxChars: ROUTER_NAME_MAX_CHARS }),
           customer_id: uuidSchema.optional(),
         }),
       },
