@@ -43,7 +43,12 @@ export class Notifier {
   ) {
     this.dispatcher = new Agent({
       connections: 8,
-      ...(config.notifyCa ? { connect: { ca: trustedCas(config.notifyCa) } } : {}),
+      // Connecting (the TLS handshake included) is part of the POST's time: a receiver that accepts and then
+      // never answers would otherwise hold a delivery slot for undici's own 10 s, whatever notifyTimeoutMs says.
+      connect: {
+        timeout: config.notifyTimeoutMs,
+        ...(config.notifyCa ? { ca: trustedCas(config.notifyCa) } : {}),
+      },
     });
     this.pollMs = Math.max(20, Math.min(250, config.notifyRetryBaseMs));
     this.acknowledged = new GroupCommit(async (ids) => {

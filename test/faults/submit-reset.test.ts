@@ -9,12 +9,17 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyJob } from "../../src/apply/apply.js";
 import { Journal } from "../../src/apply/journal.js";
-import { NetworkError, RouterJobsClient } from "../../src/client/index.js";
+import {
+  NetworkError,
+  RouterJobsClient,
+  type RouterJobsClientOptions,
+  TimeoutError,
+} from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
-describe("a connection reset after the submission was sent", () => {
+describe("faults between the client and the service", () => {
   let service: TestService;
   let proxy: FaultProxy;
   let stateDir: string;
@@ -31,12 +36,13 @@ describe("a connection reset after the submission was sent", () => {
     await rm(stateDir, { recursive: true, force: true });
   });
 
-  const client = () =>
+  const client = (options: Partial<RouterJobsClientOptions> = {}) =>
     new RouterJobsClient({
       baseUrl: `http://127.0.0.1:${proxy.port}`,
       token: TOKEN_A,
       budgetDir: stateDir,
       rateLimit: { count: 1000, windowMs: 1000 },
+      ...options,
     });
   const jobsWithKey = async (routerId: string, key: string) =>
     (await service.jobs(routerId)).filter((job: { idempotency_key: string }) => job.idempotency_key === key);
@@ -102,6 +108,66 @@ describe("a connection reset after the submission was sent", () => {
       const jobs = await api.listJobs(ROUTER_A);
       expect(jobs.length).toBe((await service.jobs(ROUTER_A)).length);
       expect(proxy.stats.broken - before).toBe(2);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("gives up on a submission swallowed by a black hole at the request timeout, without sending it again", async () => {
+    const api = client({ requestTimeoutMs: 400 });
+    const key = "2f2f2f2f-1111-4222-8333-444455556666";
+    try {
+      proxy.set({ blackhole: true, times: 1 });
+      const before = proxy.stats.connections;
+      const started = performance.now();
+      const failure = await api
+        .submitJob(ROUTER_A, { description: "swallowed", script: ":put swallowed" }, { idempotencyKey: key })
+        .catch((error: unknown) => error);
+      const waitedMs = performance.now() - started;
+      expect(failure).toBeInstanceOf(TimeoutError);
+      expect(failure).toMatchObject({ phase: "response", requestSent: true });
+      expect(proxy.stats.connections - before).toBe(1);
+      // The request never reached the service; repeating it with its key runs it once.
+      expect(await jobsWithKey(ROUTER_A, key)).toHaveLength(0);
+      await api.submitJob(
+        ROUTER_A,
+        { description: "swallowed", script: ":put swallowed" },
+        { idempotencyKey: key },
+      );
+      expect(await jobsWithKey(ROUTER_A, key)).toHaveLength(1);
+      console.log(
+        `black hole on submit: the client gave up after ${Math.round(waitedMs)} ms (request timeout 400 ms) on 1 connection; the repeat with the key made 1 job`,
+      );
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("retries a job-list read whose answer is swallowed or held past the request timeout", async () => {
+    const api = client({ requestTimeoutMs: 400 });
+    try {
+      const expected = (await service.jobs(ROUTER_A)).length;
+      const timings: string[] = [];
+      for (const fault of [{ blackhole: true }, { delayMs: 600 }]) {
+        proxy.set({ ...fault, times: 1 });
+        const before = { ...proxy.stats };
+        const started = performance.now();
+        expect(await api.listJobs(ROUTER_A)).toHaveLength(expected);
+        const ms = Math.round(performance.now() - started);
+        // The faulty exchange timed out, then one more went through untouched.
+        expect(proxy.stats.exchanges - before.exchanges).toBe(2);
+        expect(ms).toBeGreaterThanOrEqual(400);
+        timings.push(`${JSON.stringify(fault)} ${ms} ms`);
+      }
+      // A delay within the request timeout only slows the answer down (it is held both ways).
+      proxy.set({ delayMs: 100, times: 1 });
+      const started = performance.now();
+      expect(await api.listJobs(ROUTER_A)).toHaveLength(expected);
+      const slowMs = Math.round(performance.now() - started);
+      expect(slowMs).toBeGreaterThanOrEqual(200);
+      console.log(
+        `list read through faults (request timeout 400 ms): ${timings.join(", ")}; delay 100 ms each way ${slowMs} ms`,
+      );
     } finally {
       await api.close();
     }
