@@ -237,15 +237,23 @@ describe("routerjobs apply against the service", () => {
     backend.setOnline(ROUTER_A2, false);
     try {
       const job = declare("/system identity set name=offline", { router_id: ROUTER_A2, timeout_ms: 1500 });
+      const started = performance.now();
       const result = await applyJob(job, context());
+      const waited = performance.now();
       expect(result.outcome).toBe("timeout");
       expect(lines.at(-1)).toMatch(
         /not finished after 1500ms: job .* is pending \(is the router offline\?\)/,
       );
+      const timeoutLine = lines.at(-1);
       backend.setOnline(ROUTER_A2, true);
       const resumed = await applyJob({ ...job, timeout_ms: 20_000 }, context());
       expect(resumed.outcome).toBe("completed");
-      expect(await jobsWithKey(idempotencyKey(job.job_key, "instance-1:1"), ROUTER_A2)).toHaveLength(1);
+      const jobs = await jobsWithKey(idempotencyKey(job.job_key, "instance-1:1"), ROUTER_A2);
+      expect(jobs).toHaveLength(1);
+      console.log(
+        `router offline: apply waited ${((waited - started) / 1000).toFixed(1)} s against its 1.5 s timeout with the job ${result.job?.status}, then stopped: "${timeoutLine}"; ` +
+          `with the router back the next apply resumed the same job, ${resumed.job?.status} ${((performance.now() - waited) / 1000).toFixed(1)} s later; ${jobs.length} job with the key`,
+      );
     } finally {
       backend.setOnline(ROUTER_A2, true);
     }

@@ -128,15 +128,18 @@ describe("service as a process: kill -9 mid-job, restart on the same data", () =
       sink.attempts.some((attempt) => attempt.body.description === "no ack") ? true : undefined,
     );
 
+    const killedAt = performance.now();
     child.process.kill("SIGKILL");
     await exited(child.process);
     sink.failNext(0);
     child = await startChild(args);
+    const restartedAt = performance.now();
 
     const jobs = await eventually(async () => {
       const list = (await api("GET", `/api/routers/${ROUTER_A}/jobs`)).body.data as Loose[];
       return list.every((item) => ["completed", "failed"].includes(item.status)) ? list : undefined;
     }, 30_000);
+    const terminalAt = performance.now();
     const byName = Object.fromEntries(jobs.map((item) => [item.description, item]));
     expect(byName.slow).toMatchObject({ status: "failed", error: "interrupted by service restart" });
     expect(byName.queued.status).toBe("completed");
@@ -152,12 +155,23 @@ describe("service as a process: kill -9 mid-job, restart on the same data", () =
         received.some((item) => item.body.description === "slow" && item.body.status === "failed"),
       30_000,
     );
+    const deliveredAt = performance.now();
     expect(sink.statuses(byName.slow.id)).toEqual(["loaded", "running", "failed"]);
     expect(sink.statuses(byName.queued.id)).toEqual(["loaded", "running", "completed"]);
     expect(sink.statuses(byName["no ack"].id)).toEqual(["completed"]);
     // The router configuration survived the restart: the queued job's change is there, the slow one's is not.
     const identity = await api("POST", `/api/synchronous/${ROUTER_A}`, { command: "/system/identity/print" });
     expect(identity.body.data[0].name).toBe("after-restart");
+    const perState = new Map<string, number>();
+    for (const item of sink.received)
+      perState.set(String(item.body.status), (perState.get(String(item.body.status)) ?? 0) + 1);
+    const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
+    console.log(
+      `service killed mid-job: ${jobs.length} jobs (${jobs.map((item) => `${item.description} ${item.status}`).join(", ")}); ` +
+        `notifications stored per state: ${[...perState].map(([state, count]) => `${state} ${count}`).join(", ")}, ` +
+        `${sink.attempts.filter((attempt) => attempt.status !== 204).length} refused before the kill; restart took ${seconds(killedAt, restartedAt)} s, ` +
+        `every job terminal ${seconds(restartedAt, terminalAt)} s and every notification delivered ${seconds(restartedAt, deliveredAt)} s after it (each wait allowed 30 s)`,
+    );
   }, 150_000);
 
   it("operator commands reach the running service through the admin API", async () => {
