@@ -1,4 +1,5 @@
 import type { Queryable } from "../store/database.js";
+import { fromJsonb } from "../store/jsonb.js";
 import type { RouterBackend } from "./routers/backend.js";
 
 export interface RouterState {
@@ -28,7 +29,7 @@ export class RouterRegistry {
       const { rows } = await this.db.query<{ state: unknown }>("SELECT state FROM routers WHERE id = $1", [
         router.id,
       ]);
-      const state = rows[0]?.state;
+      const state = fromJsonb(rows[0]?.state);
       await this.backend.attach(router.id, { name: router.name, ...(state == null ? {} : { state }) });
       this.versions.set(router.id, router.stateVersion);
       this.online.delete(router.id);

@@ -175,16 +175,22 @@ export class Scheduler {
         : (error as Error).message || String(error);
       outcome = { ok: false, output: "", error: message };
     }
-    const version = await finishJob(
-      this.db,
-      job,
-      {
-        ok: outcome.ok,
-        ...(outcome.ok ? {} : { error: describeFailure(outcome) }),
-        snapshot: this.snapshot(job.router_id),
-      },
-      new Date(),
-    );
+    const finish = (snapshot: unknown) =>
+      finishJob(
+        this.db,
+        job,
+        { ok: outcome.ok, ...(outcome.ok ? {} : { error: describeFailure(outcome) }), snapshot },
+        new Date(),
+      );
+    let version: number | undefined;
+    try {
+      version = await finish(this.snapshot(job.router_id));
+    } catch (error) {
+      // The job must end even when the database refuses its router's state: a job left `started` would hold
+      // the router's queue until a restart. The state then lives only in this instance's router.
+      this.options.log?.("scheduler: router state not saved", { routerId: job.router_id, err: error });
+      version = await finish(undefined);
+    }
     if (version !== undefined) this.routers.saved(job.router_id, version);
   }
 

@@ -1,5 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import { fromJsonb } from "../../src/store/jsonb.js";
 import { HttpsSink } from "../helpers/https-sink.js";
 import {
   ADMIN_TOKEN,
@@ -84,6 +86,26 @@ describe("job lifecycle and notifications", () => {
     expect(
       sink.received.find((item) => item.body.job_id === job.id && item.body.status === "failed")?.body.error,
     ).toBe(job.error);
+  });
+
+  it("a script that puts a NUL byte into the router's configuration completes, and the state keeps it", async () => {
+    // RouterOS strings are bytes: `\00` is a valid escape. jsonb refuses NUL, so the saved state encodes it.
+    const script = '/system identity set name="a\\00b"';
+    const ack = (await svc.submit(ROUTER_A2, { description: "nul", script, express_execute: true })).body
+      .data;
+    const job = await eventually(async () => {
+      const item = await jobOf(ROUTER_A2, ack.idempotency_key);
+      return item?.status === "completed" ? item : undefined;
+    });
+    expect(job.error).toBeNull();
+    // The saved state, attached to a fresh router as another instance or a restart would, holds the same name.
+    const { rows } = await svc.service.app.db.query<{ state: unknown }>(
+      "SELECT state FROM routers WHERE id = $1",
+      [ROUTER_A2],
+    );
+    const fresh = new SimulatedBackend();
+    await fresh.attach(ROUTER_A2, { name: "edge-a2", state: fromJsonb(rows[0]?.state) });
+    expect(await fresh.command(ROUTER_A2, "/system/identity/print")).toEqual([{ name: "a\u0000b" }]);
   });
 
   it("needs_acknowledgement false: completed at submission, errors not reported, script still run", async () => {
@@ -253,4 +275,34 @@ describe("job lifecycle and notifications", () => {
   function admin() {
     return { authorization: `Bearer ${ADMIN_TOKEN}` };
   }
+});
+
+describe("a router state the database cannot take", () => {
+  /** Test double: a router whose state cannot be written (a BigInt has no JSON form), as a refusing database. */
+  class UnsavableBackend extends SimulatedBackend {
+    override snapshot(routerId: string): unknown {
+      return { ...(super.snapshot(routerId) as object), unsavable: 1n };
+    }
+  }
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({}, new UnsavableBackend());
+  });
+  afterAll(async () => svc?.close());
+
+  it("still ends the job with the script's outcome, and the router's next job runs", async () => {
+    const keys: string[] = [];
+    for (const name of ["first", "second"]) {
+      const script = `/system identity set name=${name}`;
+      keys.push(
+        (await svc.submit(ROUTER_A, { description: name, script, express_execute: true })).body.data
+          .idempotency_key,
+      );
+    }
+    const jobs = await eventually(async () => {
+      const listed = (await svc.jobs(ROUTER_A)).filter((item) => keys.includes(item.idempotency_key));
+      return listed.length === 2 && listed.every((item) => item.status === "completed") ? listed : undefined;
+    });
+    expect(jobs.map((item) => item.error)).toEqual([null, null]);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from "../../store/database.js";
+import { toJsonb } from "../../store/jsonb.js";
 import { enqueueNotification, type JobRow } from "./rows.js";
 
 /** A claimed job with what the scheduler needs of its router. */
@@ -122,7 +123,7 @@ export async function finishJob(
 export async function saveRouterState(tx: Queryable, routerId: string, snapshot: unknown): Promise<number> {
   const { rows } = await tx.query<{ state_version: number }>(
     "UPDATE routers SET state = $2::jsonb, state_version = state_version + 1 WHERE id = $1 RETURNING state_version",
-    [routerId, JSON.stringify(snapshot ?? null)],
+    [routerId, toJsonb(snapshot)],
   );
   return rows[0]?.state_version ?? 0;
 }
