@@ -4,6 +4,7 @@ import { parseDuration } from "../contract/duration.js";
 import { errorEnvelope } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";
 import { textField } from "../contract/text-field.js";
+import { bearerToken } from "../http/bearer.js";
 import type { ReceivedJob } from "./job-view.js";
 import type { NotificationStore } from "./store.js";
 import { matchesAnySecret } from "./verify.js";
@@ -56,7 +57,7 @@ const querySchema = z
 /** The reader side: current state by idempotency key (optionally long-polled), recent jobs, all behind a token. */
 export async function waitRoutes(app: FastifyInstance, options: WaitRoutesOptions): Promise<void> {
   app.get("/v1/jobs", async (request, reply) => {
-    const token = /^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1];
+    const token = bearerToken(request.headers.authorization);
     if (!token || !matchesAnySecret(token, options.readerTokens)) {
       return reply
         .code(401)

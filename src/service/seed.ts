@@ -71,7 +71,12 @@ export async function applySeed(db: Database, seed: Seed): Promise<SeedResult> {
     for (const team of seed.teams) {
       await ensureTeam(tx, { id: team.id, customerId: team.customer_id, signingSecret: team.signing_secret });
       for (const token of team.tokens) {
-        await ensureToken(tx, token);
+        if (!(await ensureToken(tx, token))) {
+          // The id alone: the rest of the token is a secret.
+          throw new UsageError(
+            `seed: token ${token.slice(0, token.indexOf(":"))} already exists with another team or secret`,
+          );
+        }
         tokens++;
       }
       for (const router of team.routers) {

@@ -146,6 +146,16 @@ describe("hostile input to the service", () => {
     const foreignRouter = await seed({ routers: [{ id: ROUTER_B, name: "edge-b" }] });
     expect(foreignRouter.status).toBe(422);
     expect(foreignRouter.body.error.message).toMatch(/belongs to another team/);
+    // A token whose id is taken by a token with another secret would not authenticate: refused, not counted
+    const [tokenId] = TOKEN_A.split(":");
+    const sameIdOtherSecret = `${TOKEN_A.slice(0, TOKEN_A.lastIndexOf(":"))}:${"Zz9".repeat(20)}ab`;
+    const clash = await seed({ tokens: [sameIdOtherSecret] });
+    expect(clash.status).toBe(422);
+    expect(clash.body.error.message).toBe(
+      `seed: token ${tokenId} already exists with another team or secret`,
+    );
+    expect(JSON.stringify(clash.body)).not.toContain("Zz9Zz9");
+    expect((await seed({ tokens: [TOKEN_A] })).status).toBe(200);
   });
 
   it("keeps every token out of its log, for accepted and refused requests alike", async () => {

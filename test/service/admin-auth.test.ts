@@ -171,6 +171,8 @@ describe("--admin-remote: other hosts may call the admin API, with the admin tok
       svc.call("POST", `/api/synchronous/${ROUTER_A}`, { body: { command: "/system/identity/print" } });
     expect((await sync()).status).toBe(200);
     expect((await remote(`Bearer ${ADMIN_TOKEN}`)).statusCode).toBe(200);
+    // The scheme is case-insensitive (RFC 9110), as on /api
+    expect((await remote(`bearer ${ADMIN_TOKEN}`)).statusCode).toBe(200);
     expect((await sync()).status).toBe(502);
   });
 });

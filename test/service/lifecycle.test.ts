@@ -280,8 +280,8 @@ describe("job lifecycle and notifications", () => {
 describe("a router state the database cannot take", () => {
   /** Test double: a router whose state cannot be written (a BigInt has no JSON form), as a refusing database. */
   class UnsavableBackend extends SimulatedBackend {
-    override snapshot(routerId: string): unknown {
-      return { ...(super.snapshot(routerId) as object), unsavable: 1n };
+    override snapshot(routerId: string): ReturnType<SimulatedBackend["snapshot"]> {
+      return { ...super.snapshot(routerId), unsavable: 1n } as ReturnType<SimulatedBackend["snapshot"]>;
     }
   }
   let svc: TestService;

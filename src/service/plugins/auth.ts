@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { isParsedToken, parseToken } from "../../contract/token.js";
+import { bearerToken } from "../../http/bearer.js";
 import { HttpError } from "../http-error.js";
 import { authenticate, type Caller } from "../store/directory.js";
 
@@ -29,12 +30,12 @@ export default fp(
       const header = request.headers.authorization;
       if (!header)
         throw unauthenticated("send an Authorization: Bearer <API token> header", "invalid_request");
-      const match = /^Bearer +(\S+) *$/i.exec(header);
-      if (!match)
+      const token = bearerToken(header);
+      if (!token)
         throw unauthenticated("the Authorization header must be Bearer <API token>", "invalid_request");
-      const parsed = parseToken(match[1] as string);
+      const parsed = parseToken(token);
       if (!isParsedToken(parsed)) throw unauthenticated(`the API token is malformed: ${parsed.error}`);
-      const caller = await authenticate(app.db, match[1] as string);
+      const caller = await authenticate(app.db, token);
       if (!caller) throw unauthenticated("the API token is unknown or revoked");
       request.caller = caller;
     });

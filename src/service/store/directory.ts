@@ -57,13 +57,21 @@ export async function ensureTeam(
 }
 
 /** Stores a full token (seed files); an existing token id keeps its secret. */
-export async function ensureToken(db: Queryable, token: string): Promise<void> {
+/**
+ * Creates the token, or finds it already there. False when its id is taken by another team's token or by one
+ * with another secret: that token would not authenticate, and must not pass for seeded.
+ */
+export async function ensureToken(db: Queryable, token: string): Promise<boolean> {
   const parsed = parseToken(token);
   if (!isParsedToken(parsed)) throw new RangeError(`token ${parsed.error}`);
-  await db.query(
-    "INSERT INTO tokens (id, team_id, secret_hash) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+  const { rows } = await db.query(
+    `INSERT INTO tokens (id, team_id, secret_hash) VALUES ($1, $2, $3)
+     ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
+       WHERE tokens.team_id = EXCLUDED.team_id AND tokens.secret_hash = EXCLUDED.secret_hash
+     RETURNING id`,
     [parsed.tokenId, parsed.teamId, hashSecret(parsed.secret)],
   );
+  return rows.length > 0;
 }
 
 /** Creates a token for a team and returns it: the only time the secret exists outside the caller's hands. */

@@ -5,6 +5,7 @@ import { uuidSchema } from "../../../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../../../contract/limits.js";
 import { textField } from "../../../contract/text-field.js";
 import { UsageError } from "../../../errors.js";
+import { bearerToken } from "../../../http/bearer.js";
 import { HttpError } from "../../http-error.js";
 import { applySeed, seedSchema } from "../../seed.js";
 import {
@@ -35,7 +36,7 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     if (!app.config.adminRemote && !LOOPBACK.test(request.socket.remoteAddress ?? "")) {
       throw new HttpError("not_found", "the admin API answers loopback callers only");
     }
-    const given = Buffer.from(/^Bearer (\S+)$/.exec(request.headers.authorization ?? "")?.[1] ?? "");
+    const given = Buffer.from(bearerToken(request.headers.authorization) ?? "");
     if (expected.length === 0 || given.length !== expected.length || !timingSafeEqual(given, expected)) {
       throw new HttpError(
         "unauthenticated",
