@@ -10,12 +10,14 @@
  * Cost: one locked read-modify-write per grant (a release rides along with the process's next grant), and
  * lock-free reads while waiting, so that N waiting processes do not storm the lock.
  */
+
 import { randomUUID } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { formatDuration, type RateLimit } from "../contract/duration.js";
+import { isProcessAlive } from "../fs/process-alive.js";
 import { TimeoutError } from "./errors.js";
 import { sleep } from "./sleep.js";
 
@@ -269,7 +271,7 @@ function overwrite(file: string, text: string): void {
 function prune(state: BudgetState, now: number, windowMs: number): boolean {
   let closedDead = false;
   for (const grant of state.grants) {
-    if (grant.open && grant.pid !== process.pid && !isAlive(grant.pid)) {
+    if (grant.open && grant.pid !== process.pid && !isProcessAlive(grant.pid)) {
       grant.t = now;
       delete grant.open;
       closedDead = true;
@@ -277,13 +279,4 @@ function prune(state: BudgetState, now: number, windowMs: number): boolean {
   }
   state.grants = state.grants.filter((grant) => grant.open || grant.t > now - windowMs);
   return closedDead;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

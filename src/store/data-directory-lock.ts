@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import lockfile from "proper-lockfile";
 import { EnvironmentError } from "../errors.js";
+import { isProcessAlive } from "../fs/process-alive.js";
 
 /**
  * A lock its holder stopped refreshing for this long is taken over: the holder died without releasing it. The
@@ -45,7 +46,7 @@ export async function lockDataDirectory(dir: string): Promise<() => Promise<void
       const owner = await readPid(pidFile);
       // Our own pid in the file is a previous holder's (a restarted container reuses pids), never a live one. A
       // dead holder's pid taken by an unrelated process within STALE_MS fails the open too; the message names it.
-      const running = owner !== undefined && owner !== process.pid && isRunning(owner);
+      const running = owner !== undefined && owner !== process.pid && isProcessAlive(owner);
       if (running || Date.now() > deadline) throw inUse(path, running ? owner : undefined);
       await sleep(RETRY_MS);
     }
@@ -72,14 +73,4 @@ async function readPid(file: string): Promise<number | undefined> {
   const text = await readFile(file, "utf8").catch(() => "");
   const pid = Number(text.trim());
   return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -5,10 +5,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type ApplyContext, applyJob } from "../../src/apply/apply.js";
 import { failureReason } from "../../src/apply/failure-reason.js";
 import { Journal } from "../../src/apply/journal.js";
-import { RouterJobsClient } from "../../src/client/client.js";
+import type { RouterJobsClient } from "../../src/client/client.js";
 import { type ApplyJob, idempotencyKey, jobKey } from "../../src/contract/apply-job.js";
 import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
-import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import { clientOf, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../service/harness.js";
 
 /** A job as the constructs would write it. */
 function declare(script: string, overrides: Partial<ApplyJob> = {}): ApplyJob {
@@ -45,13 +45,7 @@ describe("routerjobs apply against the service", () => {
 
   beforeEach(async () => {
     stateDir = await mkdtemp(join(tmpdir(), "rj-apply-"));
-    client = new RouterJobsClient({
-      baseUrl: service.url,
-      token: TOKEN_A,
-      ca: service.service.ca,
-      budgetDir: stateDir,
-      rateLimit: { count: 1000, windowMs: 1000 },
-    });
+    client = clientOf(service, stateDir);
     lines = [];
   });
   afterEach(async () => {

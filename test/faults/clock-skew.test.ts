@@ -27,6 +27,7 @@ import { type CliProcess, startCli } from "../helpers/cli.js";
 import { type ReceiverProcess, startReceiverProcess } from "../helpers/receiver-process.js";
 import { newJob, notificationFor, Sender, tempDir } from "../receiver/helpers.js";
 import {
+  clientOf,
   eventually,
   ROUTER_A,
   ROUTER_B,
@@ -141,13 +142,7 @@ async function signingService(receiver: ReceiverProcess, stateDir: string) {
     notifyRetryMaxMs: 500,
   });
   cleanups.push(() => service.close());
-  const client = new RouterJobsClient({
-    baseUrl: service.url,
-    token: TOKEN_B,
-    ca: service.service.ca,
-    budgetDir: stateDir,
-    rateLimit: { count: 1000, windowMs: 1000 },
-  });
+  const client = clientOf(service, stateDir, TOKEN_B);
   cleanups.push(() => client.close());
   const waiter = new ReceiverClient({
     url: receiver.url,

@@ -9,11 +9,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyJob } from "../../src/apply/apply.js";
 import { Journal } from "../../src/apply/journal.js";
-import { RouterJobsClient } from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { ReceiverClient } from "../../src/receiver/wait-client.js";
 import { startTestReceiver, tempDir } from "../receiver/helpers.js";
-import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import { clientOf, ROUTER_A, startTestService, type TestService } from "../service/harness.js";
 
 describe("the receiver down during a deploy", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -39,13 +38,7 @@ describe("the receiver down during a deploy", () => {
     const notifyUrl = first.notifyUrl;
     await first.close();
     service = await startTestService({ notifyCa: ca, notifyRetryBaseMs: 100, notifyRetryMaxMs: 500 });
-    const client = new RouterJobsClient({
-      baseUrl: service.url,
-      token: TOKEN_A,
-      ca: service.service.ca,
-      budgetDir: stateDir,
-      rateLimit: { count: 1000, windowMs: 1000 },
-    });
+    const client = clientOf(service, stateDir);
     const waiter = new ReceiverClient({ url: first.url, readerToken, ca, retryDelayMs: 200 });
     const definition = {
       phase: "create" as const,

@@ -12,18 +12,17 @@ import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applyJob } from "../../src/apply/apply.js";
 import { Journal } from "../../src/apply/journal.js";
-import { RouterJobsClient } from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { ReceiverClient } from "../../src/receiver/wait-client.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
 import { startTestReceiver, tempDir } from "../receiver/helpers.js";
 import {
+  clientOf,
   eventually,
   ROUTER_A,
   ROUTER_A2,
   startTestService,
   type TestService,
-  TOKEN_A,
 } from "../service/harness.js";
 
 const NOTIFY_TIMEOUT_MS = 300;
@@ -71,13 +70,7 @@ describe("faults between the service and the receiver", () => {
   it("delivers every notification once, in order, through resets and a black hole; apply confirms", async () => {
     const notifyUrl = new URL(receiver.notifyUrl);
     notifyUrl.port = String(proxy.port);
-    const client = new RouterJobsClient({
-      baseUrl: service.url,
-      token: TOKEN_A,
-      ca: service.service.ca,
-      budgetDir: stateDir,
-      rateLimit: { count: 1000, windowMs: 1000 },
-    });
+    const client = clientOf(service, stateDir);
     const ca = await readFile(receiver.caFile as string, "utf8");
     const reader = new ReceiverClient({ url: receiver.url, readerToken: receiver.readerToken, ca });
     const db = service.service.app.db;

@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher, request } from "undici";
+import { RouterJobsClient } from "../../src/client/client.js";
 import { resolveConfig, type ServiceConfigInput } from "../../src/service/config.js";
 import type { RouterBackend } from "../../src/service/routers/backend.js";
 import { applySeed } from "../../src/service/seed.js";
@@ -142,4 +143,15 @@ export async function eventually<T>(check: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/** A client of the test service as apply builds one, its rate budget in `budgetDir` and out of the way. */
+export function clientOf(service: TestService, budgetDir: string, token = TOKEN_A): RouterJobsClient {
+  return new RouterJobsClient({
+    baseUrl: service.url,
+    token,
+    ca: service.service.ca,
+    budgetDir,
+    rateLimit: { count: 1000, windowMs: 1000 },
+  });
 }
