@@ -84,6 +84,8 @@ function detailLine(menu: MenuDef, item: Item, router: RouterState, names: reado
 }
 
 export function print(call: CommandCall, router: RouterState, menu: MenuDef): CommandResult {
+  // A bare word print does not take as a flag (`print detial`) is a mistake, not a value print ignores.
+  if (call.positional.length > 0) throw new RouterOsError("expected end of command");
   const proplistText = call.named.get("proplist");
   const proplist = proplistText === undefined ? undefined : valueText(proplistText).split(",");
   const unknown = proplist?.find((name) => name !== ".id" && !menu.properties[name] && !menu.virtual?.[name]);

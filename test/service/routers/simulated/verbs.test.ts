@@ -35,6 +35,14 @@ describe("generic verbs (execute level, below the language)", () => {
     expect(() => router.execute(call("ip adress", "print"))).toThrow("bad command name adress");
   });
 
+  it("refuses a misspelled print flag instead of ignoring it, and the script stops there", async () => {
+    const router = freshRouter();
+    expect(await fail(router, "/system identity set name=before\n/ip address print detial")).toBe(
+      "expected end of command (line 2 column 1)",
+    );
+    expect(await run(router, "/ip address print detail")).toBeDefined();
+  });
+
   it("find honours name=value filters and the where predicate", async () => {
     const router = freshRouter();
     const found = await router.execute(call("interface", "find", { type: "ether" }));
