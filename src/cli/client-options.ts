@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import { type Command, Option } from "commander";
 import type { RouterJobsClient, RouterJobsClientOptions } from "../client/index.js";
 import { UsageError } from "../errors.js";
+import { flagOrEnv } from "./flag-or-env.js";
 
 export const CLIENT_ENV_HELP = `
 Connection (flags win over environment variables):
@@ -73,21 +74,7 @@ export async function resolveClientOptions(
   if (!isParsedToken(parsed))
     throw new UsageError(`the token in ${tokenSource} is malformed: ${parsed.error}`);
 
-  const setting = <T>(
-    flag: string,
-    variable: string,
-    value: string | undefined,
-    parse: (text: string, name: string) => T,
-  ) => {
-    const text = value ?? env[variable];
-    if (text === undefined || text === "") return undefined;
-    try {
-      return parse(text, value !== undefined ? flag : variable);
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
-  };
-  const deadlineMs = setting("--timeout", "ROUTERJOBS_TIMEOUT", flags.timeout, parseDuration);
+  const deadlineMs = flagOrEnv("--timeout", "ROUTERJOBS_TIMEOUT", flags.timeout, env, parseDuration);
   const caFile = flags.caFile ?? (env.ROUTERJOBS_CA_FILE || undefined);
   const ca =
     caFile === undefined
@@ -97,7 +84,7 @@ export async function resolveClientOptions(
     baseUrl: url.data,
     token,
     ca,
-    rateLimit: setting("--rate-limit", "ROUTERJOBS_RATE_LIMIT", flags.rateLimit, parseRateLimit),
+    rateLimit: flagOrEnv("--rate-limit", "ROUTERJOBS_RATE_LIMIT", flags.rateLimit, env, parseRateLimit),
     budgetDir: defaultStateDir(env),
     ...(deadlineMs === undefined ? {} : { deadlineMs, requestTimeoutMs: Math.min(30_000, deadlineMs) }),
     logger: flags.verbose

@@ -2,8 +2,11 @@ import { Agent, type Dispatcher, request } from "undici";
 import { RouterJobsClient } from "../../src/client/client.js";
 import { resolveConfig, type ServiceConfigInput } from "../../src/service/config.js";
 import type { RouterBackend } from "../../src/service/routers/backend.js";
+import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
 import { applySeed } from "../../src/service/seed.js";
 import { type RunningService, type StartOptions, startService } from "../../src/service/server.js";
+import type { Queryable } from "../../src/store/database.js";
+import { fromJsonb } from "../../src/store/jsonb.js";
 import { newBackend } from "./backend.js";
 
 export const TEAM_A = "a0000000-0000-4000-8000-000000000001";
@@ -154,4 +157,15 @@ export function clientOf(service: TestService, budgetDir: string, token = TOKEN_
     budgetDir,
     rateLimit: { count: 1000, windowMs: 1000 },
   });
+}
+
+/**
+ * The router's identity as its saved state holds it: the state read from the database and attached to a fresh
+ * simulated router, as a restart or another instance would.
+ */
+export async function savedIdentity(db: Queryable, routerId: string): Promise<unknown> {
+  const { rows } = await db.query<{ state: unknown }>("SELECT state FROM routers WHERE id = $1", [routerId]);
+  const restored = new SimulatedBackend();
+  await restored.attach(routerId, { name: "restored", state: fromJsonb(rows[0]?.state) });
+  return (await restored.command(routerId, "/system/identity/print"))[0]?.name;
 }

@@ -8,7 +8,16 @@ import { applySeed } from "../../src/service/seed.js";
 import { type ClaimedJob, claimNextJob, recoverJobs } from "../../src/service/store/lifecycle.js";
 import type { JobRow } from "../../src/service/store/rows.js";
 import { type Database, openDatabase, type Queryable } from "../../src/store/database.js";
-import { ADMIN_TOKEN, eventually, ROUTER_A, ROUTER_A2, SEED, TEAM_A, TOKEN_A } from "./harness.js";
+import {
+  ADMIN_TOKEN,
+  eventually,
+  ROUTER_A,
+  ROUTER_A2,
+  SEED,
+  savedIdentity,
+  TEAM_A,
+  TOKEN_A,
+} from "./harness.js";
 
 /**
  * The database as the scheduler sees it, with `afterClaim` awaited after each committed claim: the window between
@@ -150,12 +159,7 @@ describe("job lifecycle races", () => {
     expect(await announced(id)).toEqual(["loaded", "running", "deleted"]);
     // What the script did on the router is kept, in the saved state too.
     expect(await identity(ROUTER_A)).toBe("finished-anyway");
-    const { rows } = await db.query<{ state: unknown }>("SELECT state FROM routers WHERE id = $1", [
-      ROUTER_A,
-    ]);
-    const restored = new SimulatedBackend();
-    await restored.attach(ROUTER_A, { name: "restored", state: rows[0]?.state });
-    expect((await restored.command(ROUTER_A, "/system/identity/print"))[0]?.name).toBe("finished-anyway");
+    expect(await savedIdentity(db, ROUTER_A)).toBe("finished-anyway");
 
     const after = await submit(ROUTER_A, "/system identity set name=after-delete");
     await waitFor(after, (job) => job.status === "completed");

@@ -1,7 +1,6 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
-import { fromJsonb } from "../../src/store/jsonb.js";
 import { HttpsSink } from "../helpers/https-sink.js";
 import {
   ADMIN_TOKEN,
@@ -11,6 +10,7 @@ import {
   ROUTER_A2,
   ROUTER_B,
   SIGNING_SECRET,
+  savedIdentity,
   startTestService,
   type TestService,
   TOKEN_B,
@@ -99,13 +99,7 @@ describe("job lifecycle and notifications", () => {
     });
     expect(job.error).toBeNull();
     // The saved state, attached to a fresh router as another instance or a restart would, holds the same name.
-    const { rows } = await svc.service.app.db.query<{ state: unknown }>(
-      "SELECT state FROM routers WHERE id = $1",
-      [ROUTER_A2],
-    );
-    const fresh = new SimulatedBackend();
-    await fresh.attach(ROUTER_A2, { name: "edge-a2", state: fromJsonb(rows[0]?.state) });
-    expect(await fresh.command(ROUTER_A2, "/system/identity/print")).toEqual([{ name: "a\u0000b" }]);
+    expect(await savedIdentity(svc.service.app.db, ROUTER_A2)).toBe("a\u0000b");
   });
 
   it("needs_acknowledgement false: completed at submission, errors not reported, script still run", async () => {

@@ -8,7 +8,15 @@ import { shutdownError } from "../../src/service/scheduler.js";
 import type { JobRow } from "../../src/service/store/rows.js";
 import { type Database, openDatabase } from "../../src/store/database.js";
 import { type CliProcess, runCli, startCli } from "../helpers/cli.js";
-import { eventually, type Loose, ROUTER_A, startTestService, TEAM_A, TOKEN_A } from "./harness.js";
+import {
+  eventually,
+  type Loose,
+  ROUTER_A,
+  savedIdentity,
+  startTestService,
+  TEAM_A,
+  TOKEN_A,
+} from "./harness.js";
 
 /** Nothing listens there: notifications stay in the outbox, where the tests read them. */
 const HOOK = "https://127.0.0.1:9/hook";
@@ -31,14 +39,6 @@ async function jobByDescription(db: Database, description: string) {
     [job.id],
   );
   return { job, announced: outbox.rows.map((row) => row.status) };
-}
-
-/** The router identity in the state the service saved: what a restart would find. */
-async function savedIdentity(db: Database, routerId: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ state: unknown }>("SELECT state FROM routers WHERE id = $1", [routerId]);
-  const backend = new SimulatedBackend();
-  await backend.attach(routerId, { name: "restored", state: rows[0]?.state });
-  return (await backend.command(routerId, "/system/identity/print"))[0]?.name;
 }
 
 describe("graceful shutdown: scripts in flight and the grace period", () => {

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { parseDuration, parseRateLimit } from "../../contract/duration.js";
 import { UsageError } from "../../errors.js";
+import { flagOrEnv } from "../flag-or-env.js";
 import { writeLines } from "../output.js";
 import { serviceAdminCommands } from "./service-admin.js";
 import type { ServiceFlags } from "./service-flags.js";
@@ -83,13 +84,14 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
   const host = flags.listen.slice(0, separator).replace(/^\[|\]$/g, "");
   const port = Number(flags.listen.slice(separator + 1));
   const dataDir = resolve(flags.data);
-  // The flag wins over the variable; without either, the config's default applies.
-  const grace =
-    flags.shutdownGrace !== undefined
-      ? { text: flags.shutdownGrace, source: "--shutdown-grace" }
-      : env.ROUTERJOBS_SHUTDOWN_GRACE
-        ? { text: env.ROUTERJOBS_SHUTDOWN_GRACE, source: "ROUTERJOBS_SHUTDOWN_GRACE" }
-        : undefined;
+  // Without the flag or the variable, the config's default applies.
+  const shutdownGraceMs = flagOrEnv(
+    "--shutdown-grace",
+    "ROUTERJOBS_SHUTDOWN_GRACE",
+    flags.shutdownGrace,
+    env,
+    parseDuration,
+  );
   const config = setting(() =>
     resolveConfig({
       database: flags.database ?? join(dataDir, "pglite"),
@@ -97,7 +99,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
       rateLimit: parseRateLimit(flags.rateLimit ?? "60/1m", "--rate-limit"),
       tickMs: parseDuration(flags.tick ?? "10s", "--tick"),
       syncTimeoutMs: parseDuration(flags.syncTimeout ?? "10s", "--sync-timeout"),
-      ...(grace === undefined ? {} : { shutdownGraceMs: parseDuration(grace.text, grace.source) }),
+      ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }),
       adminRemote: flags.adminRemote ?? false,
     }),
   );
