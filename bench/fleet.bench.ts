@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { RouterConfig } from "../src/constructs/index.js";
 import { startLocalStack } from "../src/demo/local-stack.js";
-import { locateTerraform, runGroup } from "../src/demo/terraform.js";
+import { locateTerraform, runGroup } from "../src/terraform/terraform.js";
 import { type BenchReport, round } from "./harness.js";
 
 const ROUTERS = Number(process.env.FLEET_ROUTERS ?? 50);

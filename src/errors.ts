@@ -24,3 +24,12 @@ export class InterruptedError extends RouterjobsError {
   override readonly name = "InterruptedError";
   override readonly code = "RJ_ERR_INTERRUPTED";
 }
+
+/**
+ * Declared changes that did not all reach their routers: a failure `reconcile` found after an interrupted
+ * deploy, or a `terraform apply` under `routerjobs deploy` that failed. The CLI exits 1, as Terraform does.
+ */
+export class ChangesNotAppliedError extends RouterjobsError {
+  override readonly name = "ChangesNotAppliedError";
+  override readonly code = "RJ_ERR_NOT_APPLIED";
+}

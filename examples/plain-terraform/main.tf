@@ -64,9 +64,16 @@ resource "terraform_data" "job" {
   triggers_replace = { job_key = local.job_keys.create }
 
   # A destroy provisioner may read only `self`, so what it needs is kept here (an update in place).
+  # `routerjobs` is the job's identity, which `routerjobs reconcile` and `deploy` read from the state.
   input = {
     destroy_job = lookup(local.jobs, "destroy", "")
     cli         = var.cli
+    routerjobs = jsonencode({
+      router_id   = var.router_id
+      resource    = var.name
+      job_key     = local.job_keys.create
+      description = local.description
+    })
   }
 
   provisioner "local-exec" {

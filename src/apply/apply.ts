@@ -1,35 +1,45 @@
 import type { RouterJobsClient } from "../client/client.js";
-import { RateLimitedError } from "../client/errors.js";
+import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "../client/errors.js";
 import { type ApplyJob, idempotencyKey } from "../contract/apply-job.js";
+import {
+  type AttemptMarker,
+  markDescription,
+  markerText,
+  parseMarker,
+  tagOf,
+} from "../contract/attempt-marker.js";
 import { formatDuration } from "../contract/duration.js";
-import { isTerminal, type JobStatus } from "../contract/job.js";
+import { isTerminal, type JobListItem, type JobStatus } from "../contract/job.js";
 import type { ReceiverClient } from "../receiver/wait-client.js";
+import { decide } from "./attempts.js";
+import type { DeployKnowledge } from "./deploy-knowledge.js";
 import { failureReason } from "./failure-reason.js";
-import type { AttemptRecord, Journal } from "./journal.js";
-import { findJob, isPassing, pollJob } from "./poll.js";
+import type { Journal } from "./journal.js";
+import { findJob, isPassing, type JobMatch, pollJob } from "./poll.js";
 import { Progress } from "./progress.js";
 
 /**
  * `routerjobs apply`: submit one declared job with its backup and confirm it, exactly once.
  *
- * Exactly once rests on three things. The idempotency key of an attempt is derived from the job definition
- * (`job_key`), Terraform's resource instance and the attempt number, and is written to the local journal
- * before anything is sent. A re-run after a crash or a killed `terraform apply` finds that attempt in the
- * journal and asks the job list whether the service has it before sending anything again (and sends the same
- * key when it does, so the service's idempotency covers a lost acknowledgement). Retried requests reuse the
- * key inside the client. A new resource instance (a replacement, a taint, a revert to an earlier script) or a
- * failed attempt makes a new attempt with a new key: that re-run is what Terraform asked for.
+ * The service's job list is the record of what a declared change did: every attempt carries a marker at the
+ * end of its description (resource, definition, Terraform instance, attempt number), which any service stores
+ * and lists. Before submitting, apply reads the router's list (or the copy `routerjobs deploy` read once for
+ * the whole apply) and decides (attempts.ts): an attempt in flight is waited for, a completed one is done, a
+ * failed one is reported, and only a change with no attempt, or one Terraform deliberately asks to run again,
+ * is submitted. The local journal is a cache of what this machine reported, never the only record.
  */
 export interface ApplyContext {
   readonly client: RouterJobsClient;
   readonly journal: Journal;
   /** Terraform's id of the resource instance (`self.id`); "manual" when run by hand. */
   readonly instanceId: string;
+  /** What `routerjobs deploy` read before this apply: the job lists and Terraform's state. */
+  readonly knowledge?: DeployKnowledge | undefined;
   /** Set when notifications can be awaited through a receiver. */
   readonly receiver?: ReceiverClient | undefined;
   /** The receiver's `notify_url` (holds its path secret, so it comes from the environment, never from synth). */
   readonly notifyUrl?: string | undefined;
-  /** Run the job again although this resource instance already completed it. */
+  /** Run the job again although its latest attempt is done. */
   readonly force?: boolean;
   readonly write: (line: string) => void;
   readonly signal?: AbortSignal;
@@ -51,102 +61,198 @@ export type ApplyResult =
   | { readonly outcome: "failed" | "deleted"; readonly job: SeenJob; readonly reason: string }
   | { readonly outcome: "timeout"; readonly job: SeenJob | undefined };
 
-const IN_FLIGHT: ReadonlySet<AttemptRecord["status"]> = new Set([
-  "submitting",
-  "pending",
-  "loaded",
-  "running",
-  "unknown",
-]);
+/** The attempt this run follows: its marker, and what identifies its job once submitted. */
+interface Attempt {
+  readonly marker: AttemptMarker;
+  /** The `idempotency_key` the service answered or listed (its own, or the one sent). */
+  serviceKey: string;
+  seen: SeenJob | undefined;
+}
 
 export async function applyJob(job: ApplyJob, context: ApplyContext): Promise<ApplyResult> {
   const deadline = Date.now() + job.timeout_ms;
   const progress = new Progress(job.resource, context.write);
-  const identity = { jobKey: job.job_key, resource: job.resource, routerId: job.router_id };
-  const last = (await context.journal.read(job.job_key))?.attempts.at(-1);
+  const tags = {
+    resourceTag: tagOf(job.resource),
+    definitionTag: tagOf(job.job_key),
+    instanceTag: tagOf(context.instanceId),
+  };
+  const entry = await context.journal.read(job.job_key);
+  const jobs =
+    context.knowledge?.routers[job.router_id] ??
+    (await lookPatiently(() => listAll(context.client, job.router_id, deadline, context.signal), deadline));
+  const decision = decide({
+    jobs,
+    ...tags,
+    knowledge: context.knowledge?.resources[job.resource],
+    reportedHere: (marker) =>
+      entry?.attempts.some((a) => a.marker === markerText(marker) && a.reported === true) ?? false,
+    force: context.force ?? false,
+  });
 
-  if (last?.status === "completed" && last.instanceId === context.instanceId && !context.force) {
-    progress.line(`already applied by job ${last.jobId ?? "?"} at ${last.finishedAt ?? "?"}; nothing to do`);
-    return { outcome: "completed", job: undefined, alreadyApplied: true };
-  }
-  const resuming = last !== undefined && IN_FLIGHT.has(last.status);
-  const attempt = resuming ? last.attempt : (last?.attempt ?? 0) + 1;
-  const key = resuming
-    ? last.idempotencyKey
-    : idempotencyKey(job.job_key, `${context.instanceId}:${attempt}`);
-  const journal = (seen: { status: AttemptRecord["status"] } & Partial<Omit<SeenJob, "status">>) =>
-    record(context.journal, identity, { attempt, key, instanceId: context.instanceId }, seen);
-
-  const found = resuming
-    ? await findJob(context.client, job.router_id, key, deadline, context.signal)
-    : undefined;
-  if (found) {
-    progress.line(`resuming attempt ${attempt}: the service already has job ${found.id} (${found.status})`);
-    await journal(found);
-  } else {
-    await journal({ status: "submitting" });
-    const notifyUrl = job.notify_url ?? (context.receiver ? context.notifyUrl : undefined);
-    const { ack } = await submitPatiently(
-      () =>
-        context.client.submitJob(
-          job.router_id,
-          {
-            description: job.description,
-            script: job.script,
-            make_backup: job.make_backup,
-            express_execute: job.express_execute,
-            needs_acknowledgement: job.needs_acknowledgement,
-            ...(notifyUrl ? { notify_url: notifyUrl } : {}),
-          },
-          { idempotencyKey: key, deadlineMs: Math.max(1, deadline - Date.now()), signal: context.signal },
-        ),
-      deadline,
-    );
+  let attempt: Attempt;
+  if (decision.kind === "adopt") {
+    const listed = decision.attempt.job;
+    attempt = { marker: decision.attempt.marker, serviceKey: listed.idempotency_key, seen: listed };
     progress.line(
-      `submitted${job.make_backup ? " with a backup" : ""} (request ${ack.request_id}, attempt ${attempt})`,
+      `this change is already job ${label(listed)} (${listed.status}; ${decision.why}): not submitting it again`,
     );
-    await journal({ status: "pending" });
+  } else {
+    attempt = await submit(job, { ...tags, attempt: decision.attempt }, context, deadline, progress);
+    progress.line(
+      `submitted${job.make_backup ? " with a backup" : ""} (attempt ${decision.attempt}: ${decision.why})`,
+    );
   }
+  const identity = { jobKey: job.job_key, resource: job.resource, routerId: job.router_id };
+  const journal = (seen: SeenJob | undefined, reported: boolean) =>
+    context.journal.update(identity, (journalEntry) => {
+      const text = markerText(attempt.marker);
+      let row = journalEntry.attempts.find((a) => a.marker === text);
+      if (!row) {
+        row = {
+          attempt: attempt.marker.attempt,
+          marker: text,
+          idempotencyKey: attempt.serviceKey,
+          instanceId: context.instanceId,
+          submittedAt: new Date().toISOString(),
+          status: seen?.status ?? "pending",
+        };
+        journalEntry.attempts.push(row);
+      }
+      row.status = seen?.status ?? row.status;
+      if (seen?.id) row.jobId = seen.id;
+      if (seen?.error) row.error = seen.error;
+      if (reported) {
+        row.reported = true;
+        row.finishedAt = new Date().toISOString();
+      }
+    });
 
   const final =
-    found && isTerminal(found.status) ? found : await confirm(job, key, deadline, context, progress);
-  if (final) await journal(final);
+    attempt.seen && isTerminal(attempt.seen.status)
+      ? attempt.seen
+      : await confirm(job, attempt, deadline, context, progress);
   if (!final || !isTerminal(final.status)) {
+    await journal(final, false);
     progress.line(
-      `not finished after ${formatDuration(job.timeout_ms)}: job ${final ? `${final.id} is ${final.status}` : "not yet listed"}` +
-        " (is the router offline?); the next apply resumes waiting for the same job",
+      `not finished after ${formatDuration(job.timeout_ms)}: job ${final ? `${label(final)} is ${final.status}` : "not yet listed"}` +
+        " (is the router offline?); the next apply waits for the same job",
     );
     return { outcome: "timeout", job: final };
   }
-  if (final.status === "completed")
-    return { outcome: "completed", job: final, alreadyApplied: found !== undefined };
+  const adopted = decision.kind === "adopt";
+  if (final.status === "completed") {
+    await journal(final, true);
+    return { outcome: "completed", job: final, alreadyApplied: adopted };
+  }
   const reason = await failureReason(context.client, job.router_id, final, deadline);
-  progress.line(`job ${final.id} ${final.status}: ${reason}`);
+  await journal(final, true);
+  progress.line(`job ${label(final)} ${final.status}: ${reason}`);
+  if (adopted && !context.knowledge)
+    progress.line(
+      "if an earlier deploy already reported this failure, run it again with `routerjobs deploy` (it reads " +
+        "Terraform's state) or with ROUTERJOBS_FORCE=1",
+    );
   return { outcome: final.status === "deleted" ? "deleted" : "failed", job: final, reason };
+}
+
+/**
+ * Submits the attempt. When the request may have reached the service but no answer came back (a reset, a
+ * timeout, a 5xx), the job list is asked for the attempt's marker before anything is sent again: a service
+ * that ignores `Idempotency-Key` would otherwise run the change twice.
+ */
+async function submit(
+  job: ApplyJob,
+  marker: AttemptMarker,
+  context: ApplyContext,
+  deadline: number,
+  progress: Progress,
+): Promise<Attempt> {
+  const notifyUrl = job.notify_url ?? (context.receiver ? context.notifyUrl : undefined);
+  const key = idempotencyKey(job.job_key, markerText(marker));
+  const request = {
+    description: markDescription(job.description, marker),
+    script: job.script,
+    make_backup: job.make_backup,
+    express_execute: job.express_execute,
+    needs_acknowledgement: job.needs_acknowledgement,
+    ...(notifyUrl ? { notify_url: notifyUrl } : {}),
+  };
+  for (;;) {
+    try {
+      const { ack } = await submitPatiently(
+        () =>
+          context.client.submitJob(job.router_id, request, {
+            idempotencyKey: key,
+            deadlineMs: Math.max(1, deadline - Date.now()),
+            signal: context.signal,
+          }),
+        deadline,
+      );
+      return { marker, serviceKey: ack.idempotency_key, seen: undefined };
+    } catch (error) {
+      if (!mayHaveArrived(error) || Date.now() >= deadline) throw error;
+      progress.line(
+        `the submission may have reached the service (${(error as Error).message}); looking for it`,
+      );
+      const text = markerText(marker);
+      const found = await lookPatiently(
+        () => findJob(context.client, job.router_id, byMarker(text), deadline, context.signal),
+        deadline,
+      );
+      if (found) return { marker, serviceKey: found.idempotency_key, seen: found };
+    }
+  }
+}
+
+/** A failure after which the service may hold the job although no acknowledgement arrived. */
+function mayHaveArrived(error: unknown): boolean {
+  if (error instanceof NetworkError || error instanceof TimeoutError)
+    return error.requestSent && !(error instanceof TimeoutError && error.phase === "deadline");
+  return error instanceof ApiError && error.statusCode >= 500;
+}
+
+const byMarker =
+  (text: string): JobMatch =>
+  (listed) => {
+    const marker = parseMarker(listed.description);
+    return marker !== undefined && markerText(marker) === text;
+  };
+
+/** The job of this attempt in a list: by its id once known, else the service's key, else the marker. */
+function matcherOf(attempt: Attempt): JobMatch {
+  const text = markerText(attempt.marker);
+  const key = attempt.serviceKey.toLowerCase();
+  const id = attempt.seen?.id;
+  return (listed) =>
+    id !== undefined
+      ? listed.id === id
+      : listed.idempotency_key.toLowerCase() === key || byMarker(text)(listed);
 }
 
 /** Waits for the job through the receiver when there is one, else (or when it stays silent) by polling. */
 async function confirm(
   job: ApplyJob,
-  key: string,
+  attempt: Attempt,
   deadline: number,
   context: ApplyContext,
   progress: Progress,
 ): Promise<SeenJob | undefined> {
+  const match = matcherOf(attempt);
   const poll = () =>
     pollJob(context.client, {
       routerId: job.router_id,
-      idempotencyKey: key,
+      match,
       deadline,
       firstDelayMs: job.express_execute ? 500 : 1000,
       signal: context.signal,
       onUpdate: (seen) => progress.status(seen),
     });
-  if (!context.receiver || job.wait_for === "poll") return poll();
-  let last: SeenJob | undefined;
+  if (!context.receiver || job.wait_for === "poll") return (await poll()) ?? attempt.seen;
+  let last: SeenJob | undefined = attempt.seen;
   while (Date.now() < deadline) {
     const waited = await context.receiver.waitForJob({
-      idempotencyKey: key,
+      idempotencyKey: attempt.serviceKey,
       timeoutMs: deadline - Date.now(),
       quietMs: context.receiverQuietMs ?? 30_000,
       signal: context.signal,
@@ -162,7 +268,7 @@ async function confirm(
     progress.line(
       `no notification for ${formatDuration(context.receiverQuietMs ?? 30_000)}; asking the job list`,
     );
-    const listed = await findJob(context.client, job.router_id, key, deadline, context.signal).catch(
+    const listed = await findJob(context.client, job.router_id, match, deadline, context.signal).catch(
       (error: unknown) => {
         if (isPassing(error)) return undefined;
         throw error;
@@ -177,34 +283,33 @@ async function confirm(
   return last;
 }
 
-async function record(
-  journal: Journal,
-  identity: Parameters<Journal["update"]>[0],
-  attempt: { attempt: number; key: string; instanceId: string },
-  seen: { status: AttemptRecord["status"] } & Partial<Omit<SeenJob, "status">>,
-): Promise<void> {
-  await journal.update(identity, (entry) => {
-    let row = entry.attempts.find((a) => a.attempt === attempt.attempt);
-    if (!row) {
-      row = {
-        attempt: attempt.attempt,
-        idempotencyKey: attempt.key,
-        instanceId: attempt.instanceId,
-        submittedAt: new Date().toISOString(),
-        status: seen.status,
-      };
-      entry.attempts.push(row);
+function label(job: SeenJob): string {
+  return job.seq_id === undefined ? job.id : `#${job.seq_id}`;
+}
+
+async function listAll(
+  client: RouterJobsClient,
+  routerId: string,
+  deadline: number,
+  signal: AbortSignal | undefined,
+): Promise<JobListItem[]> {
+  return client.listJobs(routerId, { deadlineMs: Math.max(1, deadline - Date.now()), signal });
+}
+
+/** A look at the job list that a passing failure (429 from a neighbour, a reset, a 5xx) only delays. */
+async function lookPatiently<T>(look: () => Promise<T>, deadline: number): Promise<T> {
+  for (let delayMs = 250; ; delayMs = Math.min(5000, delayMs * 2)) {
+    try {
+      return await look();
+    } catch (error) {
+      if (!isPassing(error) || Date.now() + delayMs >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
-    row.status = seen.status;
-    if (seen.id) row.jobId = seen.id;
-    if (seen.error) row.error = seen.error;
-    if (seen.status !== "submitting" && isTerminal(seen.status)) row.finishedAt = new Date().toISOString();
-    entry.attempts.sort((a, b) => a.attempt - b.attempt);
-  });
+  }
 }
 
 /**
- * A 429 means the service did not take the submission, and the key makes a repeat safe: so a deploy sharing
+ * A 429 means the service did not take the submission, and the marker makes a repeat safe: so a deploy sharing
  * its key with a busy neighbour waits (the client's shared budget holds every process until Retry-After)
  * instead of failing, until its own timeout.
  */

@@ -5,13 +5,17 @@ import { EnvironmentError } from "../errors.js";
 import { withFileLock, writeFileAtomic } from "../fs/file-lock.js";
 
 /**
- * The local journal of `routerjobs apply`: what was submitted for each job definition (`job_key`), so that a
- * re-run after a crash or a killed `terraform apply` finds its job again instead of submitting it twice.
- * One small JSON file per job key under the state directory, changed under a cross-process lock.
+ * The local journal of `routerjobs apply`: the attempts this machine made or followed for each job definition
+ * (`job_key`), and which outcomes it reported to Terraform. A cache: the service's job list is the record
+ * (attempts.ts); the journal only tells, without Terraform's state at hand, that a failure this machine
+ * reported may run again. One small JSON file per job key under the state directory, under a lock.
  */
 export interface AttemptRecord {
-  /** 1, 2, ...: a deliberate retry after a failure is a new attempt with a new idempotency key. */
+  /** 1, 2, ...: a deliberate retry after a failure is a new attempt with a new marker. */
   readonly attempt: number;
+  /** The attempt's marker (attempt-marker.ts), as it ends the job's description. */
+  readonly marker: string;
+  /** The key the service answered or listed for the job. */
   readonly idempotencyKey: string;
   /** Terraform's resource instance that made the attempt: a new instance re-runs a completed job. */
   readonly instanceId: string;
@@ -20,6 +24,8 @@ export interface AttemptRecord {
   status: JobStatus | "submitting";
   jobId?: string;
   error?: string;
+  /** This machine saw the job end and told Terraform (apply's exit status). */
+  reported?: boolean;
   finishedAt?: string;
 }
 

@@ -11,7 +11,8 @@ import { isTerminal } from "../contract/job.js";
  */
 export interface PollOptions {
   readonly routerId: string;
-  readonly idempotencyKey: string;
+  /** Which listed job is the one awaited. */
+  readonly match: JobMatch;
   /** Epoch ms. */
   readonly deadline: number;
   /** Delay before the first look and after a change. @default 1000 */
@@ -41,7 +42,7 @@ export async function pollJob(
     if (Date.now() >= options.deadline) return last;
     let job: JobListItem | undefined;
     try {
-      job = await findJob(client, options.routerId, options.idempotencyKey, options.deadline, options.signal);
+      job = await findJob(client, options.routerId, options.match, options.deadline, options.signal);
     } catch (error) {
       // The job is submitted; a look that failed for a passing reason (429s from another machine sharing the
       // key, a dropped connection, a 5xx) only delays the confirmation. Anything else is for the caller.
@@ -70,11 +71,14 @@ export function isPassing(error: unknown): boolean {
   );
 }
 
-/** One job-list request: the job with that idempotency key, whatever the list's order. */
+/** Picks the awaited job out of a list. */
+export type JobMatch = (job: JobListItem) => boolean;
+
+/** One job-list request: the job that matches, whatever the list's order. */
 export async function findJob(
   client: RouterJobsClient,
   routerId: string,
-  idempotencyKey: string,
+  match: JobMatch,
   deadline: number,
   signal?: AbortSignal,
 ): Promise<JobListItem | undefined> {
@@ -83,5 +87,5 @@ export async function findJob(
     deadlineMs: Math.max(LAST_LOOK_MS, deadline - Date.now()),
     signal,
   });
-  return jobs.find((job) => job.idempotency_key.toLowerCase() === idempotencyKey);
+  return jobs.find(match);
 }

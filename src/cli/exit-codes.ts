@@ -28,6 +28,7 @@ export const EXIT_CODES = {
 /** Error code (`RJ_ERR_*`) to exit code. A command adding an error code adds its row here and in docs/errors.md. */
 const BY_ERROR_CODE: Readonly<Record<string, number>> = {
   RJ_ERR_JOB_FAILED: EXIT_CODES.jobFailed,
+  RJ_ERR_NOT_APPLIED: EXIT_CODES.jobFailed,
   RJ_ERR_COMMAND_FAILED: EXIT_CODES.jobFailed,
   RJ_ERR_USAGE: EXIT_CODES.usage,
   RJ_ERR_VALIDATION: EXIT_CODES.usage,

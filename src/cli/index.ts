@@ -7,9 +7,11 @@ import { Command } from "commander";
 import { VERSION } from "../client/version.js";
 import { applyCommand } from "./commands/apply.js";
 import { demoCommand } from "./commands/demo.js";
+import { deployCommand } from "./commands/deploy.js";
 import { execCommand } from "./commands/exec.js";
 import { jobsCommand } from "./commands/jobs.js";
 import { receiverCommand } from "./commands/receiver.js";
+import { reconcileCommand } from "./commands/reconcile.js";
 import { serviceCommand } from "./commands/service.js";
 import { submitCommand } from "./commands/submit.js";
 
@@ -22,6 +24,8 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   submitCommand,
   jobsCommand,
   applyCommand,
+  deployCommand,
+  reconcileCommand,
   receiverCommand,
   serviceCommand,
   demoCommand,

@@ -9,6 +9,7 @@ import {
 } from "cdktf";
 import type { Construct } from "constructs";
 import { APPLY_JOB_ENV, type ApplyJob, INSTANCE_ID_ENV } from "../contract/apply-job.js";
+import { STATE_IDENTITY_KEY, stateIdentityText } from "../terraform/state.js";
 import { TerraformData } from "./terraform-data.js";
 import { escapeTemplate } from "./terraform-template.js";
 
@@ -26,8 +27,8 @@ export interface BackingResourceProps {
 
 /**
  * The resource whose lifecycle carries one job: `job_key` in its replace triggers (a change of the job
- * replaces it, so the creation-time provisioner submits the job again), the destroy job in state (a
- * destroy-time provisioner may reference only `self`).
+ * replaces it, so the creation-time provisioner submits the job again), the job's identity and the destroy job
+ * in state (`reconcile` reads the identity; a destroy-time provisioner may reference only `self`).
  */
 export function createBackingResource(
   scope: Construct,
@@ -57,10 +58,16 @@ export function createBackingResource(
     const all = destroyJson === undefined ? triggers : { ...triggers, destroy_job: destroyJson };
     return new NullResource(scope, id, { ...common, triggers: all });
   }
+  // The job's identity in state (an in-place attribute: it never replaces the resource) lets `routerjobs
+  // reconcile` and `deploy` find the job at the service from the state alone.
+  const identity = escapeTemplate(stateIdentityText(props.create));
   return new TerraformData(scope, id, {
     ...common,
     triggersReplace: triggers,
-    input: destroyJson === undefined ? undefined : { destroy_job: destroyJson },
+    input: {
+      [STATE_IDENTITY_KEY]: identity,
+      ...(destroyJson === undefined ? {} : { destroy_job: destroyJson }),
+    },
   });
 }
 

@@ -9,9 +9,9 @@ import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
 import { EnvironmentError } from "../errors.js";
 import type { RunningReceiver } from "../receiver/server.js";
 import type { RunningService } from "../service/server.js";
+import { locateTerraform, runGroup, stopGroup } from "../terraform/terraform.js";
 import { describeStatus, JobWatch } from "./job-watch.js";
 import { PACKAGE_ROOT as ROOT, startLocalStack } from "./local-stack.js";
-import { locateTerraform, runGroup, stopGroup } from "./terraform.js";
 
 /**
  * `routerjobs demo`: the main job on one machine. Starts the service (simulated routers) and the receiver on
@@ -92,14 +92,13 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
         { cwd: dir, env: { ...env, FLEET_VARIANT: variant, ROUTERJOBS_FLEET: JSON.stringify(routers) } },
         signal,
       );
-      if (!existsSync(join(stackDir, ".terraform"))) {
-        await run(terraform.binary, ["init", "-input=false", "-no-color"], { cwd: stackDir, env }, signal);
-      }
-      write(`${elapsed()}  terraform apply (parallelism 10)`);
+      // routerjobs deploy: terraform init when needed, the reconciliation of the state with the routers'
+      // job lists, then terraform apply (docs/apply.md, "Exactly once").
+      write(`${elapsed()}  routerjobs deploy: reconcile, then terraform apply (parallelism 10)`);
       await run(
-        terraform.binary,
-        ["apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=10"],
-        { cwd: stackDir, env },
+        process.execPath,
+        [join(ROOT, "bin", "routerjobs.js"), "deploy", "--dir", stackDir, "--", "-parallelism=10"],
+        { cwd: dir, env },
         signal,
       );
       await watch.poll();
@@ -147,7 +146,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
         `  source ${envFile}    # ROUTERJOBS_URL, ROUTERJOBS_TOKEN, ROUTERJOBS_CA_FILE, receiver settings, the fleet`,
       );
       write(
-        `  cd examples/office-fleet && npx tsx main.ts && (cd cdktf.out/stacks/office-fleet && terraform init && terraform apply)`,
+        `  cd examples/office-fleet && npx tsx main.ts && routerjobs deploy --dir cdktf.out/stacks/office-fleet`,
       );
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     }

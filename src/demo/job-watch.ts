@@ -1,3 +1,4 @@
+import { stripMarker } from "../contract/attempt-marker.js";
 import type { Queryable } from "../store/database.js";
 
 export interface WatchedJob {
@@ -62,7 +63,7 @@ export class JobWatch {
     return rows.map((row) => ({
       routerName: row.name,
       seqId: row.seq_id,
-      description: row.description,
+      description: stripMarker(row.description),
       status: row.status,
       createdAt: new Date(row.created_at),
       startedAt: row.started_at ? new Date(row.started_at) : null,

@@ -3,12 +3,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type ApplyContext, applyJob } from "../../src/apply/apply.js";
+import type { ResourceKnowledge } from "../../src/apply/attempts.js";
+import type { DeployKnowledge } from "../../src/apply/deploy-knowledge.js";
 import { failureReason } from "../../src/apply/failure-reason.js";
 import { Journal } from "../../src/apply/journal.js";
 import type { RouterJobsClient } from "../../src/client/client.js";
-import { type ApplyJob, idempotencyKey, jobKey } from "../../src/contract/apply-job.js";
+import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import { markDescription, parseMarker, stripMarker, tagOf } from "../../src/contract/attempt-marker.js";
+import type { JobListItem } from "../../src/contract/job.js";
 import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
-import { clientOf, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../service/harness.js";
+import {
+  clientOf,
+  ROUTER_A,
+  ROUTER_A2,
+  startTestService,
+  type TestService,
+  TOKEN_A,
+} from "../service/harness.js";
 
 /** A job as the constructs would write it. */
 function declare(script: string, overrides: Partial<ApplyJob> = {}): ApplyJob {
@@ -39,7 +50,7 @@ describe("routerjobs apply against the service", () => {
   let lines: string[];
 
   beforeAll(async () => {
-    service = await startTestService();
+    service = await startTestService({ rateLimit: { count: 1000, windowMs: 1000 } });
   });
   afterAll(async () => service.close());
 
@@ -69,8 +80,27 @@ describe("routerjobs apply against the service", () => {
       return 0;
     }
   };
-  const jobsWithKey = async (key: string, routerId = ROUTER_A) =>
-    (await service.jobs(routerId)).filter((job: { idempotency_key: string }) => job.idempotency_key === key);
+  /** The jobs of one declared change (its resource and definition), newest first. */
+  const attemptsOf = async (job: ApplyJob) =>
+    ((await service.jobs(job.router_id)) as JobListItem[]).filter((listed) => {
+      const marker = parseMarker(listed.description);
+      return marker?.resourceTag === tagOf(job.resource) && marker.definitionTag === tagOf(job.job_key);
+    });
+  /** What an apply killed right after its submission left behind: the attempt, at the service only. */
+  const submitAsKilledRun = async (job: ApplyJob, instanceId: string, attempt: number) => {
+    const marker = {
+      resourceTag: tagOf(job.resource),
+      definitionTag: tagOf(job.job_key),
+      instanceTag: tagOf(instanceId),
+      attempt,
+    };
+    await client.submitJob(job.router_id, {
+      description: markDescription(job.description, marker),
+      script: job.script,
+      make_backup: job.make_backup,
+      express_execute: job.express_execute,
+    });
+  };
 
   it("submits the job with a backup, waits until it completed, and the router holds the change", async () => {
     // GIVEN a declared identity change
@@ -90,19 +120,112 @@ describe("routerjobs apply against the service", () => {
   it("does not run a change twice when the same resource instance applies it again", async () => {
     const job = declare("/system identity set name=twice");
     await applyJob(job, context());
-    const key = idempotencyKey(job.job_key, "instance-1:1");
     const again = await applyJob(job, context());
     expect(again).toMatchObject({ outcome: "completed", alreadyApplied: true });
-    expect(await jobsWithKey(key)).toHaveLength(1);
+    expect(await attemptsOf(job)).toHaveLength(1);
   });
 
-  it("runs the same definition again for a new resource instance (a replacement or a revert)", async () => {
+  it("marks the job's description with the attempt, keeping the description a person wrote", async () => {
+    const job = declare("/system identity set name=marked", { description: "set the identity" });
+    await applyJob(job, context());
+    const [listed] = (await attemptsOf(job)) as [JobListItem];
+    expect(stripMarker(listed.description)).toBe("set the identity");
+    expect(parseMarker(listed.description)).toEqual({
+      resourceTag: tagOf(job.resource),
+      definitionTag: tagOf(job.job_key),
+      instanceTag: tagOf("instance-1"),
+      attempt: 1,
+    });
+  });
+
+  it("runs the same definition again for a new resource instance when this machine reported the first run", async () => {
     const job = declare("/system identity set name=replaced");
     await applyJob(job, context());
     const second = await applyJob(job, context({ instanceId: "instance-2" }));
     expect(second).toMatchObject({ outcome: "completed", alreadyApplied: false });
     // Attempts count on across instances: the second run is attempt 2, by instance-2.
-    expect(await jobsWithKey(idempotencyKey(job.job_key, "instance-2:2"))).toHaveLength(1);
+    expect((await attemptsOf(job)).map((listed) => parseMarker(listed.description)?.attempt)).toEqual([2, 1]);
+  });
+
+  it("on a fresh machine (no journal), finds the completed attempt at the service and does not run it again", async () => {
+    // GIVEN a change applied by an earlier run on another machine, whose Terraform state was lost
+    const job = declare("/system identity set name=elsewhere");
+    await applyJob(job, context());
+    // WHEN a new resource instance applies it from a machine with an empty state directory
+    const freshDir = await mkdtemp(join(tmpdir(), "rj-apply-fresh-"));
+    try {
+      const result = await applyJob(
+        job,
+        context({ instanceId: "instance-2", journal: new Journal(freshDir) }),
+      );
+      // THEN it is done without a second job
+      expect(result).toMatchObject({ outcome: "completed", alreadyApplied: true });
+      expect(await attemptsOf(job)).toHaveLength(1);
+    } finally {
+      await rm(freshDir, { recursive: true, force: true });
+    }
+  });
+
+  it("waits for an attempt a killed run submitted, instead of submitting it again", async () => {
+    // GIVEN an attempt submitted by an apply that was killed before it heard back
+    const job = declare("/system identity set name=resumed", {
+      router_id: ROUTER_A2,
+      express_execute: false,
+    });
+    await submitAsKilledRun(job, "instance-1", 1);
+    // WHEN Terraform re-runs the provisioner with a new instance, on a fresh machine
+    const result = await applyJob(job, context({ instanceId: "instance-2" }));
+    // THEN it waited for that job: still exactly one
+    expect(result.outcome).toBe("completed");
+    expect(lines[0]).toContain("not submitting it again");
+    expect(await attemptsOf(job)).toHaveLength(1);
+  });
+
+  it("reports a job that failed after the run that submitted it was killed, and does not run it again", async () => {
+    const job = declare("/ip address add address=10.9.5.1/24 interface=nope");
+    await submitAsKilledRun(job, "instance-1", 1);
+    const result = await applyJob(job, context({ instanceId: "instance-2" }));
+    expect(result.outcome).toBe("failed");
+    expect((result as { reason: string }).reason).toContain("input does not match any value of interface");
+    expect(await attemptsOf(job)).toHaveLength(1);
+  });
+
+  describe("with what routerjobs deploy read from Terraform's state", () => {
+    const knowledgeOf = async (
+      job: ApplyJob,
+      resource: Partial<ResourceKnowledge>,
+    ): Promise<DeployKnowledge> => ({
+      version: 1,
+      routers: { [job.router_id]: await service.jobs(job.router_id) },
+      resources: { [job.resource]: { instances: [], tainted: false, fresh: false, ...resource } },
+    });
+
+    it("runs a change again when the state recorded the instance that ran it (terraform apply -replace)", async () => {
+      const job = declare("/system identity set name=replace-on-purpose", { router_id: ROUTER_A2 });
+      await submitAsKilledRun(job, "instance-1", 1);
+      await applyJob(job, context({ instanceId: "instance-1" }));
+      const knowledge = await knowledgeOf(job, { instances: [tagOf("instance-1")] });
+      const result = await applyJob(
+        job,
+        context({ instanceId: "instance-2", knowledge, journal: new Journal(join(stateDir, "other")) }),
+      );
+      expect(result).toMatchObject({ outcome: "completed", alreadyApplied: false });
+      expect(await attemptsOf(job)).toHaveLength(2);
+    });
+
+    it("decides from the lists deploy read, without a request of its own", async () => {
+      // GIVEN a change a run completed, and the lists deploy read afterwards, with that run's instance unrecorded
+      const job = declare("/system identity set name=no-look", { router_id: ROUTER_A2 });
+      await applyJob(job, context({ journal: new Journal(join(stateDir, "other")) }));
+      const knowledge = await knowledgeOf(job, {});
+      const spent = () => service.service.app.admittedRequests.get(TOKEN_A.split(":")[0] as string) ?? 0;
+      const before = spent();
+      // WHEN the provisioner of a new instance runs under deploy
+      const result = await applyJob(job, context({ instanceId: "instance-2", knowledge }));
+      // THEN it found the completed attempt in deploy's lists and spent no request at all
+      expect(result).toMatchObject({ outcome: "completed", alreadyApplied: true });
+      expect(spent() - before).toBe(0);
+    });
   });
 
   it("reports a failing script with the router's message and line, keeps the backup, and retries deliberately", async () => {
@@ -124,9 +247,9 @@ describe("routerjobs apply against the service", () => {
     expect(backups()).toBe(backupsBefore + 1);
     // WHEN the next apply runs the same definition
     const retry = await applyJob(job, context());
-    // THEN it is a new attempt with a new key (the first stays failed), and it fails again for the same reason
+    // THEN it is a new attempt (the first stays failed), and it fails again for the same reason
     expect(retry.outcome).toBe("failed");
-    expect(await jobsWithKey(idempotencyKey(job.job_key, "instance-1:2"))).toHaveLength(1);
+    expect((await attemptsOf(job)).map((listed) => listed.status)).toEqual(["failed", "failed"]);
   });
 
   describe("when the service gives no reason (the public service is not known to send `error`)", () => {
@@ -176,56 +299,6 @@ describe("routerjobs apply against the service", () => {
     });
   });
 
-  it("resumes a journaled attempt after a crash without submitting it again", async () => {
-    // GIVEN an apply that submitted and then died before it heard back (journal says "submitting")
-    const job = declare("/system identity set name=resumed", { router_id: ROUTER_A2 });
-    const key = idempotencyKey(job.job_key, "instance-1:1");
-    const journal = new Journal(stateDir);
-    await journal.update(
-      { jobKey: job.job_key, resource: job.resource, routerId: job.router_id },
-      (entry) => {
-        entry.attempts.push({
-          attempt: 1,
-          idempotencyKey: key,
-          instanceId: "instance-1",
-          submittedAt: new Date().toISOString(),
-          status: "submitting",
-        });
-      },
-    );
-    await client.submitJob(
-      ROUTER_A2,
-      { description: job.description, script: job.script, express_execute: true },
-      { idempotencyKey: key },
-    );
-    // WHEN apply runs again (terraform re-ran the provisioner with a new instance)
-    const result = await applyJob(job, context({ instanceId: "instance-2" }));
-    // THEN it found the job in the list and waited for it: still exactly one job with that key
-    expect(result.outcome).toBe("completed");
-    expect(lines[0]).toContain("resuming attempt 1");
-    expect(await jobsWithKey(key, ROUTER_A2)).toHaveLength(1);
-  });
-
-  it("submits a journaled attempt the service never received, with the journaled key", async () => {
-    const job = declare("/system identity set name=lost", { router_id: ROUTER_A2 });
-    const key = idempotencyKey(job.job_key, "instance-9:1");
-    await new Journal(stateDir).update(
-      { jobKey: job.job_key, resource: job.resource, routerId: job.router_id },
-      (entry) => {
-        entry.attempts.push({
-          attempt: 1,
-          idempotencyKey: key,
-          instanceId: "instance-9",
-          submittedAt: new Date().toISOString(),
-          status: "submitting",
-        });
-      },
-    );
-    const result = await applyJob(job, context());
-    expect(result.outcome).toBe("completed");
-    expect(await jobsWithKey(key, ROUTER_A2)).toHaveLength(1);
-  });
-
   it("honours its timeout with a clear message while the router is offline, and the next apply resumes the same job", async () => {
     const backend = service.backend as SimulatedBackend;
     backend.setOnline(ROUTER_A2, false);
@@ -242,7 +315,7 @@ describe("routerjobs apply against the service", () => {
       backend.setOnline(ROUTER_A2, true);
       const resumed = await applyJob({ ...job, timeout_ms: 20_000 }, context());
       expect(resumed.outcome).toBe("completed");
-      const jobs = await jobsWithKey(idempotencyKey(job.job_key, "instance-1:1"), ROUTER_A2);
+      const jobs = await attemptsOf(job);
       expect(jobs).toHaveLength(1);
       console.log(
         `router offline: apply waited ${((waited - started) / 1000).toFixed(1)} s against its 1.5 s timeout with the job ${result.job?.status}, then stopped: "${timeoutLine}"; ` +

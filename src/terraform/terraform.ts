@@ -21,10 +21,12 @@ export function findOnPath(binary: string, path = process.env.PATH ?? ""): strin
 const MINIMUM = [1, 4] as const;
 
 /** Terraform >= 1.4 or OpenTofu, or an EnvironmentError that says what to install. */
-export async function locateTerraform(): Promise<{ binary: string; version: string }> {
+export async function locateTerraform(
+  purpose = "the demo deploys with Terraform",
+): Promise<{ binary: string; version: string }> {
   const binary = findOnPath("terraform") ?? findOnPath("tofu");
   const install = "install Terraform >= 1.4 (https://developer.hashicorp.com/terraform/install) or OpenTofu";
-  if (!binary) throw new EnvironmentError(`the demo deploys with Terraform, and none is on PATH: ${install}`);
+  if (!binary) throw new EnvironmentError(`${purpose}, and none is on PATH: ${install}`);
   const { stdout } = await promisify(execFile)(binary, ["version", "-json"]).catch((error: Error) => {
     throw new EnvironmentError(`${binary} version failed (${error.message}): ${install}`);
   });
@@ -43,12 +45,21 @@ export async function locateTerraform(): Promise<{ binary: string; version: stri
 export function runGroup(
   command: string,
   args: readonly string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; onLine?: (line: string) => void },
+  options: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    onLine?: (line: string) => void;
+    /**
+     * Its own process group (default), which `stopGroup` ends whole. `false` keeps it in the caller's group, so
+     * that a signal to the caller's group (Ctrl-C in a terminal, a CI runner killing the job) reaches it too.
+     */
+    detached?: boolean;
+  },
 ): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: options.env,
-    detached: true,
+    detached: options.detached ?? true,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

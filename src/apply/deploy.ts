@@ -1,0 +1,180 @@
+/**
+ * `routerjobs reconcile` and `routerjobs deploy`: the declared changes of a Terraform working directory
+ * compared with what the routers ran, and `terraform apply` run so that every declared change runs exactly
+ * once whatever interrupted the deploy before (docs/apply.md, "Exactly once").
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { RouterJobsClient } from "../client/client.js";
+import { APPLY_JOB_ENV } from "../contract/apply-job.js";
+import { ChangesNotAppliedError, EnvironmentError } from "../errors.js";
+import { jobResourcesOf, type StateResource } from "../terraform/state.js";
+import { runGroup } from "../terraform/terraform.js";
+import { DEPLOY_FILE_ENV, writeDeployKnowledge } from "./deploy-knowledge.js";
+import { failureReason } from "./failure-reason.js";
+import { deployKnowledge, type Finding, type Reconciliation, reconcile } from "./reconcile.js";
+
+export interface StackOptions {
+  /** The terraform (or tofu) binary. */
+  readonly terraform: string;
+  /** The working directory: `cdktf.out/stacks/<stack>`, or a plain Terraform root module. */
+  readonly dir: string;
+  /** The environment of terraform and its provisioners (ROUTERJOBS_URL, ROUTERJOBS_TOKEN, ...). */
+  readonly env: NodeJS.ProcessEnv;
+  readonly client: RouterJobsClient;
+  readonly write: (line: string) => void;
+  readonly signal?: AbortSignal | undefined;
+}
+
+export interface StackReconciliation {
+  readonly resources: readonly StateResource[];
+  readonly reconciliation: Reconciliation;
+}
+
+const FAILURE_REASON_MS = 15_000;
+
+/** Reads the state (initializing the directory first when needed) and asks each router's job list once. */
+export async function reconcileStack(options: StackOptions): Promise<StackReconciliation> {
+  await initialize(options);
+  const { stdout } = await promisify(execFile)(options.terraform, ["show", "-json", "-no-color"], {
+    cwd: options.dir,
+    env: options.env,
+    maxBuffer: 256 * 1024 * 1024,
+  }).catch((error: Error & { stderr?: string }) => {
+    throw new EnvironmentError(
+      `terraform show -json failed in ${options.dir}: ${error.stderr?.trim() || error.message}`,
+    );
+  });
+  const resources = jobResourcesOf(JSON.parse(stdout));
+  const reconciliation = await reconcile(resources, options.client, {
+    signal: options.signal,
+    routers: await declaredRouters(options.dir),
+  });
+  return { resources, reconciliation };
+}
+
+/** One line per resource whose change is not done, then a summary; the failures' reasons are read too. */
+export async function report(
+  reconciliation: Reconciliation,
+  options: Pick<StackOptions, "client" | "write">,
+): Promise<void> {
+  const counts = new Map<string, number>();
+  for (const finding of reconciliation.findings) {
+    counts.set(finding.verdict, (counts.get(finding.verdict) ?? 0) + 1);
+    if (finding.verdict === "ok") continue;
+    const reason = finding.verdict === "failed" ? `: ${await reasonOf(finding, options.client)}` : "";
+    options.write(
+      `routerjobs: ${finding.resource.identity.resource} (${finding.resource.address}): ${finding.verdict}, ${finding.detail}${reason}`,
+    );
+  }
+  const routers = reconciliation.jobsByRouter.size + reconciliation.unreadable.size;
+  const summary = [...counts].map(([verdict, n]) => `${n} ${verdict}`).join(", ") || "none in the state";
+  options.write(`routerjobs: reconciled the state's job resources with ${routers} router(s): ${summary}`);
+}
+
+/**
+ * Reconciles, then runs `terraform apply` so that the reconciliation holds: a change Terraform recorded but
+ * whose job never ran (or is still in flight) is replaced, so that it runs (or is waited for); a failure that
+ * happened after an interrupted deploy is reported and its resource tainted, and the deploy stops there, as a
+ * failed provisioner stops Terraform. The provisioners get the job lists and what the state held, so they
+ * decide exactly and spend no request of their own before submitting.
+ */
+export async function deployStack(
+  options: StackOptions & { readonly applyArgs: readonly string[] },
+): Promise<void> {
+  const { reconciliation } = await reconcileStack(options);
+  await report(reconciliation, options);
+  const failed = reconciliation.findings.filter((finding) => finding.verdict === "failed");
+  if (failed.length > 0) {
+    for (const finding of failed) await terraform(options, ["taint", finding.resource.address]);
+    throw new ChangesNotAppliedError(
+      `${failed.length} declared change(s) failed after an interrupted deploy (above); their resources are tainted, so the next deploy runs them again`,
+    );
+  }
+  const replace = reconciliation.findings
+    .filter((finding) => finding.verdict === "missing" || finding.verdict === "in-flight")
+    .map((finding) => `-replace=${finding.resource.address}`);
+  const folder = await mkdtemp(join(tmpdir(), "routerjobs-deploy-"));
+  try {
+    const file = join(folder, "deploy.json");
+    await writeDeployKnowledge(file, deployKnowledge(reconciliation));
+    const code = await terraform(
+      { ...options, env: { ...options.env, [DEPLOY_FILE_ENV]: file } },
+      ["apply", "-input=false", "-auto-approve", ...replace, ...options.applyArgs],
+      true,
+    );
+    if (code !== 0)
+      throw new ChangesNotAppliedError(
+        `terraform apply failed (exit ${code}); its output above names the resources`,
+      );
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The routers a synthesized cdktf stack (`cdk.tf.json`) declares jobs for, so that their lists are read once
+ * here even before the state holds any of their resources: a provisioner without its router's list would ask
+ * for it itself. A plain-Terraform module (HCL) is not read: its provisioners look for themselves.
+ */
+async function declaredRouters(dir: string): Promise<string[]> {
+  const file = join(dir, "cdk.tf.json");
+  if (!existsSync(file)) return [];
+  const routers = new Set<string>();
+  const config = JSON.parse(await readFile(file, "utf8")) as {
+    resource?: {
+      terraform_data?: Record<
+        string,
+        { provisioner?: { "local-exec"?: { environment?: Record<string, string> } }[] }
+      >;
+    };
+  };
+  for (const resource of Object.values(config.resource?.terraform_data ?? {})) {
+    for (const provisioner of resource.provisioner ?? []) {
+      const job = provisioner["local-exec"]?.environment?.[APPLY_JOB_ENV];
+      const routerId = job === undefined ? undefined : /"router_id":"([0-9a-f-]{36})"/.exec(job)?.[1];
+      if (routerId) routers.add(routerId);
+    }
+  }
+  return [...routers];
+}
+
+async function reasonOf(finding: Finding, client: RouterJobsClient): Promise<string> {
+  const job = finding.job;
+  if (!job) return "no reason known";
+  return failureReason(client, finding.resource.identity.router_id, job, Date.now() + FAILURE_REASON_MS);
+}
+
+async function initialize(options: StackOptions): Promise<void> {
+  if (existsSync(join(options.dir, ".terraform"))) return;
+  const code = await terraform(options, ["init", "-input=false"], false);
+  if (code !== 0) throw new EnvironmentError(`terraform init failed in ${options.dir} (exit ${code})`);
+}
+
+/** Runs terraform in its own process group, its output line by line to `write`; an abort stops it. */
+async function terraform(options: StackOptions, args: readonly string[], stream = true): Promise<number> {
+  options.signal?.throwIfAborted();
+  // In deploy's own process group: whatever stops deploy's group (Ctrl-C, a runner's kill) stops terraform and
+  // its provisioners with it, and never leaves a terraform running on, holding the state lock.
+  const step = runGroup(options.terraform, [...args, "-no-color"], {
+    cwd: options.dir,
+    env: options.env,
+    detached: false,
+    ...(stream ? { onLine: options.write } : {}),
+  });
+  // Deploy asked to stop: SIGINT is terraform's own graceful stop (it lets running provisioners end).
+  const stop = () => step.child.kill("SIGINT");
+  options.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const { code, output } = await step.done;
+    options.signal?.throwIfAborted();
+    if (code !== 0 && !stream) options.write(output.trim());
+    return code ?? 1;
+  } finally {
+    options.signal?.removeEventListener("abort", stop);
+  }
+}

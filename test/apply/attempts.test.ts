@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { type DecideInput, decide, type ResourceKnowledge } from "../../src/apply/attempts.js";
+import { type AttemptMarker, markDescription, tagOf } from "../../src/contract/attempt-marker.js";
+import type { JobListItem } from "../../src/contract/job.js";
+
+const R = tagOf("office/edge-1/dns");
+const A = tagOf("definition A");
+const B = tagOf("definition B");
+const X = tagOf("instance X");
+const Y = tagOf("instance Y");
+let seq = 0;
+
+function listed(status: JobListItem["status"], marker: Partial<AttemptMarker> = {}): JobListItem {
+  seq += 1;
+  const full = { resourceTag: R, definitionTag: A, instanceTag: X, attempt: 1, ...marker };
+  return {
+    id: `00000000-0000-4000-8000-${String(seq).padStart(12, "0")}`,
+    idempotency_key: "00000000-0000-4000-8000-000000000000",
+    description: markDescription("dns", full),
+    express_execute: false,
+    needs_acknowledgement: true,
+    make_backup: true,
+    started_at: null,
+    completed_at: null,
+    failed_at: null,
+    deleted_at: null,
+    status,
+    seq_id: seq,
+  } as JobListItem;
+}
+
+/** Y runs definition A; `jobs` oldest first, as a person reads a history. */
+function run(jobs: JobListItem[], extra: Partial<DecideInput> = {}) {
+  return decide({
+    jobs: [...jobs].reverse(),
+    resourceTag: R,
+    definitionTag: A,
+    instanceTag: Y,
+    reportedHere: () => false,
+    force: false,
+    ...extra,
+  });
+}
+const state = (k: Partial<ResourceKnowledge>): ResourceKnowledge => ({
+  instances: [],
+  tainted: false,
+  fresh: false,
+  ...k,
+});
+
+describe("which attempt a provisioner run belongs to", () => {
+  it("submits attempt 1 when nothing of this change is listed (other resources' and unmarked jobs aside)", () => {
+    const other = listed("completed", { resourceTag: tagOf("office/edge-1/identity") });
+    const byHand = { ...listed("completed"), description: "set by hand" };
+    expect(run([other, byHand])).toMatchObject({ kind: "submit", attempt: 1 });
+  });
+
+  it("waits for an attempt in flight, whoever submitted it, even with --force or a tainted resource", () => {
+    for (const status of ["pending", "loaded", "running", "unknown-status"] as const) {
+      const job = listed(status as JobListItem["status"]);
+      expect(run([job], { force: true, knowledge: state({ tainted: true, instances: [X] }) })).toMatchObject({
+        kind: "adopt",
+      });
+    }
+  });
+
+  it("without Terraform's state or a journal, a completed attempt is done and a failed one is reported", () => {
+    expect(run([listed("completed")])).toMatchObject({ kind: "adopt" });
+    expect(run([listed("failed")])).toMatchObject({ kind: "adopt" });
+    expect(run([listed("deleted")])).toMatchObject({ kind: "adopt" });
+  });
+
+  it("runs again after a revert: another definition of the resource ran since", () => {
+    const decision = run([listed("completed"), listed("completed", { definitionTag: B, instanceTag: Y })]);
+    expect(decision).toMatchObject({ kind: "submit", attempt: 2 });
+  });
+
+  it("runs again with --force, numbering on", () => {
+    expect(run([listed("completed", { attempt: 4 })], { force: true })).toMatchObject({
+      kind: "submit",
+      attempt: 5,
+    });
+  });
+
+  describe("with what routerjobs deploy read from Terraform's state", () => {
+    it("adopts an attempt of an instance the state never recorded (a killed run)", () => {
+      expect(run([listed("completed")], { knowledge: state({ instances: [] }) })).toMatchObject({
+        kind: "adopt",
+      });
+      expect(run([listed("failed")], { knowledge: state({ instances: [] }) })).toMatchObject({
+        kind: "adopt",
+      });
+    });
+    it("runs again when the state recorded that attempt's instance (-replace)", () => {
+      expect(run([listed("completed")], { knowledge: state({ instances: [X] }) })).toMatchObject({
+        kind: "submit",
+        attempt: 2,
+      });
+    });
+    it("runs again a failure that was reported (tainted), but not a completion after a timeout", () => {
+      expect(run([listed("failed")], { knowledge: state({ tainted: true }) })).toMatchObject({
+        kind: "submit",
+      });
+      expect(run([listed("completed")], { knowledge: state({ tainted: true }) })).toMatchObject({
+        kind: "adopt",
+      });
+    });
+    it("runs a change the state recorded but whose job never ran (fresh)", () => {
+      expect(run([listed("completed")], { knowledge: state({ fresh: true }) })).toMatchObject({
+        kind: "submit",
+      });
+    });
+  });
+
+  it("with the journal: runs again what this machine reported, adopts what it did not", () => {
+    const reported = () => true;
+    expect(run([listed("completed")], { reportedHere: reported })).toMatchObject({ kind: "submit" });
+    expect(run([listed("failed")], { reportedHere: () => false })).toMatchObject({ kind: "adopt" });
+  });
+
+  it("the same instance (a retried destroy, a run by hand) is done when completed, runs again a reported failure", () => {
+    const mine = { instanceTag: Y };
+    expect(run([listed("completed", mine)], { reportedHere: () => true })).toMatchObject({ kind: "adopt" });
+    expect(run([listed("failed", mine)], { reportedHere: () => true })).toMatchObject({
+      kind: "submit",
+      attempt: 2,
+    });
+    expect(run([listed("failed", mine)])).toMatchObject({ kind: "adopt" });
+  });
+});
