@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { RouterConfig } from "../src/constructs/index.js";
-import { startLocalStack } from "../src/demo/local-stack.js";
+import { PACKAGE_ROOT, startLocalStack } from "../src/demo/local-stack.js";
 import { locateTerraform, runGroup } from "../src/terraform/terraform.js";
 import { type BenchReport, round } from "./harness.js";
 
@@ -19,6 +19,7 @@ const ROUTERS = Number(process.env.FLEET_ROUTERS ?? 50);
 const SECTIONS = 2;
 const RATE = { count: 60, windowMs: 1000 };
 const TICK_MS = 200;
+const BIN = join(PACKAGE_ROOT, "bin", "routerjobs.js");
 
 type Mode = "poll" | "receiver" | "no-op";
 
@@ -27,6 +28,7 @@ interface ModeResult {
   readonly jobs: number;
   readonly completed: number;
   readonly requests: number;
+  readonly reconcileRequests: number;
   readonly rejected: number;
   readonly seconds: number;
 }
@@ -51,7 +53,7 @@ export async function run(): Promise<BenchReport> {
     const chainBound = (Math.ceil(ROUTERS / 10) * SECTIONS * TICK_MS) / 1000;
     const bound = Math.max(budgetBound, chainBound);
     lines.push(
-      `${result.mode.padEnd(8)} ${result.completed}/${result.jobs} jobs completed; ${result.requests} API requests = ${round(perJob)} per job (goal <= ${goal}: ${perJob <= goal ? "met" : "NOT met"}); 429s ${result.rejected} (goal 0)`,
+      `${result.mode.padEnd(8)} ${result.completed}/${result.jobs} jobs completed; ${result.requests} API requests = ${round(perJob)} per job (goal <= ${goal}: ${perJob <= goal ? "met" : "NOT met"}) + ${result.reconcileRequests} for deploy's reconciliation (one per router); 429s ${result.rejected} (goal 0)`,
       `${"".padEnd(8)} apply ${round(result.seconds, 1)} s vs lower bound ${round(bound, 1)} s (budget ${round(budgetBound, 1)} s, job chain ${round(chainBound, 1)} s): ratio ${round(result.seconds / bound, 1)}; ${round(result.seconds / baseline.seconds, 1)}x the no-op apply`,
     );
     Object.assign(metrics, {
@@ -102,12 +104,19 @@ async function deploy(terraform: string, mode: Mode): Promise<ModeResult> {
     const env = stack.env;
     await must(runGroup(terraform, ["init", "-input=false", "-no-color"], { cwd: stackDir, env }).done);
     const started = performance.now();
-    await must(
-      runGroup(terraform, ["apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=10"], {
-        cwd: stackDir,
-        env,
-      }).done,
-    );
+    // The deploys go through `routerjobs deploy` (its reconciliation reads each router's job list once, and
+    // hands the lists to the provisioners); the no-op baseline is Terraform's own cost, so plain apply.
+    const apply =
+      mode === "no-op"
+        ? runGroup(terraform, ["apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=10"], {
+            cwd: stackDir,
+            env,
+          })
+        : runGroup(process.execPath, [BIN, "deploy", "--dir", stackDir, "--", "-parallelism=10"], {
+            cwd: stackDir,
+            env,
+          });
+    await must(apply.done);
     const seconds = (performance.now() - started) / 1000;
     const counts = (map: ReadonlyMap<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
     const { rows } = await stack.service.app.db.query<{ status: string; n: number }>(
@@ -118,7 +127,9 @@ async function deploy(terraform: string, mode: Mode): Promise<ModeResult> {
       mode,
       jobs,
       completed: rows.find((row) => row.status === "completed")?.n ?? 0,
-      requests: counts(stack.service.app.admittedRequests),
+      // One job-list request per router is the deploy's reconciliation; the rest are the jobs' own.
+      requests: counts(stack.service.app.admittedRequests) - (mode === "no-op" ? 0 : routers.length),
+      reconcileRequests: mode === "no-op" ? 0 : routers.length,
       rejected: counts(stack.service.app.rateLimitedRequests),
       seconds,
     };

@@ -128,6 +128,8 @@ export async function applyJob(job: ApplyJob, context: ApplyContext): Promise<Ap
       }
     });
 
+  // What this machine is waiting for, before the wait: `receiver status` and a person can see it.
+  await journal(attempt.seen, false);
   const final =
     attempt.seen && isTerminal(attempt.seen.status)
       ? attempt.seen
