@@ -31,7 +31,8 @@ export type BinaryOperator =
 export type Expr =
   /** A literal; `word` keeps the unquoted text a bare word was written as (typed values lose it). */
   | (Position & { readonly type: "literal"; readonly value: RosValue; readonly word?: string })
-  | (Position & { readonly type: "variable"; readonly name: string })
+  /** `optional`: an undeclared name inside a `do={...}` function body (an argument): nil when not passed. */
+  | (Position & { readonly type: "variable"; readonly name: string; readonly optional?: boolean })
   /** A property of the item under test, only inside `where`. */
   | (Position & { readonly type: "property"; readonly name: string })
   /** Adjacent pieces joined into one string: `"a$b"`, `name=wan$x`. */
@@ -73,8 +74,26 @@ export type Statement =
       readonly scope: "local" | "global";
       readonly name: string;
       readonly value?: Expr;
+      /** `:local f do={...}`: the variable holds a function. */
+      readonly code?: Block;
     })
-  | (Position & { readonly kind: "set"; readonly name: string; readonly value?: Expr })
+  | (Position & {
+      readonly kind: "set";
+      readonly name: string;
+      readonly value?: Expr;
+      readonly code?: Block;
+    })
+  /** `$f a b name=x` (also as `[$f ...]`): runs the function in `$f` with `$1 $2` and `$name` set. */
+  | (Position & {
+      readonly kind: "call";
+      readonly name: string;
+      readonly positional: readonly Expr[];
+      readonly named: readonly { readonly name: string; readonly value: Expr }[];
+    })
+  /** `:return value`: ends the function (or the script) with a value. */
+  | (Position & { readonly kind: "return"; readonly value?: Expr })
+  /** `/quit`: ends the script; what ran stays applied. */
+  | (Position & { readonly kind: "quit" })
   | (Position & { readonly kind: "put"; readonly value?: Expr })
   | (Position & { readonly kind: "log"; readonly level: LogLevel; readonly message: Expr })
   | (Position & { readonly kind: "delay"; readonly duration: Expr })
@@ -107,10 +126,10 @@ export type Statement =
       readonly while?: Expr;
     })
   | (Position & { readonly kind: "error"; readonly message: Expr })
-  /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`: a value function, mostly used as `[:len $x]`. */
+  /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`: mostly used as `[:len $x]`. */
   | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });
 
-export type FunctionName = "len" | "typeof" | "tostr" | "tonum" | "pick";
+export type FunctionName = "len" | "typeof" | "tostr" | "tonum" | "pick" | "toarray" | "find";
 
 export interface Script {
   readonly source: string;

@@ -24,6 +24,13 @@ export interface CommandCatalog {
    * keyword `where` of `print`. A bare flag word the command does not take is read as an unnamed argument.
    */
   hasArgument(path: readonly string[], verb: string, name: string): boolean;
+  /**
+   * Optional: the names of the menus and commands directly under `path`. With it, the parser accepts unique
+   * abbreviations as the console does (`/ip addr pr`); without it, only whole names.
+   */
+  namesAt?(path: readonly string[]): readonly string[];
+  /** Optional: the argument names of a command, for abbreviated arguments (`add addr=10.0.0.1/24`). */
+  argumentsOf?(path: readonly string[], verb: string): readonly string[];
 }
 
 /** One command, resolved and evaluated, ready for the host. */

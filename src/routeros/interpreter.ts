@@ -3,11 +3,14 @@
  * ran before applied; a failure the host raises without a position is placed at the failing command.
  */
 
+import { performance } from "node:perf_hooks";
 import { setImmediate } from "node:timers/promises";
 import type { Block, Expr, Position, Statement } from "./ast.js";
 import { RouterOsError } from "./errors.js";
 import { callFunction } from "./functions.js";
 import type { CommandCall, CommandHost, RosValue } from "./host.js";
+import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "./limits.js";
+import { MemoryBudget, textBytes } from "./memory.js";
 import { parseScript } from "./parser.js";
 import { type Cell, Scope } from "./scope.js";
 import { isTrue, parseDuration, toNumber, toText } from "./values.js";
@@ -31,15 +34,31 @@ export interface RunOptions {
    * @default a new, empty map (the script's globals end with it)
    */
   readonly globals?: Map<string, Cell>;
+  /**
+   * Bytes of script values the run may hold at once (variables, the value being built, kept output); beyond
+   * it the script fails with `not enough memory`. @default DEFAULT_MAX_MEMORY_BYTES (4 MiB, see limits.ts)
+   */
+  readonly maxMemoryBytes?: number;
 }
 
 export const DEFAULT_MAX_STATEMENTS = 1_000_000;
+export { DEFAULT_MAX_MEMORY_BYTES } from "./limits.js";
 
 /**
- * Statements between two turns of the event loop. The interpreter awaits only promises that are already
- * settled, so a loop would otherwise never let a timer, an abort or another request run.
+ * When the run takes a turn of the event loop: after this many statements, or this long since the last turn,
+ * whichever comes first. The interpreter awaits only promises that are already settled, so a loop would
+ * otherwise never let a timer, an abort or another request run; the time bound covers statements that each
+ * do a lot (strings of a few MiB), the count keeps turns regular when the clock is coarse.
  */
 const YIELD_EVERY = 512;
+const YIELD_AFTER_MS = 4;
+
+/** `:return` unwinding to the function call (or the script) that receives its value. */
+class ReturnSignal {
+  constructor(readonly value: RosValue) {}
+}
+/** `/quit` unwinding to the top of the script. */
+class QuitSignal {}
 
 export interface RunResult {
   /** Lines from `:put`, `print` and `export`, in order. */
@@ -57,25 +76,56 @@ const ARITHMETIC: Readonly<Record<string, (a: number, b: number) => number>> = {
 class Interpreter {
   readonly output: string[] = [];
   private readonly globals: Map<string, Cell>;
+  private readonly budget: MemoryBudget;
   private executed = 0;
+  private yieldAt = performance.now() + YIELD_AFTER_MS;
+  private callDepth = 0;
 
   constructor(
     private readonly host: CommandHost,
     private readonly options: RunOptions,
   ) {
     this.globals = options.globals ?? new Map();
+    this.budget = new MemoryBudget(options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES);
+    for (const cell of this.globals.values()) this.budget.adopt(cell);
   }
 
-  /** Runs statements in `scope`; the value of the last one is the value of `[ ... ]`. */
-  async run(block: Block, scope: Scope): Promise<RosValue> {
+  /** Runs the whole script: `:return` and `/quit` at the top end it without an error. */
+  async main(block: Block): Promise<void> {
+    try {
+      await this.scoped(block, new Scope());
+    } catch (error) {
+      if (!(error instanceof ReturnSignal || error instanceof QuitSignal)) throw error;
+    }
+  }
+
+  /** A new variable of `scope`, counted by the budget (replacing one of the same name in that scope). */
+  private bindLocal(scope: Scope, name: string, value: RosValue, code?: Block): void {
+    const cell: Cell = { value: null };
+    this.budget.store(cell, value);
+    if (code) cell.code = code;
+    const replaced = scope.bind(name, cell, true);
+    if (replaced) this.budget.release(replaced);
+  }
+
+  /**
+   * Runs statements in `scope` (a scope of the block's own) and then frees the variables it created; the
+   * value of the last statement is the value of `[ ... ]`.
+   */
+  private async scoped(block: Block, scope: Scope): Promise<RosValue> {
     let value: RosValue = null;
-    for (const statement of block.statements) {
-      await this.step(statement);
-      try {
-        value = await this.execute(statement, scope);
-      } catch (error) {
-        throw error instanceof RouterOsError ? error.at(statement.line, statement.column) : error;
+    try {
+      for (const statement of block.statements) {
+        const pause = this.step(statement);
+        if (pause) await pause;
+        try {
+          value = await this.execute(statement, scope);
+        } catch (error) {
+          throw error instanceof RouterOsError ? error.at(statement.line, statement.column) : error;
+        }
       }
+    } finally {
+      for (const cell of scope.ownedCells()) this.budget.release(cell);
     }
     return value;
   }
@@ -84,8 +134,20 @@ class Interpreter {
    * Counts a statement or a loop's turn (an empty loop body has no statements, and must count too): takes a
    * turn of the event loop now and then, honours the abort signal, and enforces the statement limit.
    */
-  private async step(at: Position): Promise<void> {
-    if (++this.executed % YIELD_EVERY === 0) await setImmediate();
+  private step(at: Position): Promise<void> | undefined {
+    // Synchronous unless it is time for a turn of the event loop: awaiting nothing saves a microtask a statement.
+    if (++this.executed % YIELD_EVERY === 0 || performance.now() >= this.yieldAt) return this.pause(at);
+    this.check(at);
+    return undefined;
+  }
+
+  private async pause(at: Position): Promise<void> {
+    await setImmediate();
+    this.yieldAt = performance.now() + YIELD_AFTER_MS;
+    this.check(at);
+  }
+
+  private check(at: Position): void {
     this.options.signal?.throwIfAborted();
     const limit = this.options.maxStatements ?? DEFAULT_MAX_STATEMENTS;
     if (this.executed > limit) {
@@ -97,6 +159,7 @@ class Interpreter {
   }
 
   private print(text: string): void {
+    this.budget.keep(textBytes(text.length));
     for (const line of text.split("\n")) {
       this.output.push(line);
       this.options.onOutput?.(line);
@@ -108,24 +171,35 @@ class Interpreter {
       case "command":
         return this.command(statement, scope);
       case "block":
-        return this.run(statement.block, new Scope(scope));
+        return this.scoped(statement.block, new Scope(scope));
       case "declare": {
         const value = statement.value ? await this.evaluate(statement.value, scope) : null;
         if (statement.scope === "local") {
-          scope.bind(statement.name, { value });
+          this.bindLocal(scope, statement.name, value, statement.code);
           return null;
         }
-        const cell = this.globals.get(statement.name) ?? { value: null };
-        if (statement.value) cell.value = value;
+        let cell = this.globals.get(statement.name);
+        if (!cell) {
+          cell = { value: null };
+          this.budget.adopt(cell);
+        }
+        if (statement.value || statement.code) this.assign(cell, value, statement.code);
         this.globals.set(statement.name, cell);
         scope.bind(statement.name, cell);
         return null;
       }
       case "set": {
         const cell = scope.lookup(statement.name) ?? this.missing(statement);
-        cell.value = statement.value ? await this.evaluate(statement.value, scope) : null;
+        const value = statement.value ? await this.evaluate(statement.value, scope) : null;
+        this.assign(cell, value, statement.code);
         return null;
       }
+      case "call":
+        return this.call(statement, scope);
+      case "return":
+        throw new ReturnSignal(statement.value ? await this.evaluate(statement.value, scope) : null);
+      case "quit":
+        throw new QuitSignal();
       case "put":
         this.print(statement.value ? toText(await this.evaluate(statement.value, scope)) : "");
         return null;
@@ -145,16 +219,17 @@ class Interpreter {
         const branch = isTrue(await this.evaluate(statement.condition, scope))
           ? statement.body
           : statement.otherwise;
-        return branch ? this.run(branch, new Scope(scope)) : null;
+        return branch ? this.scoped(branch, new Scope(scope)) : null;
       }
       case "foreach": {
         const items = await this.evaluate(statement.items, scope);
         const list = Array.isArray(items) ? items : items === null ? [] : [items];
         for (const item of list) {
-          await this.step(statement);
+          const pause = this.step(statement);
+          if (pause) await pause;
           const body = new Scope(scope);
-          body.bind(statement.name, { value: item });
-          await this.run(statement.body, body);
+          this.bindLocal(body, statement.name, item);
+          await this.scoped(statement.body, body);
         }
         return null;
       }
@@ -169,35 +244,74 @@ class Interpreter {
         const step = statement.step ? await number(statement.step, "step") : from > to ? -1 : 1;
         if (step === 0) throw new RouterOsError("invalid value for argument step");
         for (let value = from; step > 0 ? value <= to : value >= to; value += step) {
-          await this.step(statement);
+          const pause = this.step(statement);
+          if (pause) await pause;
           const body = new Scope(scope);
-          body.bind(statement.name, { value });
-          await this.run(statement.body, body);
+          this.bindLocal(body, statement.name, value);
+          await this.scoped(statement.body, body);
         }
         return null;
       }
       case "while":
         while (isTrue(await this.evaluate(statement.condition, scope))) {
-          await this.step(statement);
-          await this.run(statement.body, new Scope(scope));
+          const pause = this.step(statement);
+          if (pause) await pause;
+          await this.scoped(statement.body, new Scope(scope));
         }
         return null;
       case "do":
         do {
-          await this.step(statement);
+          const pause = this.step(statement);
+          if (pause) await pause;
           try {
-            await this.run(statement.body, new Scope(scope));
+            await this.scoped(statement.body, new Scope(scope));
           } catch (error) {
             if (!statement.onError || !(error instanceof RouterOsError)) throw error;
-            await this.run(statement.onError, new Scope(scope));
+            await this.scoped(statement.onError, new Scope(scope));
           }
         } while (statement.while && isTrue(await this.evaluate(statement.while, scope)));
         return null;
       case "function": {
         const args: RosValue[] = [];
         for (const arg of statement.args) args.push(await this.evaluate(arg, scope));
-        return callFunction(statement.name, args);
+        return this.budget.check(callFunction(statement.name, args));
       }
+    }
+  }
+
+  private assign(cell: Cell, value: RosValue, code: Block | undefined): void {
+    this.budget.store(cell, value);
+    if (code) cell.code = code;
+    else delete cell.code;
+  }
+
+  /**
+   * Runs the function a variable holds. Like RouterOS, the body sees its arguments (`$0` is the function's
+   * name, `$1 $2` the unnamed ones, `$name` the named ones) and the globals it declares, not the caller's
+   * locals; `:return` gives the value of `[$f ...]`.
+   */
+  private async call(statement: Extract<Statement, { kind: "call" }>, scope: Scope): Promise<RosValue> {
+    const cell = scope.lookup(statement.name) ?? this.missing(statement);
+    const code = cell.code;
+    if (!code) throw new RouterOsError(`bad command name $${statement.name}`);
+    if (this.callDepth >= MAX_CALL_DEPTH)
+      throw new RouterOsError(
+        `function calls nested deeper than ${MAX_CALL_DEPTH}, the limit of this router`,
+      );
+    const frame = new Scope();
+    this.bindLocal(frame, "0", `$${statement.name}`);
+    for (const [index, expr] of statement.positional.entries())
+      this.bindLocal(frame, String(index + 1), await this.evaluate(expr, scope));
+    for (const arg of statement.named) this.bindLocal(frame, arg.name, await this.evaluate(arg.value, scope));
+    this.callDepth++;
+    try {
+      await this.scoped(code, frame);
+      return null;
+    } catch (error) {
+      if (error instanceof ReturnSignal) return error.value;
+      throw error;
+    } finally {
+      this.callDepth--;
     }
   }
 
@@ -275,21 +389,25 @@ class Interpreter {
     switch (expr.type) {
       case "literal":
         return expr.value;
-      case "variable":
-        return (scope.lookup(expr.name) ?? this.missing({ line: expr.line, column: expr.column + 1 })).value;
+      case "variable": {
+        const cell = scope.lookup(expr.name);
+        if (cell) return cell.value;
+        if (expr.optional) return null;
+        return this.missing({ line: expr.line, column: expr.column + 1 });
+      }
       case "property":
         throw new RouterOsError("syntax error", expr.line, expr.column);
       case "concat": {
         let text = "";
-        for (const part of expr.parts) text += toText(await this.evaluate(part, scope));
+        for (const part of expr.parts) text = this.join(text, toText(await this.evaluate(part, scope)));
         return text;
       }
       case "substitution":
-        return this.run(expr.block, new Scope(scope));
+        return this.scoped(expr.block, new Scope(scope));
       case "array": {
         const items: RosValue[] = [];
         for (const item of expr.items) items.push(await this.evaluate(item, scope));
-        return items;
+        return this.budget.check(items);
       }
       case "not":
         return !isTrue(await this.evaluate(expr.operand, scope));
@@ -306,7 +424,7 @@ class Interpreter {
     if (operator === "and") return isTrue(left) && isTrue(await this.evaluate(expr.right, scope));
     if (operator === "or") return isTrue(left) || isTrue(await this.evaluate(expr.right, scope));
     const right = await this.evaluate(expr.right, scope);
-    if (operator === ".") return toText(left) + toText(right);
+    if (operator === ".") return this.join(toText(left), toText(right));
     const arithmetic = ARITHMETIC[operator];
     if (arithmetic) {
       const divisor = this.number(right);
@@ -315,6 +433,12 @@ class Interpreter {
       return arithmetic(this.number(left), divisor);
     }
     return compare(operator, left, right);
+  }
+
+  /** Two strings joined, once the budget has room for the result. */
+  private join(left: string, right: string): string {
+    this.budget.admit(textBytes(left.length + right.length));
+    return left + right;
   }
 
   private number(value: RosValue): number {
@@ -335,6 +459,6 @@ export async function runScript(
 ): Promise<RunResult> {
   const script = parseScript(source, host.catalog, { menu: options.menu ?? [] });
   const interpreter = new Interpreter(host, options);
-  await interpreter.run(script.body, new Scope());
+  await interpreter.main(script.body);
   return { output: interpreter.output };
 }

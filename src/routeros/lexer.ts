@@ -5,11 +5,14 @@
  * - `command`: words run until blanks or `[ ] { } ( ) ; = " $`; `#` at the start of a command is a comment.
  * - `expression`: inside `( )` and after `where`: operators, words, strings, variables.
  * - `string`: after an opening `"`: text chunks, `$var`, `$[`, `$(` and the closing `"`.
- * Backslash-newline joins lines everywhere. Positions are 1-based (line, column).
+ * Backslash-newline (and the next line's indentation) is removed before lexing (`line-joins.ts`). Positions are
+ * 1-based (line, column) in the source as written.
  */
 
 import { RouterOsError } from "./errors.js";
 import { decodeEscape } from "./escapes.js";
+import { MAX_TOKEN_CHARS } from "./limits.js";
+import { joinContinuedLines, type LineJoin } from "./line-joins.js";
 
 export type LexMode = "command" | "expression" | "string";
 
@@ -82,9 +85,15 @@ function isExprWordChar(code: number): boolean {
 }
 
 export class Lexer {
+  /** The text being read: the source with continued lines joined. Token `end` offsets index into it. */
+  readonly source: string;
+  private readonly joins: readonly LineJoin[];
   private pos = 0;
   private line = 1;
   private column = 1;
+  /** Index of the next line join ahead of `pos`, and where it starts (Infinity when none is left). */
+  private join = 0;
+  private nextJoinAt = Number.POSITIVE_INFINITY;
   // The last peeked token and the state after it, kept in plain fields: peeking is the hot path.
   private cached: Token | undefined;
   private cachedMode: LexMode = "command";
@@ -92,13 +101,22 @@ export class Lexer {
   private cachedPos = 0;
   private cachedLine = 1;
   private cachedColumn = 1;
+  private cachedJoin = 0;
 
-  constructor(readonly source: string) {}
+  constructor(source: string) {
+    const joined = joinContinuedLines(source);
+    this.source = joined.text;
+    this.joins = joined.joins;
+    this.nextJoinAt = this.joins[0]?.at ?? Number.POSITIVE_INFINITY;
+  }
 
   /** The next token without consuming it. `comments` skips a `#` comment (the parser is at a command start). */
   peek(mode: LexMode, comments = false): Token {
     if (this.cached && this.cachedMode === mode && this.cachedComments === comments) return this.cached;
-    const { pos, line, column } = this;
+    const pos = this.pos;
+    const line = this.line;
+    const column = this.column;
+    const join = this.join;
     const token = this.scan(mode, comments);
     this.cached = token;
     this.cachedMode = mode;
@@ -106,19 +124,41 @@ export class Lexer {
     this.cachedPos = this.pos;
     this.cachedLine = this.line;
     this.cachedColumn = this.column;
-    this.pos = pos;
-    this.line = line;
-    this.column = column;
+    this.cachedJoin = this.join;
+    this.restore(pos, line, column, join);
     return token;
   }
 
   next(mode: LexMode, comments = false): Token {
     const token = this.peek(mode, comments);
-    this.pos = this.cachedPos;
-    this.line = this.cachedLine;
-    this.column = this.cachedColumn;
+    this.restore(this.cachedPos, this.cachedLine, this.cachedColumn, this.cachedJoin);
     this.cached = undefined;
     return token;
+  }
+
+  private restore(pos: number, line: number, column: number, join: number): void {
+    this.pos = pos;
+    this.line = line;
+    this.column = column;
+    if (join !== this.join) {
+      this.join = join;
+      this.nextJoinAt = this.joins[join]?.at ?? Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /** After `pos` moved past the start of joined lines: takes the line and column they had in the source. */
+  private crossJoins(): void {
+    for (let join = this.joins[this.join]; join && join.at <= this.pos; join = this.joins[this.join]) {
+      this.line = join.line;
+      this.column = join.column + (this.pos - join.at);
+      this.join++;
+    }
+    this.nextJoinAt = this.joins[this.join]?.at ?? Number.POSITIVE_INFINITY;
+  }
+
+  private tooLong(start: number, line: number, column: number): void {
+    if (this.pos - start > MAX_TOKEN_CHARS)
+      throw this.error(`string too long, at most ${MAX_TOKEN_CHARS} characters`, line, column);
   }
 
   private error(text: string, line = this.line, column = this.column): RouterOsError {
@@ -128,6 +168,7 @@ export class Lexer {
   private advance(count: number): void {
     this.pos += count;
     this.column += count;
+    if (this.pos >= this.nextJoinAt) this.crossJoins();
   }
 
   private newline(): void {
@@ -136,20 +177,16 @@ export class Lexer {
     this.pos++;
     this.line++;
     this.column = 1;
+    if (this.pos >= this.nextJoinAt) this.crossJoins();
   }
 
-  /** Skips blanks and backslash-newline joins; returns whether anything was skipped. */
+  /** Skips blanks; returns whether any were skipped (a blank separates arguments, a line join does not). */
   private skipBlanks(): boolean {
     const start = this.pos;
     const src = this.source;
-    while (this.pos < src.length) {
-      const code = src.charCodeAt(this.pos);
-      if (isBlank(code)) this.advance(1);
-      else if (code === 92 && isNewline(src.charCodeAt(this.pos + 1))) {
-        this.pos++;
-        this.newline();
-      } else break;
-    }
+    let end = this.pos;
+    while (end < src.length && isBlank(src.charCodeAt(end))) end++;
+    if (end !== start) this.advance(end - start);
     return this.pos !== start;
   }
 
@@ -162,7 +199,9 @@ export class Lexer {
     let spaced = this.skipBlanks();
     const src = this.source;
     if (comments && src.charCodeAt(this.pos) === 35) {
-      while (this.pos < src.length && !isNewline(src.charCodeAt(this.pos))) this.advance(1);
+      let end = this.pos;
+      while (end < src.length && !isNewline(src.charCodeAt(end))) end++;
+      this.advance(end - this.pos);
       spaced = true;
     }
     const { line, column } = this;
@@ -191,8 +230,10 @@ export class Lexer {
     }
     if (isNameChar(code) || code === 42) {
       const start = this.pos;
-      this.advance(1);
-      while (this.pos < src.length && isExprWordChar(src.charCodeAt(this.pos))) this.advance(1);
+      let end = start + 1;
+      while (end < src.length && isExprWordChar(src.charCodeAt(end))) end++;
+      this.advance(end - start);
+      this.tooLong(start, line, column);
       return this.token("word", src.slice(start, this.pos), line, column, spaced);
     }
     for (const op of OPERATORS) {
@@ -215,11 +256,17 @@ export class Lexer {
       const code = src.charCodeAt(this.pos);
       if (endsCommandWord(code)) break;
       if (code !== 92) {
-        this.advance(1);
+        // Plain characters up to the next backslash or word end, in one step (the hot path of every word).
+        let end = this.pos + 1;
+        for (
+          let c = src.charCodeAt(end);
+          end < src.length && c !== 92 && !endsCommandWord(c);
+          c = src.charCodeAt(end)
+        )
+          end++;
+        this.advance(end - this.pos);
         continue;
       }
-      // A backslash-newline ends the word (it does not continue tokens other than strings).
-      if (isNewline(src.charCodeAt(this.pos + 1))) break;
       const decoded = decodeEscape(src, this.pos + 1);
       if (decoded === undefined) throw this.error("syntax error");
       text += src.slice(chunk, this.pos) + decoded.text;
@@ -227,6 +274,7 @@ export class Lexer {
       chunk = this.pos;
       escaped = true;
     }
+    this.tooLong(start, line, column);
     text += src.slice(chunk, this.pos);
     return { kind: "word", text, line, column, spaced, end: this.pos, escaped };
   }
@@ -248,8 +296,11 @@ export class Lexer {
       return this.token("var", name, line, column, spaced);
     }
     const start = this.pos;
-    while (this.pos < src.length && isNameChar(src.charCodeAt(this.pos))) this.advance(1);
+    let end = start;
+    while (end < src.length && isNameChar(src.charCodeAt(end))) end++;
+    this.advance(end - start);
     if (this.pos === start) throw this.error("syntax error", line, column);
+    this.tooLong(start, line, column);
     return this.token("var", src.slice(start, this.pos), line, column, spaced);
   }
 
@@ -278,21 +329,17 @@ export class Lexer {
       return this.scanVariable();
     }
     let text = "";
-    let chunk = this.pos;
+    const start = this.pos;
+    let chunk = start;
     while (this.pos < src.length) {
       const c = src.charCodeAt(this.pos);
       if (c === 34 || c === 36) break;
       if (c === 92) {
         text += src.slice(chunk, this.pos);
-        if (isNewline(src.charCodeAt(this.pos + 1))) {
-          this.pos++;
-          this.newline();
-        } else {
-          const decoded = decodeEscape(src, this.pos + 1);
-          if (decoded === undefined) throw this.error("syntax error");
-          text += decoded.text;
-          this.advance(1 + decoded.length);
-        }
+        const decoded = decodeEscape(src, this.pos + 1);
+        if (decoded === undefined) throw this.error("syntax error");
+        text += decoded.text;
+        this.advance(1 + decoded.length);
         chunk = this.pos;
       } else if (isNewline(c)) {
         text +=
@@ -300,8 +347,18 @@ export class Lexer {
           (c === 13 && src.charCodeAt(this.pos + 1) === 10 ? "\r\n" : src[this.pos]);
         this.newline();
         chunk = this.pos;
-      } else this.advance(1);
+      } else {
+        let end = this.pos + 1;
+        for (
+          let c2 = src.charCodeAt(end);
+          end < src.length && c2 !== 34 && c2 !== 36 && c2 !== 92 && !isNewline(c2);
+          c2 = src.charCodeAt(end)
+        )
+          end++;
+        this.advance(end - this.pos);
+      }
     }
+    this.tooLong(start, line, column);
     text += src.slice(chunk, this.pos);
     return this.token("text", text, line, column, false);
   }

@@ -48,15 +48,23 @@ class ExpressionParser {
       const token = this.peek();
       if ((token.kind === "op" && token.text === "!") || (token.kind === "word" && token.text === "not")) {
         this.parser.next("expression");
-        return { type: "not", line: token.line, column: token.column, operand: this.level(NOT_LEVEL) };
+        this.parser.enter(token);
+        const operand = this.level(NOT_LEVEL);
+        this.parser.leave();
+        return { type: "not", line: token.line, column: token.column, operand };
       }
     }
     let left = this.level(level + 1);
+    // Each operator of a chain deepens the (left-leaning) tree the interpreter walks recursively.
+    let chain = 0;
     for (let operator = this.operatorAt(level); operator; operator = this.operatorAt(level)) {
+      this.parser.enter(this.peek());
+      chain++;
       this.parser.next("expression");
       const right = this.level(level + 1);
       left = { type: "binary", line: left.line, column: left.column, operator, left, right };
     }
+    this.parser.leave(chain);
     return left;
   }
 
@@ -64,7 +72,10 @@ class ExpressionParser {
     const token = this.peek();
     if (token.kind === "op" && token.text === "-") {
       this.parser.next("expression");
-      return { type: "negate", line: token.line, column: token.column, operand: this.unary() };
+      this.parser.enter(token);
+      const operand = this.unary();
+      this.parser.leave();
+      return { type: "negate", line: token.line, column: token.column, operand };
     }
     return this.primary();
   }
@@ -116,7 +127,23 @@ function asCondition(expr: Expr): Expr {
   }
 }
 
+const END_OF_WHERE = new Set(["eol", ";", "]", "}", ")", "eof"]);
+
+/**
+ * An expression; after `where`, conditions written one after another without `and`
+ * (`print where disabled interface=ether1`) must all hold, as the console reads them.
+ */
 export function parseExpression(parser: Parser, options: { where: boolean }): Expr {
-  const expr = new ExpressionParser(parser, !options.where).level(0);
-  return options.where ? asCondition(expr) : expr;
+  const expressions = new ExpressionParser(parser, !options.where);
+  let expr = expressions.level(0);
+  if (!options.where) return expr;
+  let joined = 0;
+  for (let next = parser.peek("expression"); !END_OF_WHERE.has(next.kind); next = parser.peek("expression")) {
+    parser.enter(next);
+    joined++;
+    const right = expressions.level(0);
+    expr = { type: "binary", line: expr.line, column: expr.column, operator: "and", left: expr, right };
+  }
+  parser.leave(joined);
+  return asCondition(expr);
 }

@@ -13,6 +13,8 @@ const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = 
   tostr: { min: 1, max: 1 },
   tonum: { min: 1, max: 1 },
   pick: { min: 2, max: 3 },
+  toarray: { min: 1, max: 1 },
+  find: { min: 2, max: 3 },
 };
 
 class GlobalArguments {
@@ -78,15 +80,23 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
     while: ["do"],
     do: ["do", "on-error", "while"],
     delay: ["delay-time"],
+    // `:local f do={...}` declares a function.
+    local: ["do"],
+    global: ["do"],
+    set: ["do"],
   };
+  const declaresFunction = command === "local" || command === "global" || command === "set";
+  const isValueFunction = Object.hasOwn(FUNCTIONS, command);
+  const firstIsArray = command === "put" || command === "return";
   const { list } = parser.parseArguments({
     typed: true,
     where: false,
+    ...(declaresFunction ? { functionBody: (name: string) => name === "do" } : {}),
     // The loop variable exists inside the loop body only, which is parsed after its name.
     isArray: (name, position) =>
       name === "in" ||
-      (position === 1 && ["local", "global", "set"].includes(command)) ||
-      (position === 0 && command === "put"),
+      (name === undefined &&
+        ((position === 1 && declaresFunction) || (position === 0 && firstIsArray) || isValueFunction)),
     onArgument: (arg) => {
       const value = arg.value;
       if (
@@ -104,18 +114,32 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
   switch (command) {
     case "local":
     case "global": {
-      args.most(2);
+      const code = args.block(args.option("do"));
+      args.most(code ? 1 : 2);
       const name = args.name(0);
       const value = args.at(1);
       parser.declare(name);
-      return { kind: "declare", ...at, scope: command, name, ...(value ? { value } : {}) };
+      return {
+        kind: "declare",
+        ...at,
+        scope: command,
+        name,
+        ...(value ? { value } : {}),
+        ...(code ? { code } : {}),
+      };
     }
     case "set": {
-      args.most(2);
+      const code = args.block(args.option("do"));
+      args.most(code ? 1 : 2);
       const name = args.name(0);
       if (!parser.isDeclared(name)) throw parser.fail("syntax error", args.required(args.at(0)));
       const value = args.at(1);
-      return { kind: "set", ...at, name, ...(value ? { value } : {}) };
+      return { kind: "set", ...at, name, ...(value ? { value } : {}), ...(code ? { code } : {}) };
+    }
+    case "return": {
+      args.most(1);
+      const value = args.at(0);
+      return { kind: "return", ...at, ...(value ? { value } : {}) };
     }
     case "put": {
       args.most(1);

@@ -9,6 +9,7 @@ import { permissiveCatalog } from "./default-catalog.js";
 import { RouterOsError } from "./errors.js";
 import type { CommandCatalog } from "./host.js";
 import { Lexer, type LexMode, type Token } from "./lexer.js";
+import { MAX_NESTING, MAX_SOURCE_CHARS } from "./limits.js";
 import { parseExpression } from "./parse-expression.js";
 import { parseGlobal } from "./parse-global.js";
 import { typeWord } from "./values.js";
@@ -53,6 +54,12 @@ export class Parser {
   readonly lexer: Lexer;
   private menu: readonly string[];
   private readonly scopes: Set<string>[] = [new Set()];
+  /** Open scopes (function bodies) in `scopes`: any `$name` there may be an argument. */
+  private openScopes = 0;
+  private readonly openFlags: boolean[] = [false];
+  /** The next `{ }` block is a function body. */
+  private functionBodyNext = false;
+  private depth = 0;
   /** Names a loop declares inside the next block it opens (`:foreach i in=... do={ $i }`). */
   pendingNames: string[] = [];
 
@@ -79,7 +86,7 @@ export class Parser {
   }
   /** True when the character right after `token` belongs to the same argument (no blank in between). */
   glued(token: Token, char?: string): boolean {
-    const code = this.source.charCodeAt(token.end);
+    const code = this.lexer.source.charCodeAt(token.end);
     if (char !== undefined) return code === char.charCodeAt(0);
     // Anything but the end, a blank, a line end, `;`, `]`, `}` or `)` continues the argument.
     return !(
@@ -95,6 +102,18 @@ export class Parser {
     );
   }
 
+  /**
+   * Enters one level of nesting (a bracket, a unary operator, an operator of a chain) at `at`. Every recursive
+   * path of the parser passes here, so input nested beyond `MAX_NESTING` fails with a parse error instead of
+   * overflowing the stack. Pair each call with `leave()` (or let the error end the parse).
+   */
+  enter(at: Position): void {
+    if (++this.depth > MAX_NESTING) throw this.fail(`too deeply nested, at most ${MAX_NESTING} levels`, at);
+  }
+  leave(count = 1): void {
+    this.depth -= count;
+  }
+
   declare(name: string): void {
     this.scopes[this.scopes.length - 1]?.add(name);
   }
@@ -104,9 +123,14 @@ export class Parser {
 
   /** Statements until `close` (`}`, `]`) or the end of input, in a new variable and menu scope. */
   parseStatements(close: "}" | "]" | "eof", open: Position): Block {
+    this.enter(open);
     const savedMenu = this.menu;
     this.scopes.push(new Set(close === "}" ? this.pendingNames : []));
     if (close === "}") this.pendingNames = [];
+    const functionBody = close === "}" && this.functionBodyNext;
+    this.functionBodyNext = false;
+    this.openFlags.push(functionBody);
+    if (functionBody) this.openScopes++;
     const statements: Statement[] = [];
     for (;;) {
       const token = this.lexer.peek("command", true);
@@ -127,7 +151,9 @@ export class Parser {
       if (!this.isEnd(after)) throw this.fail("expected end of command", after);
     }
     this.scopes.pop();
+    if (this.openFlags.pop()) this.openScopes--;
     this.menu = savedMenu;
+    this.leave();
     return { line: open.line, column: open.column, statements };
   }
 
@@ -140,9 +166,47 @@ export class Parser {
         column: token.column,
         block: this.parseStatements("}", token),
       };
+    if (token.kind === "var") return this.parseCall(token);
     if (token.kind !== "word") throw this.fail("syntax error", token);
     if (token.text.startsWith(":") && !token.escaped) return parseGlobal(this, token);
+    if (
+      !token.escaped &&
+      (token.text === "/quit" || token.text === "quit") &&
+      !this.catalog.hasCommand(this.menu, "quit")
+    )
+      return { kind: "quit", line: token.line, column: token.column };
     return this.parseHostCommand(token);
+  }
+
+  /** `$f a b name=x`: a call of the function variable `f`. */
+  private parseCall(token: Token): Statement {
+    const callee = this.variable(token);
+    if (callee.type !== "variable") throw this.fail("syntax error", token);
+    const { list } = this.parseArguments({
+      typed: true,
+      where: false,
+      isArray: (name) => name === undefined,
+    });
+    const positional: Expr[] = [];
+    const named: { name: string; value: Expr }[] = [];
+    for (const arg of list) {
+      if ("statements" in arg.value) throw this.fail("syntax error", arg);
+      if (arg.name === undefined) positional.push(arg.value);
+      else named.push({ name: arg.name, value: arg.value });
+    }
+    return { kind: "call", line: token.line, column: token.column, name: token.text, positional, named };
+  }
+
+  /**
+   * The one menu or command under `path` that `segment` abbreviates (when the catalog lists names), as the
+   * console accepts `/ip addr pr`. Asked only when `segment` is no whole name: an exact name always wins.
+   */
+  private abbreviation(path: readonly string[], segment: string): { menu?: string; verb?: string } {
+    const matches = this.catalog.namesAt?.(path).filter((name) => name.startsWith(segment)) ?? [];
+    const [only] = matches;
+    if (matches.length !== 1 || only === undefined) return {};
+    if (this.catalog.isMenu([...path, only])) return { menu: only };
+    return this.catalog.hasCommand(path, only) ? { verb: only } : {};
   }
 
   /** Walks menu words from `first` on; ends on a verb (a command) or on a menu (a menu change). */
@@ -157,10 +221,19 @@ export class Parser {
         column += segment.length + 1;
         if (segment === "") continue;
         if (verb !== undefined) throw this.fail(`bad command name ${segment}`, at);
-        if (segment === "..") path = path.slice(0, -1);
-        else if (!word.escaped && this.catalog.isMenu([...path, segment])) path.push(segment);
-        else if (!word.escaped && this.catalog.hasCommand(path, segment)) verb = segment;
-        else throw this.fail(`bad command name ${segment}`, at);
+        if (segment === "..") {
+          path = path.slice(0, -1);
+          continue;
+        }
+        if (word.escaped) throw this.fail(`bad command name ${segment}`, at);
+        if (this.catalog.isMenu([...path, segment])) path.push(segment);
+        else if (this.catalog.hasCommand(path, segment)) verb = segment;
+        else {
+          const resolved = this.abbreviation(path, segment);
+          if (resolved.menu !== undefined) path.push(resolved.menu);
+          else if (resolved.verb !== undefined) verb = resolved.verb;
+          else throw this.fail(`bad command name ${segment}`, at);
+        }
       }
       if (verb !== undefined) break;
       const next = this.peek();
@@ -168,15 +241,36 @@ export class Parser {
         this.menu = path;
         return undefined;
       }
+      if (next.kind === "{") {
+        // `/ip firewall filter { add ...; add ... }`: the block's commands are relative to that menu.
+        this.next();
+        const outer = this.menu;
+        this.menu = path;
+        const block = this.parseStatements("}", next);
+        this.menu = outer;
+        return { kind: "block", line: first.line, column: first.column, block };
+      }
       if (next.kind !== "word" || this.glued(next)) throw this.fail("syntax error", next);
       word = this.next();
     }
     const command = verb as string;
     const takes = (name: string) => this.catalog.hasArgument(path, command, name);
+    // `add addr=...`: a unique abbreviation of an argument name the catalog lists.
+    const expand = (name: string) => {
+      if (takes(name)) return name;
+      const matches = this.catalog.argumentsOf?.(path, command).filter((arg) => arg.startsWith(name)) ?? [];
+      return matches.length === 1 && matches[0] !== undefined ? matches[0] : name;
+    };
     // `[find]` in `/ip address remove [find]` runs in the command's own menu.
     const outer = this.menu;
     this.menu = path;
-    const args = this.parseArguments({ typed: false, where: takes("where"), isNamed: takes });
+    const abbreviates = this.catalog.argumentsOf !== undefined;
+    const args = this.parseArguments({
+      typed: false,
+      where: takes("where"),
+      isNamed: abbreviates ? (name) => takes(expand(name)) : takes,
+      ...(abbreviates ? { expandName: expand } : {}),
+    });
     this.menu = outer;
     const positional: Expr[] = [];
     const named: { name: string; value: Expr }[] = [];
@@ -219,6 +313,10 @@ export class Parser {
     isNamed?: (name: string) => boolean;
     /** Whether a `{ }` in this place is an array literal (`in={"a";"b"}`) rather than a block. */
     isArray?: (name: string | undefined, position: number) => boolean;
+    /** Whether the `{ }` after `name=` is a function body (`:local f do={...}`), where any `$name` may be used. */
+    functionBody?: (name: string) => boolean;
+    /** The full argument name for an abbreviated one. */
+    expandName?: (name: string) => string;
   }): {
     list: Argument[];
     where?: Expr;
@@ -242,13 +340,15 @@ export class Parser {
       if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
         if (options.isNamed && !options.isNamed(token.text))
           throw this.fail("expected end of command", token);
-        name = token.text;
+        name = options.expandName ? options.expandName(token.text) : token.text;
         this.next();
         this.next();
+        if (options.functionBody?.(name)) this.functionBodyNext = true;
       }
       const array = options.isArray?.(name, positional) ?? false;
       if (name === undefined) positional++;
       const value = this.parseValue(options.typed, name !== undefined, array);
+      this.functionBodyNext = false;
       const arg: Argument = {
         line: token.line,
         column: token.column,
@@ -308,6 +408,7 @@ export class Parser {
 
   /** After `{` where an array belongs: values separated by `;` or new lines, up to `}`. */
   private parseArray(open: Token): Expr {
+    this.enter(open);
     const items: Expr[] = [];
     for (;;) {
       const token = this.peek();
@@ -317,21 +418,29 @@ export class Parser {
       else items.push(this.parseValue(true, false, true) as Expr);
     }
     this.next();
+    this.leave();
     return { type: "array", line: open.line, column: open.column, items };
   }
 
   variable(token: Token): Expr {
-    // RouterOS reports an undeclared variable at its name, just after the `$`.
-    if (!this.isDeclared(token.text))
+    // Inside a function body any name may be an argument (`$1`, `$name`), and the caller's locals are out of
+    // reach, so a name without a value there is nil, as on the router.
+    if (this.openScopes > 0)
+      return { type: "variable", line: token.line, column: token.column, name: token.text, optional: true };
+    if (!this.isDeclared(token.text)) {
+      // RouterOS reports an undeclared variable at its name, just after the `$`.
       throw this.fail("syntax error", { line: token.line, column: token.column + 1 });
+    }
     return { type: "variable", line: token.line, column: token.column, name: token.text };
   }
 
   /** After `(`: an expression and the closing `)`. */
   parseParenthesized(open: Position): Expr {
+    this.enter(open);
     const expr = parseExpression(this, { where: false });
     const close = this.next("expression");
     if (close.kind !== ")") throw this.fail("syntax error", close);
+    this.leave();
     return { ...expr, line: open.line, column: open.column };
   }
 
@@ -371,6 +480,8 @@ export function parseScript(
   catalog: CommandCatalog = permissiveCatalog,
   options: ParseOptions = {},
 ): Script {
+  if (source.length > MAX_SOURCE_CHARS)
+    throw new RouterOsError(`script too long, at most ${MAX_SOURCE_CHARS} characters`, 1, 1);
   const parser = new Parser(source, catalog, options.menu ?? []);
   return { source, body: parser.parseStatements("eof", { line: 1, column: 1 }) };
 }

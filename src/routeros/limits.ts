@@ -1,0 +1,33 @@
+/**
+ * Limits that keep a hostile script from freezing or exhausting the process that runs it. RouterOS itself
+ * has a few of them (a router has little memory); these are set so that no real configuration script comes
+ * near them, while a runaway stops in milliseconds with an error that names the limit.
+ */
+
+/**
+ * Nesting of `( ) [ ] { }`, quotes with `$( )`, unary operators and operator chains. The parser and the
+ * interpreter recurse once per level, so this bounds their stack: about 900 nested `(` overflowed it. Real
+ * scripts nest a handful of levels; long chains like `"a" . $b . "c"` count one level per operator.
+ */
+export const MAX_NESTING = 256;
+
+/**
+ * Characters in one word or one quoted string. Exports carry long strings (`source=` of a script, a
+ * certificate), so this is generous; it keeps one token from growing into a string the engine cannot hold.
+ */
+export const MAX_TOKEN_CHARS = 1 << 20;
+
+/** Characters in a whole script: a large `export` is a few hundred KiB. */
+export const MAX_SOURCE_CHARS = 16 << 20;
+
+/**
+ * Bytes of script values a run may hold at once: every variable's value, the value being built, and the
+ * output kept for the caller. A string counts two bytes a character (what the engine stores) and an array
+ * eight bytes a slot on top of its items, counted as copies even when shared, because RouterOS copies arrays.
+ * 4 MiB is far above what configuration scripts build (ids of a table, a few lines of text) and stops a
+ * doubling loop after about 20 turns, in milliseconds.
+ */
+export const DEFAULT_MAX_MEMORY_BYTES = 4 << 20;
+
+/** Nested calls of `do={...}` functions (each holds a scope and an interpreter frame). */
+export const MAX_CALL_DEPTH = 100;
