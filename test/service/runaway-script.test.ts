@@ -37,8 +37,9 @@ describe("a runaway script", () => {
 
   it("that loops without end leaves every other caller answered while it runs", async () => {
     const endless = ":local n 0; :while (true) do={ :set n ($n + 1) }";
-    const loop = (await svc.submit(ROUTER_A2, { description: "endless", script: endless, express_execute: true }))
-      .body.data;
+    const loop = (
+      await svc.submit(ROUTER_A2, { description: "endless", script: endless, express_execute: true })
+    ).body.data;
     await eventually(async () => {
       const job = (await svc.jobs(ROUTER_A2)).find((item) => item.idempotency_key === loop.idempotency_key);
       return job?.status === "running" ? job : undefined;

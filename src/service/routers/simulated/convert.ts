@@ -9,6 +9,7 @@ import {
   formatDuration,
   isHost,
   isIpRangeOrPrefix,
+  isIpv6Prefix,
   isPortList,
   parseDuration,
   parseIp,
@@ -21,6 +22,16 @@ export const formatId = (id: number): string => `*${id.toString(16).toUpperCase(
 export function parseId(text: string): number | undefined {
   return /^\*[0-9a-f]+$/i.test(text) ? Number.parseInt(text.slice(1), 16) : undefined;
 }
+
+/** Words RouterOS takes in place of a time interval in some menus (`timeout=none`, `interval=never`). */
+const intervalWords: ReadonlySet<string> = new Set([
+  "none",
+  "never",
+  "auto",
+  "disabled",
+  "default",
+  "infinity",
+]);
 
 const invalid = (name: string) => new RouterOsError(`invalid value for argument ${name}`);
 const noMatch = (name: string) => new RouterOsError(`input does not match any value of ${name}`);
@@ -37,6 +48,16 @@ function parseOne(name: string, type: ValueType, text: string, router: RouterSta
       if (!prefix) throw invalid(name);
       return text.includes("/") ? text : `${text}/32`;
     }
+    case "ip46":
+      if (parseIp(text) === undefined && (text.includes("/") || !isIpv6Prefix(text))) throw invalid(name);
+      return text;
+    case "interval":
+      if (!intervalWords.has(text) && !text.split("-").every((part) => parseDuration(part) !== undefined))
+        throw invalid(name);
+      return text;
+    case "ipv6-prefix":
+      if (!isIpv6Prefix(text)) throw invalid(name);
+      return text;
     case "ip-match":
       if (!isIpRangeOrPrefix(text)) throw invalid(name);
       return text;

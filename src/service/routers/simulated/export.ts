@@ -10,20 +10,21 @@ import { items } from "./items.js";
 import type { MenuDef, RouterState } from "./schema.js";
 import type { Item } from "./table.js";
 
-export const exportHeader = "# RouterOS 7.16 (simulated) export";
+export const exportHeader = "# RouterOS 7.24 (simulated) export";
 
 function changes(menu: MenuDef, item: Item, router: RouterState): string[] {
-  return Object.keys(item.values)
+  const always = Object.keys(menu.properties).filter((name) => menu.properties[name]?.exportAlways);
+  return [...new Set([...Object.keys(item.values), ...always])]
     .filter((name) => {
       const def = menu.properties[name];
       if (!def || def.readOnly || def.sensitive || name === menu.scope?.prop) return false;
       const reference = item.base?.[name] ?? def.default ?? "";
-      return item.values[name] !== reference;
+      return def.exportAlways === true || item.values[name] !== reference;
     })
     .sort()
     .map((name) => {
       const def = menu.properties[name];
-      const value = def ? showValue(def, item.values[name] ?? "", router) : "";
+      const value = def ? showValue(def, item.values[name] ?? def.default ?? "", router) : "";
       return `${name}=${quote(value)}`;
     });
 }
@@ -55,6 +56,7 @@ export function exportConfig(
   const out = [exportHeader];
   for (const menu of menus) {
     if (menu.exported === false || !prefix.every((word, i) => menu.path[i] === word)) continue;
+    if (!router.hasTable(menu.table)) continue;
     const lines = menuLines(menu, router);
     if (lines.length > 0) out.push(`/${menu.path.join(" ")}`, ...lines);
   }

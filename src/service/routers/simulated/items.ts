@@ -29,7 +29,10 @@ export function isInvalid(menu: MenuDef, item: Item, router: RouterState): boole
 }
 
 export function items(menu: MenuDef, router: RouterState): readonly Item[] {
-  const all = router.table(menu.table).items;
+  const table = router.table(menu.table);
+  // Settings menus made from the catalog get their one item when first used, not at every reset.
+  if (menu.singleton && table.items.length === 0) table.insert({}, { base: {} });
+  const all = table.items;
   const scope = menu.scope;
   return scope ? all.filter((item) => item.values[scope.prop] === scope.value) : all;
 }

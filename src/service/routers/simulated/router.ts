@@ -8,6 +8,7 @@ import type { CommandCall, CommandHost, CommandResult } from "../../../routeros/
 import { runScript } from "../../../routeros/interpreter.js";
 import type { Cell } from "../../../routeros/scope.js";
 import type { ScriptOutcome } from "../backend.js";
+import { allMenus } from "./all-menus.js";
 import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";
 import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
@@ -81,6 +82,13 @@ export class SimulatedRouter implements CommandHost, RouterState {
       for (const values of menu.builtins?.(this) ?? []) table.insert({ ...values }, { base: values });
     }
     this.table("user").insert({ name: "admin", group: "full" });
+    // The loopback interface every RouterOS v7 router has; not in a menu of its own, so never exported.
+    const lo = { name: "lo", "default-name": "lo", type: "loopback", "mac-address": "00:00:00:00:00:00" };
+    this.table("interface").insert({ ...lo, mtu: "65536" }, { base: { ...lo, mtu: "65536" } });
+  }
+
+  hasTable(key: string): boolean {
+    return this.tables.has(key);
   }
 
   table(key: string): Table {
@@ -153,12 +161,15 @@ export class SimulatedRouter implements CommandHost, RouterState {
       if (!catalog.hasArgument(call.menu, call.verb, name))
         throw new RouterOsError("expected end of command");
     }
-    if (call.verb === "export") return { output: exportConfig(menus, call.menu, this) };
+    if (call.verb === "export") return { output: exportConfig(allMenus(), call.menu, this) };
     const menu = menuAt(call.menu);
     if (!menu) throw badCommand(call.verb);
     const custom = menu.verbs?.[call.verb];
     if (custom) return custom.run(call, this, menu);
     const verb = call.verb === "print" ? print : genericVerbs[call.verb as keyof typeof genericVerbs];
+    // Commands RouterOS has that act on hardware or traffic (`monitor`, `ping`): the console knows them,
+    // the simulator does not run them.
+    if (!verb) throw new RouterOsError(`failure: ${call.verb} is not available on the simulated router`);
     const result = verb(call, this, menu);
     if (!readOnlyVerbs.has(call.verb) && sourceTables.has(menu.table)) this.derivedStale = true;
     return result;
@@ -166,7 +177,9 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   private configState(): ConfigState {
     for (const key of derivedTables) this.table(key);
-    return Object.fromEntries([...this.tables].map(([key, table]) => [key, table.state()]));
+    // A table only read (a print of an empty menu) holds nothing worth keeping.
+    const kept = [...this.tables].filter(([, table]) => table.items.length > 0 || table.state().nextId > 1);
+    return Object.fromEntries(kept.map(([key, table]) => [key, table.state()]));
   }
 
   private applyConfig(config: ConfigState): void {

@@ -22,6 +22,11 @@ export type ValueType =
   | { readonly kind: "string" }
   | { readonly kind: "ip" }
   | { readonly kind: "ip-prefix" }
+  | { readonly kind: "ipv6-prefix" }
+  /** An IPv4 or an IPv6 address (DNS servers). */
+  | { readonly kind: "ip46" }
+  /** A time interval as RouterOS describes one loosely: `10s`, `20s-60s`, `none`; kept as written. */
+  | { readonly kind: "interval" }
   | { readonly kind: "ip-match" }
   | { readonly kind: "host" }
   | { readonly kind: "mac" }
@@ -45,6 +50,8 @@ export interface PropDef {
   readonly negatable?: boolean;
   /** Written but never printed (passwords). */
   readonly sensitive?: boolean;
+  /** Export writes it even at its default, as RouterOS does (`action=accept`, a route's `distance=1`). */
+  readonly exportAlways?: boolean;
 }
 
 export interface Flag {
@@ -57,6 +64,8 @@ export interface Flag {
 /** The router as the menus see it. `SimulatedRouter` implements it. */
 export interface RouterState {
   table(key: string): Table;
+  /** Whether anything ever stored into the table `key` (export skips menus never touched). */
+  hasTable(key: string): boolean;
   now(): Date;
   log(topics: readonly string[], message: string): void;
   /** The named item a reference resolves to. */
@@ -128,6 +137,8 @@ export interface MenuDef {
   readonly virtual?: Readonly<Record<string, VirtualProp>>;
   /** Verbs beyond the generic ones (`save`, `load`, `run`, `reboot`), or replacing one (`/log print`). */
   readonly verbs?: Readonly<Record<string, CustomVerb>>;
+  /** Made from the RouterOS catalog alone (`generic.ts`), with no hand-written behaviour. */
+  readonly generic?: boolean;
 }
 
 export interface CustomVerb {

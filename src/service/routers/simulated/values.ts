@@ -121,3 +121,15 @@ export function isHost(text: string): boolean {
     parseIp(text) !== undefined || /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9-]+)*$/i.test(text)
   );
 }
+
+/** `2001:db8::1`, `::`, `fe80::1/64`: eight groups of up to four hex digits, `::` standing for zeros once. */
+export function isIpv6Prefix(text: string): boolean {
+  const [address = "", length, extra] = text.split("/");
+  if (extra !== undefined) return false;
+  if (length !== undefined && (!/^\d{1,3}$/.test(length) || Number(length) > 128)) return false;
+  const halves = address.split("::");
+  if (halves.length > 2) return false;
+  const groups = halves.flatMap((half) => (half === "" ? [] : half.split(":")));
+  if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return false;
+  return halves.length === 2 ? groups.length < 8 : groups.length === 8;
+}

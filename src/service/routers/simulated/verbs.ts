@@ -33,6 +33,7 @@ export function selectIn(menu: MenuDef, value: RosValue | undefined, router: Rou
 function writes(call: CommandCall, router: RouterState, menu: MenuDef, skip: readonly string[]) {
   const values: Record<string, string> = {};
   const virtual: [string, string][] = [];
+  for (const name of flagWords(call, menu)) values[name] = "yes";
   for (const [name, raw] of call.named) {
     if (skip.includes(name)) continue;
     const def = menu.properties[name];
@@ -40,6 +41,18 @@ function writes(call: CommandCall, router: RouterState, menu: MenuDef, skip: rea
     else virtual.push([name, valueText(raw)]);
   }
   return { values, virtual };
+}
+
+/**
+ * Properties written as a bare word (`/routing table add fib name=x`), as exports write RouterOS's flags.
+ * `set` names its items first, so only the words after that count.
+ */
+function flagWords(call: CommandCall, menu: MenuDef): string[] {
+  const first = call.verb === "add" || menu.singleton || call.named.has("numbers") ? 0 : 1;
+  return call.positional
+    .slice(first)
+    .map((value) => (typeof value === "string" ? value : ""))
+    .filter((word) => menu.properties[word]?.type.kind === "string" && !menu.properties[word]?.readOnly);
 }
 
 function checkUnique(menu: MenuDef, values: Record<string, string>, router: RouterState, self?: Item) {
@@ -70,7 +83,7 @@ function autoName(menu: MenuDef, router: RouterState): string {
 
 function add(call: CommandCall, router: RouterState, menu: MenuDef): CommandResult {
   if (menu.singleton || menu.canAdd === false) throw badCommand("add");
-  if (call.positional.length > 0) throw endOfCommand();
+  if (call.positional.length > flagWords(call, menu).length) throw endOfCommand();
   const skip = menu.ordered ? ["place-before", "copy-from"] : ["copy-from"];
   const { values: written } = writes(call, router, menu, skip);
   const copyFrom = call.named.get("copy-from");

@@ -44,7 +44,12 @@ describe("export", () => {
     expect(first).toContain(
       'add action=drop chain=input comment="drop all not coming from LAN" in-interface-list=!LAN',
     );
-    expect(first).not.toContain("disabled=no");
+    // RouterOS writes a route's defaults and a rule's action always, other defaults never.
+    expect(first).toContain(
+      '/ip route\nadd comment="default via ISP" disabled=no distance=1 dst-address=0.0.0.0/0 gateway=',
+    );
+    expect(first.replace(/\/ip route\n[^/]*/, "")).not.toContain("disabled=no");
+    expect(first).not.toMatch(/^add chain=/m);
     expect(first).not.toMatch(/\/ip arp|\/user/);
   });
 
@@ -55,7 +60,7 @@ describe("export", () => {
       "add action=drop chain=forward connection-nat-state=!dstnat dst-address-list=!trusted",
     );
     expect(filter.indexOf("add action=drop chain=icmp-check")).toBe(
-      filter.indexOf("add chain=icmp-check limit=5,10:packet") - 1,
+      filter.indexOf("add action=accept chain=icmp-check limit=5,10:packet") - 1,
     );
     expect(filter.some((l) => l.includes("disabled=yes reject-with=icmp-port-unreachable"))).toBe(true);
   });
@@ -65,7 +70,7 @@ describe("export", () => {
     await run(router, smallOffice);
     const dns = await run(router, "/ip dns export");
     expect(dns.split("\n")).toEqual([
-      "# RouterOS 7.16 (simulated) export",
+      "# RouterOS 7.24 (simulated) export",
       "/ip dns",
       "set allow-remote-requests=yes servers=1.1.1.1,8.8.8.8",
       "/ip dns static",

@@ -2,11 +2,13 @@ import { describe, expect, it } from "vitest";
 import { fail, freshRouter, run } from "./helpers.js";
 
 describe("/interface and its views", () => {
-  it("starts with ether1..ether5 and nothing else", async () => {
+  it("starts with ether1..ether5 and the loopback lo, and nothing else", async () => {
     const router = freshRouter();
-    expect(await run(router, ":put [/interface print count-only]")).toBe("5\n5");
+    expect(await run(router, ":put [/interface print count-only]")).toBe("6\n6");
     expect(await run(router, ":put [/interface get ether1 type]")).toBe("ether");
-    expect(await run(router, "/export")).toBe("# RouterOS 7.16 (simulated) export");
+    expect(await run(router, ":put [/interface get lo type]")).toBe("loopback");
+    expect(await fail(router, "/interface remove lo")).toMatch(/^failure: can not remove built-in item/);
+    expect(await run(router, "/export")).toBe("# RouterOS 7.24 (simulated) export");
   });
 
   it("renames follow through references, because they are stored by id", async () => {
@@ -71,7 +73,7 @@ describe("/interface and its views", () => {
     );
     expect(await run(router, "/interface list export")).toBe(
       [
-        "# RouterOS 7.16 (simulated) export",
+        "# RouterOS 7.24 (simulated) export",
         "/interface list",
         "add name=LAN",
         "/interface list member",
@@ -85,6 +87,6 @@ describe("/interface and its views", () => {
     await run(router, "/interface bridge add name=br\n/ip address add address=10.0.0.1/24 interface=br");
     await run(router, "/interface bridge remove br");
     expect(await run(router, ":put [/ip address get [find] invalid]")).toBe("true");
-    expect(await run(router, ":put [/ip address get [find] interface]")).toBe("*6");
+    expect(await run(router, ":put [/ip address get [find] interface]")).toBe("*7");
   });
 });

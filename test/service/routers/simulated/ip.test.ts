@@ -72,7 +72,7 @@ describe("/ip arp and /ip route dynamic entries", () => {
       /^invalid value for argument gateway/,
     );
     expect(await run(router, "/ip route export")).toBe(
-      "# RouterOS 7.16 (simulated) export\n/ip route\nadd gateway=203.0.113.1",
+      "# RouterOS 7.24 (simulated) export\n/ip route\nadd disabled=no distance=1 dst-address=0.0.0.0/0 gateway=203.0.113.1 routing-table=main scope=30 target-scope=10",
     );
   });
 });
@@ -111,7 +111,7 @@ describe("/ip dns, /ip pool, /ip service", () => {
     );
     expect(await run(router, "/ip service export")).toBe(
       [
-        "# RouterOS 7.16 (simulated) export",
+        "# RouterOS 7.24 (simulated) export",
         "/ip service",
         "set telnet disabled=yes",
         "set ssh address=10.0.0.0/8 port=2222",

@@ -19,7 +19,7 @@ describe("/system", () => {
     );
     expect(await fail(router, "/system clock set time=25:99:00")).toMatch(/^invalid value for argument time/);
     expect(await run(router, "/system clock export")).toBe(
-      "# RouterOS 7.16 (simulated) export\n/system clock\nset time-zone-name=Europe/Riga",
+      "# RouterOS 7.24 (simulated) export\n/system clock\nset time-zone-name=Europe/Riga",
     );
   });
 
@@ -108,7 +108,7 @@ describe("/user, /snmp, /log", () => {
     const router = freshRouter();
     await run(router, '/snmp set enabled=yes contact="noc@example.com" trap-version=2');
     expect(await run(router, "/snmp export")).toBe(
-      "# RouterOS 7.16 (simulated) export\n/snmp\nset contact=noc@example.com enabled=yes trap-version=2",
+      "# RouterOS 7.24 (simulated) export\n/snmp\nset contact=noc@example.com enabled=yes trap-version=2",
     );
   });
 

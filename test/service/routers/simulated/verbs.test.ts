@@ -89,7 +89,7 @@ describe("generic verbs through scripts", () => {
       "1  10.0.1.1/24  10.0.1.0  ether3",
     ]);
     expect(await run(router, "/ip address print terse where interface=ether3")).toBe(
-      " 0    comment=lab address=10.0.1.1/24 network=10.0.1.0 interface=ether3",
+      " 0    comment=lab address=10.0.1.1/24 network=10.0.1.0 interface=ether3 actual-interface=ether3",
     );
     const detail = await run(router, "/ip address print detail proplist=address");
     expect(detail.split("\n").slice(1)).toEqual([

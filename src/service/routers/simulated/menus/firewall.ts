@@ -66,7 +66,8 @@ function rules(name: string, actions: readonly string[], extra: Record<string, P
     complete: completeRule,
     properties: {
       chain: { type: { kind: "string" }, required: true },
-      action: oneOf([...common, ...actions].sort(), "accept"),
+      // RouterOS's export writes the action even when it is the default.
+      action: { ...oneOf([...common, ...actions].sort(), "accept"), exportAlways: true },
       ...extra,
       ...matchers,
     },

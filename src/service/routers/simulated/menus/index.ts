@@ -53,6 +53,7 @@ export const menus: readonly MenuDef[] = [
   "system backup",
   "system clock",
   "system identity",
+  "system resource",
   "system ntp client",
   "system scheduler",
   "system script",

@@ -20,6 +20,16 @@ const readOnly = (fallback?: string): PropDef => ({
   default: fallback,
 });
 const name: PropDef = { type: { kind: "string" }, required: true };
+const counters = [
+  "rx-byte",
+  "tx-byte",
+  "rx-packet",
+  "tx-packet",
+  "rx-drop",
+  "tx-drop",
+  "rx-error",
+  "tx-error",
+];
 
 export const interfaceMenus: readonly MenuDef[] = [
   {
@@ -28,7 +38,7 @@ export const interfaceMenus: readonly MenuDef[] = [
     key: "name",
     canAdd: false,
     exported: false,
-    columns: ["name", "type", "mac-address"],
+    columns: ["name", "type", "mtu", "l2mtu", "mac-address"],
     flags: interfaceFlags,
     unique: [nameTaken],
     properties: {
@@ -36,7 +46,10 @@ export const interfaceMenus: readonly MenuDef[] = [
       "default-name": readOnly(),
       type: readOnly(),
       "mac-address": readOnly(),
-      mtu: int(0, 65535),
+      mtu: int(0, 65535, 1500),
+      l2mtu: { ...int(0, 65535, 1598), readOnly: true },
+      // Nothing passes traffic in the simulator; the counters are there for scripts and the API to read.
+      ...Object.fromEntries(counters.map((counter) => [counter, readOnly("0")])),
       ...commonProps,
     },
   },

@@ -9,7 +9,6 @@ import { formatIp, networkOf, parseIp, parsePrefix } from "../values.js";
 import { anyInterface, ipPool } from "./targets.js";
 
 const ip: PropDef = { type: { kind: "ip" } };
-const ipList: PropDef = { type: { kind: "ip" }, list: true };
 const time = (fallback: string): PropDef => ({ type: { kind: "time" }, default: fallback });
 
 const dynamic: Flag = { letter: "D", name: "dynamic", test: (item) => item.dynamic === true };
@@ -45,15 +44,18 @@ export const ipMenus: readonly MenuDef[] = [
     table: "ip-address",
     columns: ["address", "network", "interface"],
     unique: [{ keys: ["address", "interface"], error: "failure: already have such address" }],
-    // RouterOS fills `network` from the address and keeps it in sync; export still lists it.
+    // RouterOS fills `network` from the address and keeps it in sync; export still lists it. The address
+    // works on the interface it names (no bonding or bridge master in between here).
     complete: (values) => {
       const prefix = parsePrefix(values.address ?? "");
       if (prefix) values.network = formatIp(networkOf(prefix));
+      if (values.interface !== undefined) values["actual-interface"] = values.interface;
     },
     properties: {
       address: { type: { kind: "ip-prefix" }, required: true },
       network: ip,
       interface: ref(anyInterface, { required: true }),
+      "actual-interface": ref(anyInterface, { readOnly: true }),
       ...commonProps,
     },
   },
@@ -97,17 +99,21 @@ export const ipMenus: readonly MenuDef[] = [
         throw new RouterOsError("invalid value for argument gateway");
       }
     },
+    // RouterOS v7's export writes these even at their defaults: `add disabled=no distance=1 dst-address=...`.
     properties: {
-      "dst-address": { type: { kind: "ip-prefix" }, default: "0.0.0.0/0" },
+      "dst-address": { type: { kind: "ip-prefix" }, default: "0.0.0.0/0", exportAlways: true },
       gateway: str(),
-      distance: int(0, 255, 1),
-      "routing-table": str("main"),
-      scope: int(0, 255, 30),
-      "target-scope": int(0, 255, 10),
+      distance: { ...int(0, 255, 1), exportAlways: true },
+      "routing-table": { ...str("main"), exportAlways: true },
+      scope: { ...int(0, 255, 30), exportAlways: true },
+      "target-scope": { ...int(0, 255, 10), exportAlways: true },
       "pref-src": ip,
       "check-gateway": oneOf(["arp", "bfd", "ping", "none"]),
       blackhole: bool("no"),
-      ...commonProps,
+      // Exports of RouterOS 7.x before 7.24 carry it; 7.24 dropped the argument. Taken, kept, not exported.
+      "suppress-hw-offload": bool("no"),
+      comment: commonProps.comment,
+      disabled: { ...commonProps.disabled, exportAlways: true },
     },
   },
   {
@@ -115,7 +121,7 @@ export const ipMenus: readonly MenuDef[] = [
     table: "ip-dns",
     singleton: true,
     properties: {
-      servers: ipList,
+      servers: { type: { kind: "ip46" }, list: true },
       "allow-remote-requests": bool("no"),
       "cache-size": int(64, 4_294_967_295, 2048),
       "cache-max-ttl": time("1w"),

@@ -11,6 +11,7 @@ import {
   str,
   valueText,
 } from "../schema.js";
+import { formatDuration } from "../values.js";
 import { targets } from "../verbs.js";
 
 const policies = [
@@ -42,7 +43,45 @@ function named(call: CommandCall, name: string): string | undefined {
   return value === undefined ? undefined : valueText(value);
 }
 
+/** What `/system resource print` shows: a small CHR, as the catalog's RouterOS 7.24 was generated on. */
+const resource: Readonly<Record<string, string>> = {
+  version: "7.24 (stable)",
+  "factory-software": "7.1",
+  "free-memory": "900.0MiB",
+  "total-memory": "1024.0MiB",
+  cpu: "QEMU",
+  "cpu-count": "1",
+  "cpu-frequency": "2400",
+  "cpu-load": "1",
+  "free-hdd-space": "80.0MiB",
+  "total-hdd-space": "128.0MiB",
+  "architecture-name": "x86_64",
+  "board-name": "CHR",
+  platform: "MikroTik",
+};
+
 export const systemMenus: readonly MenuDef[] = [
+  {
+    path: ["system", "resource"],
+    table: "system-resource",
+    singleton: true,
+    exported: false,
+    virtual: {
+      // Time since the router's clock day began: enough for scripts that read and compare it.
+      uptime: {
+        get: (router) => formatDuration(router.now().getTime() % 86_400_000),
+        set: () => {
+          throw new RouterOsError("failure: uptime is read-only");
+        },
+      },
+    },
+    properties: Object.fromEntries(
+      Object.entries(resource).map(([name, value]) => [
+        name,
+        { type: { kind: "string" }, readOnly: true, default: value },
+      ]),
+    ),
+  },
   {
     path: ["system"],
     table: "system",
@@ -135,7 +174,7 @@ export const systemMenus: readonly MenuDef[] = [
     },
     properties: {
       name: { type: { kind: "string" }, required: true },
-      owner: { type: { kind: "string" }, readOnly: true, default: "admin" },
+      owner: str("admin"),
       source: str(),
       policy,
       "dont-require-permissions": bool("no"),
