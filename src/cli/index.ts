@@ -12,6 +12,7 @@ import { execCommand } from "./commands/exec.js";
 import { jobsCommand } from "./commands/jobs.js";
 import { receiverCommand } from "./commands/receiver.js";
 import { reconcileCommand } from "./commands/reconcile.js";
+import { routerCommand } from "./commands/router-simulate.js";
 import { serviceCommand } from "./commands/service.js";
 import { submitCommand } from "./commands/submit.js";
 
@@ -29,6 +30,7 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   receiverCommand,
   serviceCommand,
   demoCommand,
+  routerCommand,
 ];
 
 export function buildProgram(): Command {

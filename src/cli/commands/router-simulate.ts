@@ -1,0 +1,139 @@
+/**
+ * `routerjobs router simulate`: one simulated RouterOS device in its own process, speaking the RouterOS API
+ * (api, or api-ssl with `--tls` and a self-signed certificate) on the given address. It prints one JSON line
+ * once it listens, `{"address","tls","fingerprint","certificate"}`, and stops on SIGTERM or SIGINT, saving
+ * its state to `--state-file` when given (read back at the next start).
+ */
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { Command } from "commander";
+import { EnvironmentError, UsageError } from "../../errors.js";
+
+interface SimulateFlags {
+  readonly api: string;
+  readonly tls?: boolean | undefined;
+  readonly user: string;
+  readonly passwordFile: string;
+  readonly name?: string | undefined;
+  readonly stateFile?: string | undefined;
+  readonly pingIntervalMs: number;
+}
+
+export function routerCommand(): Command {
+  const router = new Command("router").description("RouterOS devices: a simulated one for tests and trials");
+  router.addCommand(
+    new Command("simulate")
+      .description("run one simulated RouterOS device speaking the RouterOS API")
+      .option("--api <host:port>", "address of the API (port 0 picks a free one)", "127.0.0.1:8728")
+      .option("--tls", "api-ssl: TLS with a generated self-signed certificate (its fingerprint is printed)")
+      .option("--user <name>", "the user the device accepts")
+      .option("--password-file <file>", "file holding that user's password (never a flag: flags are visible)")
+      .option("--name <identity>", "the device's /system identity", "MikroTik")
+      .option("--state-file <file>", "JSON state read at start and written at stop")
+      .option("--ping-interval-ms <ms>", "interval of /tool/ping when the command gives none", "1000")
+      .addHelpText(
+        "after",
+        `
+Prints one JSON line when listening: {"address":"127.0.0.1:PORT","tls":true,"fingerprint":"sha256:..."}.
+
+Examples:
+  $ routerjobs router simulate --api 127.0.0.1:0 --tls --user admin --password-file ./pw`,
+      )
+      .action(async (raw: Record<string, unknown>) => runSimulate(await parseFlags(raw))),
+  );
+  return router;
+}
+
+/** The flags, checked together; the error names the flag. zod loads here, not when `--help` runs. */
+export async function parseFlags(raw: Record<string, unknown>): Promise<SimulateFlags> {
+  const { z } = await import("zod");
+  const flagsSchema = z.object({
+    api: z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):\d{1,5}$/, {
+      error: "--api must be HOST:PORT, like 127.0.0.1:8728",
+    }),
+    tls: z.boolean().optional(),
+    user: z.string({ error: "--user is required" }).min(1, { error: "--user must not be empty" }),
+    passwordFile: z.string({ error: "--password-file is required" }).min(1),
+    name: z.string().min(1).optional(),
+    stateFile: z.string().min(1).optional(),
+    pingIntervalMs: z.coerce
+      .number()
+      .int()
+      .positive({ error: "--ping-interval-ms must be a positive whole number" }),
+  });
+  const result = flagsSchema.safeParse(raw);
+  if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
+  return result.data;
+}
+
+async function runSimulate(flags: SimulateFlags): Promise<void> {
+  const cut = flags.api.lastIndexOf(":");
+  const host = flags.api.slice(0, cut).replace(/^\[|\]$/g, "");
+  const port = Number(flags.api.slice(cut + 1));
+  if (port > 65_535) throw new UsageError(`--api port must be 0 to 65535 (got ${port})`);
+  const password = await readPassword(flags.passwordFile);
+  const [{ SimulatedRouter }, { startRouterApiServer }, { apiFrontEnd }, { selfSignedDeviceCertificate }] =
+    await Promise.all([
+      import("../../service/routers/simulated/router.js"),
+      import("../../routeros-api/server.js"),
+      import("../../simulator/api-front-end.js"),
+      import("../../simulator/device-certificate.js"),
+    ]);
+  const { certificateFingerprint } = await import("../../routeros-api/transport.js");
+  const { constantTimeEqual } = await import("../../simulator/credentials.js");
+  const device = new SimulatedRouter({ name: flags.name ?? "MikroTik" });
+  if (flags.stateFile && existsSync(flags.stateFile)) {
+    try {
+      device.restore(JSON.parse(await readFile(flags.stateFile, "utf8")));
+    } catch (error) {
+      throw new UsageError(
+        `--state-file ${flags.stateFile} is not a saved device state: ${(error as Error).message}`,
+      );
+    }
+  }
+  const tls = flags.tls ? await selfSignedDeviceCertificate([host]) : undefined;
+  const server = await startRouterApiServer({
+    host,
+    port,
+    ...(tls ? { tls } : {}),
+    authenticate: (user, given) => user === flags.user && constantTimeEqual(given, password),
+    handler: apiFrontEnd(device, { pingIntervalMs: flags.pingIntervalMs }),
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new EnvironmentError(`cannot listen on ${flags.api}: ${error.message}`);
+  });
+  const address = server.host.includes(":")
+    ? `[${server.host}]:${server.port}`
+    : `${server.host}:${server.port}`;
+  const ready = {
+    address,
+    tls: Boolean(tls),
+    ...(tls ? { fingerprint: certificateFingerprint(tls.cert), certificate: tls.cert } : {}),
+  };
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+      resolve();
+    };
+    process.on("SIGTERM", stop);
+    process.on("SIGINT", stop);
+  });
+  await server.close();
+  if (flags.stateFile) {
+    const { writeFileAtomic } = await import("../../fs/file-lock.js");
+    await writeFileAtomic(flags.stateFile, JSON.stringify(device.snapshot()), 0o600);
+  }
+}
+
+async function readPassword(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--password-file ${file} cannot be read: ${(error as NodeJS.ErrnoException).code}`);
+  }
+  const password = text.replace(/\r?\n$/, "");
+  if (password === "") throw new UsageError(`--password-file ${file} is empty`);
+  return password;
+}

@@ -1,0 +1,115 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { RouterApiClient } from "../../src/routeros-api/client.js";
+import { runCli } from "../helpers/cli.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "routerjobs-simulate-"));
+const passwordFile = join(dir, "password");
+writeFileSync(passwordFile, "s3cret-simulate\n", { mode: 0o600 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs `router simulate` until the callback is done, then SIGTERM; returns the exit code. */
+async function withDevice(args: string[], use: (port: number) => Promise<void>): Promise<number | null> {
+  const child = spawn(process.execPath, ["bin/routerjobs.js", "router", "simulate", ...args], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+    const ready = JSON.parse(line) as { address: string; tls: boolean };
+    expect(ready.tls).toBe(false);
+    await use(Number(ready.address.split(":")[1]));
+  } finally {
+    child.kill("SIGTERM");
+  }
+  const [code] = await once(child, "exit");
+  return code as number | null;
+}
+
+describe("routerjobs router simulate", () => {
+  it("keeps its configuration in --state-file across a restart (plain TCP)", async () => {
+    const stateFile = join(dir, "state.json");
+    const args = [
+      "--api",
+      "127.0.0.1:0",
+      "--user",
+      "ops",
+      "--password-file",
+      passwordFile,
+      "--state-file",
+      stateFile,
+    ];
+    const session = (port: number) =>
+      RouterApiClient.connect({
+        host: "127.0.0.1",
+        port,
+        user: "ops",
+        password: "s3cret-simulate",
+        allowPlaintext: true,
+      });
+    expect(
+      await withDevice(args, async (port) => {
+        const client = await session(port);
+        await client.command({
+          command: "/ip/address/add",
+          attributes: { address: "10.1.1.1/24", interface: "ether3" },
+        });
+        client.close();
+      }),
+    ).toBe(0);
+    expect(
+      await withDevice(args, async (port) => {
+        const client = await session(port);
+        const reply = await client.command({
+          command: "/ip/address/print",
+          proplist: ["address", "interface"],
+        });
+        expect(reply.records).toEqual([{ address: "10.1.1.1/24", interface: "ether3" }]);
+        client.close();
+      }),
+    ).toBe(0);
+  });
+
+  it("names the flag that is wrong and exits 2", async () => {
+    const missing = await runCli([
+      "router",
+      "simulate",
+      "--api",
+      "127.0.0.1:0",
+      "--password-file",
+      passwordFile,
+    ]);
+    expect(missing).toMatchObject({ code: 2 });
+    expect(missing.stderr).toMatch(/--user is required/);
+    const badApi = await runCli([
+      "router",
+      "simulate",
+      "--api",
+      "localhost",
+      "--user",
+      "a",
+      "--password-file",
+      passwordFile,
+    ]);
+    expect(badApi.stderr).toMatch(/--api must be HOST:PORT/);
+    const noFile = await runCli([
+      "router",
+      "simulate",
+      "--api",
+      "127.0.0.1:0",
+      "--user",
+      "a",
+      "--password-file",
+      join(dir, "nope"),
+    ]);
+    expect(noFile).toMatchObject({ code: 2 });
+    expect(noFile.stderr).toMatch(/--password-file .*nope cannot be read: ENOENT/);
+  });
+});
