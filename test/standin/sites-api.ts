@@ -1,0 +1,91 @@
+import { commandReply, isReadOnly, runCommand } from "./commands.js";
+import type { Devices } from "./device.js";
+import type { RequestContext, Route } from "./http-server.js";
+import { type Job, type JobStore, sitesJob } from "./jobs.js";
+import { json, type Reply, Validation } from "./laravel.js";
+
+export interface SitesApiSetup {
+  jobs: JobStore;
+  devices: Devices;
+  submit(job: Job): void;
+}
+
+/** API B: the script is the text/plain body and its metadata travels in X- headers. */
+function submitJob(setup: SitesApiSetup, context: RequestContext): Reply {
+  if (!String(context.headers["content-type"] ?? "").startsWith("text/plain"))
+    return json(415, { message: "The script must be sent as text/plain." });
+  const header = (name: string) => context.headers[name];
+  const check = new Validation();
+  const idempotencyKey = check.uuid("x-idempotency-key", header("x-idempotency-key"));
+  const description = check.text("x-description", header("x-description"), {
+    required: true,
+    min: 3,
+    max: 100,
+  });
+  const needsAcknowledgement = check.boolean("x-needs-ack", header("x-needs-ack"), true);
+  const backup = check.boolean("x-backup", header("x-backup"), false);
+  const expressExecute = check.boolean("x-express-execute", header("x-express-execute"), false);
+  const script = check.text("script", context.body, { required: true, max: 2000 });
+  const failure = check.failure();
+  if (failure || idempotencyKey === undefined || description === undefined || script === undefined)
+    return failure ?? json(500, {});
+  // The key is honoured: the same key on the same site answers the first job, whatever the body says.
+  const earlier = setup.jobs.byIdempotencyKey(context.siteId, idempotencyKey);
+  if (earlier) return json(200, sitesJob(earlier));
+  const job = setup.jobs.create({
+    siteId: context.siteId,
+    teamId: context.team.id,
+    idempotencyKey,
+    description,
+    script,
+    backup,
+    expressExecute,
+    needsAcknowledgement,
+    notifyUrl: null,
+  });
+  setup.submit(job);
+  return json(201, sitesJob(job));
+}
+
+/** Read-only commands only; the answer is the raw RouterOS reply with typed values. */
+function synchronous(setup: SitesApiSetup, context: RequestContext): Reply {
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(context.body) ?? {};
+  } catch {
+    // Laravel reads an unparseable body as no input: the validation below names what is missing.
+  }
+  const check = new Validation();
+  const command = check.text("command", body.command, { required: true });
+  const parameters = check.stringArray("parameters", body.parameters);
+  const failure = check.failure();
+  if (failure || command === undefined) return failure ?? json(500, {});
+  if (!isReadOnly(command)) {
+    const message = "The command must be read-only.";
+    return json(422, { message, errors: { command: [message] } });
+  }
+  return commandReply(() => runCommand(setup.devices, context.siteId, command, parameters));
+}
+
+export function sitesApiRoutes(setup: SitesApiSetup): Route[] {
+  const list = (context: RequestContext) =>
+    // Soft-deleted jobs drop out of this list, as Laravel's default scope hides them.
+    json(
+      200,
+      setup.jobs
+        .forSite(context.siteId)
+        .filter((job) => job.deletedAt === null)
+        .map(sitesJob),
+    );
+  const routes: Route[] = [];
+  for (const path of [/^\/sites\/([^/]+)\/jobs$/, /^\/site\/([^/]+)\/job$/]) {
+    routes.push({ method: "POST", path, handle: (context) => submitJob(setup, context) });
+    routes.push({ method: "GET", path, handle: list });
+  }
+  routes.push({
+    method: "POST",
+    path: /^\/sites\/([^/]+)\/commands\/synchronous$/,
+    handle: (context) => synchronous(setup, context),
+  });
+  return routes;
+}
