@@ -4,8 +4,8 @@
  * reset router. ratio = run time / parse time; commands/s counts router commands executed.
  */
 import { parseScript } from "../src/routeros/parser.js";
-import { catalog } from "../src/service/routers/simulated/catalog.js";
-import { SimulatedRouter } from "../src/service/routers/simulated/router.js";
+import { catalog } from "../src/simulator/catalog.js";
+import { SimulatedRouter } from "../src/simulator/router.js";
 import { type BenchReport, opsPerSecond, round } from "./harness.js";
 
 /** A job script of exactly `size` characters: realistic commands, distinct values, cut at a line end. */

@@ -26,10 +26,10 @@ import { NetworkError, RouterJobsClient, TimeoutError } from "../src/client/inde
 import type { JobRequestInput } from "../src/contract/job.js";
 import { ReceiverClient } from "../src/receiver/wait-client.js";
 import { resolveConfig } from "../src/service/config.js";
-import { SimulatedBackend } from "../src/service/routers/simulated/index.js";
-import { hash32, SeededRandom } from "../src/service/routers/simulated/random.js";
 import { startService } from "../src/service/server.js";
 import { generateSecret } from "../src/service/store/directory.js";
+import { SimulatedBackend } from "../src/simulator/index.js";
+import { hash32, SeededRandom } from "../src/simulator/random.js";
 import { type Fault, type FaultPicker, FaultProxy } from "../test/helpers/fault-proxy.js";
 import { startReceiverProcess } from "../test/helpers/receiver-process.js";
 import { type BenchReport, percentile, round, rssMiB } from "./harness.js";

@@ -5,9 +5,9 @@ import { fileURLToPath } from "node:url";
 import { formatDuration, type RateLimit } from "../contract/duration.js";
 import { type RunningReceiver, startReceiver } from "../receiver/server.js";
 import { resolveConfig } from "../service/config.js";
-import { SimulatedBackend } from "../service/routers/simulated/index.js";
 import { type RunningService, startService } from "../service/server.js";
 import { generateSecret } from "../service/store/directory.js";
+import { SimulatedBackend } from "../simulator/index.js";
 
 /** The repository (or installed package) root: where `bin/routerjobs.js` and `examples/` are. */
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

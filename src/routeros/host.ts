@@ -1,6 +1,6 @@
 /**
  * The seam between the RouterOS language (lexer, parser, interpreter in `src/routeros`) and whatever holds a
- * configuration (the simulated router in `src/service/routers/simulated`, or a test host). The language knows
+ * configuration (the simulated router in `src/simulator`, or a test host). The language knows
  * syntax and evaluation; the host knows menus, items and their rules.
  */
 

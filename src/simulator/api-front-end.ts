@@ -13,8 +13,8 @@ import type { CommandCall, RosValue } from "../routeros/host.js";
 import { toText } from "../routeros/values.js";
 import { compileQuery } from "../routeros-api/query.js";
 import { type ApiCommand, ApiTrap, type CommandHandler, type HandlerResult } from "../routeros-api/server.js";
-import { matches } from "../service/routers/simulated/items.js";
-import type { SimulatedRouter } from "../service/routers/simulated/router.js";
+import { matches } from "./items.js";
+import type { SimulatedRouter } from "./router.js";
 
 export interface ApiFrontEndOptions {
   /** Interval of `/tool/ping` when the command gives none (RouterOS: 1 s). @default 1000 */

@@ -11,7 +11,7 @@ import type { RouterJobsClient } from "../../src/client/client.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { markDescription, parseMarker, stripMarker, tagOf } from "../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../src/contract/job.js";
-import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import type { SimulatedBackend } from "../../src/simulator/index.js";
 import {
   clientOf,
   ROUTER_A,

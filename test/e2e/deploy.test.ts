@@ -9,7 +9,7 @@ import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterConfig, type RouterSection } from "../../src/constructs/index.js";
 import { stripMarker } from "../../src/contract/attempt-marker.js";
-import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import type { SimulatedBackend } from "../../src/simulator/index.js";
 import { processes } from "../helpers/processes.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";

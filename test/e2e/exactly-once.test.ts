@@ -13,7 +13,7 @@ import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RouterConfig, type RouterSection } from "../../src/constructs/index.js";
 import { parseMarker, tagOf } from "../../src/contract/attempt-marker.js";
-import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import type { SimulatedBackend } from "../../src/simulator/index.js";
 import { terraformOrSkip } from "../helpers/terraform.js";
 import {
   eventually,

@@ -10,7 +10,7 @@ import {
   type OfficeRouter,
 } from "../../examples/office-fleet/fleet.js";
 import { ConstructValidationError, parseApplyJob } from "../../src/constructs/index.js";
-import { SimulatedRouter } from "../../src/service/routers/simulated/router.js";
+import { SimulatedRouter } from "../../src/simulator/router.js";
 import { provisioners } from "../constructs/support.js";
 import { jobsByPath, ROOT, runApp, stackJson, TOKEN } from "./support.js";
 

@@ -5,7 +5,7 @@ import { TerraformStack, Testing } from "cdktf";
 import { describe, expect, it } from "vitest";
 import { buildSingleRouter } from "../../examples/single-router/router.js";
 import { parseApplyJob } from "../../src/constructs/index.js";
-import { SimulatedRouter } from "../../src/service/routers/simulated/router.js";
+import { SimulatedRouter } from "../../src/simulator/router.js";
 import { provisioners, ROUTER_A } from "../constructs/support.js";
 import { jobsByPath, runApp, stackJson, TOKEN } from "./support.js";
 

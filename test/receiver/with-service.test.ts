@@ -5,7 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReceiverClient } from "../../src/receiver/wait-client.js";
-import type { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
+import type { SimulatedBackend } from "../../src/simulator/index.js";
 import { ADMIN_TOKEN, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../service/harness.js";
 import { startTestReceiver, tempDir } from "./helpers.js";
 

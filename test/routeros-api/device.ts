@@ -5,9 +5,9 @@ import {
   startRouterApiServer,
 } from "../../src/routeros-api/server.js";
 import { certificateFingerprint } from "../../src/routeros-api/transport.js";
-import { SimulatedRouter } from "../../src/service/routers/simulated/router.js";
 import { apiFrontEnd } from "../../src/simulator/api-front-end.js";
 import { selfSignedDeviceCertificate } from "../../src/simulator/device-certificate.js";
+import { SimulatedRouter } from "../../src/simulator/router.js";
 
 export const USER = "admin";
 export const PASSWORD = "pw-Very-Secret-1234";

@@ -3,10 +3,10 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
-import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
 import { applySeed } from "../../src/service/seed.js";
 import { type ClaimedJob, claimNextJob, recoverJobs } from "../../src/service/store/lifecycle.js";
 import type { JobRow } from "../../src/service/store/rows.js";
+import { SimulatedBackend } from "../../src/simulator/index.js";
 import { type Database, openDatabase, type Queryable } from "../../src/store/database.js";
 import {
   ADMIN_TOKEN,

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SimulatedBackend } from "../../src/service/routers/simulated/index.js";
 import { shutdownError } from "../../src/service/scheduler.js";
 import type { JobRow } from "../../src/service/store/rows.js";
+import { SimulatedBackend } from "../../src/simulator/index.js";
 import { type Database, openDatabase } from "../../src/store/database.js";
 import { type CliProcess, runCli, startCli } from "../helpers/cli.js";
 import {

@@ -6,7 +6,7 @@
  */
 import { RouterOsError } from "../../src/routeros/errors.js";
 import { parseScript } from "../../src/routeros/parser.js";
-import { SimulatedRouter } from "../../src/service/routers/simulated/router.js";
+import { SimulatedRouter } from "../../src/simulator/router.js";
 
 export interface ScriptFigures {
   readonly parses: boolean;

@@ -8,8 +8,8 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseKind, routerOsCatalog } from "../../src/routeros/catalog/index.js";
-import { apiCommand } from "../../src/service/routers/simulated/api-view.js";
-import { fail, freshRouter, run } from "../service/routers/simulated/helpers.js";
+import { apiCommand } from "../../src/simulator/api-view.js";
+import { fail, freshRouter, run } from "./helpers.js";
 
 const root = join(import.meta.dirname, "..", "..");
 const schema = join(root, "..", "shared", "routeros", "inspect-7.24.json");

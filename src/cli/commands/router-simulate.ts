@@ -74,7 +74,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   const password = await readPassword(flags.passwordFile);
   const [{ SimulatedRouter }, { startRouterApiServer }, { apiFrontEnd }, { selfSignedDeviceCertificate }] =
     await Promise.all([
-      import("../../service/routers/simulated/router.js"),
+      import("../../simulator/router.js"),
       import("../../routeros-api/server.js"),
       import("../../simulator/api-front-end.js"),
       import("../../simulator/device-certificate.js"),

@@ -77,7 +77,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
       import("../../service/config.js"),
       import("../../service/server.js"),
       import("../../service/seed.js"),
-      import("../../service/routers/simulated/index.js"),
+      import("../../simulator/index.js"),
       import("../../tls/certificates.js"),
     ]);
   const separator = flags.listen.lastIndexOf(":");

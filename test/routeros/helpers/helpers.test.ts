@@ -6,8 +6,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as h from "../../../src/routeros/helpers/index.js";
 import { parseScript } from "../../../src/routeros/index.js";
-import { catalog } from "../../../src/service/routers/simulated/catalog.js";
-import { SimulatedRouter } from "../../../src/service/routers/simulated/router.js";
+import { catalog } from "../../../src/simulator/catalog.js";
+import { SimulatedRouter } from "../../../src/simulator/router.js";
 
 const LAN = [
   h.identity('edge 1 "main"'),

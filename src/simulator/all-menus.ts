@@ -7,7 +7,7 @@
  * catalog (wireguard, gre, eoip...) follow the ethernet ports, since addresses, bridge ports and lists name
  * them; the other generic menus follow every hand-written one (they refer to interfaces and lists only).
  */
-import { routerOsCatalog } from "../../../routeros/catalog/index.js";
+import { routerOsCatalog } from "../routeros/catalog/index.js";
 import { genericMenu, isInterfaceType, withCatalog } from "./generic.js";
 import { menus as handWritten } from "./menus/index.js";
 import type { MenuDef } from "./schema.js";

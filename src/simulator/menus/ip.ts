@@ -2,7 +2,7 @@
  * `/ip address`, `/ip arp`, `/ip route`, `/ip dns` (+ `static`), `/ip pool`, `/ip service`. ARP neighbours
  * and connected routes are dynamic items the router derives from addresses (see `derived.ts`).
  */
-import { RouterOsError } from "../../../../routeros/errors.js";
+import { RouterOsError } from "../../routeros/errors.js";
 import type { Flag } from "../schema.js";
 import { bool, commonProps, int, type MenuDef, oneOf, type PropDef, ref, str } from "../schema.js";
 import { formatIp, networkOf, parseIp, parsePrefix } from "../values.js";

@@ -8,7 +8,7 @@
  * Hand-written menus (`menus/*.ts`) keep their behaviour; `withCatalog` adds the arguments RouterOS has and
  * they do not declare, so a real export's `arp-timeout=` or `broadcast-flood=` is stored and exported back.
  */
-import { type RouterOsCatalog, routerOsCatalog, type ValueKind } from "../../../routeros/catalog/index.js";
+import { type RouterOsCatalog, routerOsCatalog, type ValueKind } from "../routeros/catalog/index.js";
 import { anyInterface, interfaceList } from "./menus/targets.js";
 import { commonProps, type MenuDef, type PropDef, type ValueType } from "./schema.js";
 

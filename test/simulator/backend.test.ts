@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RouterCommandError, RouterUnreachableError } from "../../../../src/service/routers/backend.js";
-import { SimulatedBackend } from "../../../../src/service/routers/simulated/backend.js";
+import { RouterCommandError, RouterUnreachableError } from "../../src/service/routers/backend.js";
+import { SimulatedBackend } from "../../src/simulator/backend.js";
 import { smallOffice } from "./corpus.js";
 
 /** A clock the test moves by hand, so reboot windows need no real waiting. */

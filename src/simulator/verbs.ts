@@ -3,8 +3,8 @@
  * add, set, unset, remove, enable, disable, comment, get, find, move. Print and export live in their own
  * files. Each verb throws `RouterOsError` with RouterOS's text; the interpreter adds the position.
  */
-import { RouterOsError } from "../../../routeros/errors.js";
-import type { CommandCall, CommandResult, RosValue } from "../../../routeros/host.js";
+import { RouterOsError } from "../routeros/errors.js";
+import type { CommandCall, CommandResult, RosValue } from "../routeros/host.js";
 import { formatId, parseValue, showValue } from "./convert.js";
 import { items, matches, noSuchItem, recordOf, select, stored } from "./items.js";
 import { type MenuDef, type RouterState, valueText } from "./schema.js";

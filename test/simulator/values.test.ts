@@ -10,7 +10,7 @@ import {
   parseIp,
   parseMac,
   parsePrefix,
-} from "../../../../src/service/routers/simulated/values.js";
+} from "../../src/simulator/values.js";
 
 describe("value parsers", () => {
   it("reads IPv4 addresses and rejects what RouterOS rejects", () => {

@@ -3,10 +3,10 @@
  * read through the sync API's record view. The rows live in menu-cases.ts.
  */
 import { describe, expect, it } from "vitest";
-import type { RouterRecord } from "../../../../src/contract/sync.js";
-import { apiCommand } from "../../../../src/service/routers/simulated/api-view.js";
-import { menus } from "../../../../src/service/routers/simulated/menus/index.js";
-import type { SimulatedRouter } from "../../../../src/service/routers/simulated/router.js";
+import type { RouterRecord } from "../../src/contract/sync.js";
+import { apiCommand } from "../../src/simulator/api-view.js";
+import { menus } from "../../src/simulator/menus/index.js";
+import type { SimulatedRouter } from "../../src/simulator/router.js";
 import { fail, freshRouter, run } from "./helpers.js";
 import { fixedRows, type ListRow, listRows, singletonRows } from "./menu-cases.js";
 

@@ -2,8 +2,8 @@
  * Reading items the way RouterOS shows them: effective values (stored or default), flags, the record that
  * `where`, `print` and the API see, and the selection of items from `numbers` arguments.
  */
-import { RouterOsError } from "../../../routeros/errors.js";
-import type { ItemProperties, RosValue } from "../../../routeros/host.js";
+import { RouterOsError } from "../routeros/errors.js";
+import type { ItemProperties, RosValue } from "../routeros/host.js";
 import { apiValue, formatId, isDangling, parseId, showValue } from "./convert.js";
 import type { Flag, MenuDef, RouterState } from "./schema.js";
 import type { Item } from "./table.js";

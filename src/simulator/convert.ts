@@ -3,7 +3,7 @@
  * tree stores (canonical; references as item ids `*2` so a rename follows through), and what print, export,
  * `where` and the API show (names again). Errors carry RouterOS's own texts.
  */
-import { RouterOsError } from "../../../routeros/errors.js";
+import { RouterOsError } from "../routeros/errors.js";
 import type { PropDef, RouterState, ValueType } from "./schema.js";
 import {
   formatDuration,

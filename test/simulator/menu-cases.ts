@@ -3,7 +3,7 @@
  * service's keys and the API's values (`mac_address`, booleans as `true`/`false`); errors are RouterOS's
  * texts without the script position.
  */
-import type { RouterRecord } from "../../../../src/contract/sync.js";
+import type { RouterRecord } from "../../src/contract/sync.js";
 
 /** Arguments the router refuses, and its exact text. */
 export interface Refusal {

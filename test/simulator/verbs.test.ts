@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RouterOsError } from "../../../../src/routeros/errors.js";
+import { RouterOsError } from "../../src/routeros/errors.js";
 import { call, fail, freshRouter, run } from "./helpers.js";
 
 describe("generic verbs (execute level, below the language)", () => {

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
-import type { CommandCall, RosValue } from "../../../../src/routeros/host.js";
-import { SimulatedRouter } from "../../../../src/service/routers/simulated/router.js";
+import type { CommandCall, RosValue } from "../../src/routeros/host.js";
+import { SimulatedRouter } from "../../src/simulator/router.js";
 
 export const fixedNow = () => new Date("2026-11-22T10:00:00Z");
 

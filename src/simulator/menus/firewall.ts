@@ -2,7 +2,7 @@
  * `/ip firewall filter|nat|mangle|address-list`. Rule order is evaluated top to bottom, so these tables take
  * `move` and `place-before`. Matchers are shared by the three rule tables; each adds its own actions.
  */
-import { RouterOsError } from "../../../../routeros/errors.js";
+import { RouterOsError } from "../../routeros/errors.js";
 import { bool, commonProps, type MenuDef, oneOf, type PropDef, str } from "../schema.js";
 import { anyInterface, interfaceList } from "./targets.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { backupLimit } from "../../../../src/service/routers/simulated/router.js";
+import { backupLimit } from "../../src/simulator/router.js";
 import { fail, freshRouter, run } from "./helpers.js";
 
 describe("/system", () => {

@@ -5,8 +5,8 @@
  * `expected end of command` before a script runs. Built on first use.
  */
 
-import { routerOsCatalog } from "../../../routeros/catalog/index.js";
-import type { CommandCatalog } from "../../../routeros/host.js";
+import { routerOsCatalog } from "../routeros/catalog/index.js";
+import type { CommandCatalog } from "../routeros/host.js";
 import { allMenus } from "./all-menus.js";
 import { argumentsOf, exportArguments } from "./arguments.js";
 import type { MenuDef } from "./schema.js";

@@ -1,6 +1,6 @@
 /** `/user`, `/snmp` and `/log`. */
-import { RouterOsError } from "../../../../routeros/errors.js";
-import type { ItemProperties } from "../../../../routeros/host.js";
+import { RouterOsError } from "../../routeros/errors.js";
+import type { ItemProperties } from "../../routeros/host.js";
 import { pick } from "../print.js";
 import {
   bool,

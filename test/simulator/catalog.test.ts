@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { catalog } from "../../../../src/service/routers/simulated/catalog.js";
+import { catalog } from "../../src/simulator/catalog.js";
 import { call, fail, freshRouter, run } from "./helpers.js";
 
 describe("catalog", () => {

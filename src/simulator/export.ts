@@ -4,7 +4,7 @@
  * properties in alphabetical order as RouterOS does. Built-in items (ether1, services) appear as `set` lines.
  * Export -> fresh router -> run -> export gives the same text; the header has no timestamp for that reason.
  */
-import { quoteValue as quote } from "../../../routeros/quote.js";
+import { quoteValue as quote } from "../routeros/quote.js";
 import { showValue } from "./convert.js";
 import { items } from "./items.js";
 import type { MenuDef, RouterState } from "./schema.js";

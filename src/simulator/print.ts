@@ -3,9 +3,9 @@
  * columns such as the firewall), `terse` (one item per line, no header), singletons (`name: value` lines),
  * `count-only`. Every form also returns the records, which the API view hands out.
  */
-import { RouterOsError } from "../../../routeros/errors.js";
-import type { CommandCall, CommandResult, ItemProperties } from "../../../routeros/host.js";
-import { quoteValue as quote } from "../../../routeros/quote.js";
+import { RouterOsError } from "../routeros/errors.js";
+import type { CommandCall, CommandResult, ItemProperties } from "../routeros/host.js";
+import { quoteValue as quote } from "../routeros/quote.js";
 import { flagsOf, recordOf, shown } from "./items.js";
 import { type MenuDef, type RouterState, valueText } from "./schema.js";
 import type { Item } from "./table.js";

@@ -3,11 +3,11 @@
  * the RouterOS interpreter runs scripts against.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { RouterOsError } from "../../../routeros/errors.js";
-import type { CommandCall, CommandHost, CommandResult } from "../../../routeros/host.js";
-import { runScript } from "../../../routeros/interpreter.js";
-import type { Cell } from "../../../routeros/scope.js";
-import type { ScriptOutcome } from "../backend.js";
+import { RouterOsError } from "../routeros/errors.js";
+import type { CommandCall, CommandHost, CommandResult } from "../routeros/host.js";
+import { runScript } from "../routeros/interpreter.js";
+import type { Cell } from "../routeros/scope.js";
+import type { ScriptOutcome } from "../service/routers/backend.js";
 import { allMenus } from "./all-menus.js";
 import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";

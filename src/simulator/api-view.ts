@@ -12,10 +12,10 @@
  * `{"ret": ...}`; a failing script throws with the router's text and position. Other verbs answer their
  * value as `ret` (`add` -> `[{"ret":"*1"}]`) or nothing.
  */
-import type { RouterRecord } from "../../../contract/sync.js";
-import { RouterOsError } from "../../../routeros/errors.js";
-import type { CommandCall, ItemProperties, RosValue } from "../../../routeros/host.js";
-import { toText } from "../../../routeros/values.js";
+import type { RouterRecord } from "../contract/sync.js";
+import { RouterOsError } from "../routeros/errors.js";
+import type { CommandCall, ItemProperties, RosValue } from "../routeros/host.js";
+import { toText } from "../routeros/values.js";
 import { matches } from "./items.js";
 import type { SimulatedRouter } from "./router.js";
 

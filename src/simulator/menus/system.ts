@@ -1,6 +1,6 @@
 /** `/system identity|clock|ntp client|scheduler|script|backup` and `/system reboot`. */
-import { RouterOsError } from "../../../../routeros/errors.js";
-import type { CommandCall } from "../../../../routeros/host.js";
+import { RouterOsError } from "../../routeros/errors.js";
+import type { CommandCall } from "../../routeros/host.js";
 import {
   bool,
   commonProps,

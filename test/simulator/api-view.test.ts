@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { apiCommand, splitWords } from "../../../../src/service/routers/simulated/api-view.js";
+import { apiCommand, splitWords } from "../../src/simulator/api-view.js";
 import { freshRouter, run } from "./helpers.js";
 
 describe("API word splitting", () => {

@@ -3,14 +3,14 @@
  * a tunnel that goes down (`setOnline`), `/system reboot` taking the router offline for a while, and random
  * `failure: timeout` faults. Every random choice comes from one seeded PRNG, so a run repeats exactly.
  */
-import type { RouterRecord } from "../../../contract/sync.js";
-import { RouterOsError } from "../../../routeros/errors.js";
+import type { RouterRecord } from "../contract/sync.js";
+import { RouterOsError } from "../routeros/errors.js";
 import {
   type RouterBackend,
   RouterCommandError,
   RouterUnreachableError,
   type ScriptOutcome,
-} from "../backend.js";
+} from "../service/routers/backend.js";
 import { apiCommand } from "./api-view.js";
 import { SeededRandom } from "./random.js";
 import { SimulatedRouter } from "./router.js";
