@@ -39,6 +39,8 @@ interface Device {
   offlineUntilMs: number;
 }
 
+const READ_ONLY = /\/(print|getall|get|export|monitor|ping)$/;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class SimulatedBackend implements RouterBackend {
@@ -138,6 +140,11 @@ export class SimulatedBackend implements RouterBackend {
     } finally {
       this.settleReboot(device);
     }
+  }
+
+  /** Reads (`print`, `get`, `export`, `monitor`, `ping`) leave the configuration as it was. */
+  mayChange(command: string): boolean {
+    return !READ_ONLY.test(command);
   }
 
   snapshot(routerId: string): RouterSnapshot {

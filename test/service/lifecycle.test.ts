@@ -220,7 +220,7 @@ describe("job lifecycle and notifications", () => {
       [job.id],
     );
     expect(rows[0]?.backup_name).toBeTruthy();
-    expect(JSON.stringify(svc.backend.snapshot(ROUTER_A))).toContain(rows[0]?.backup_name as string);
+    expect(JSON.stringify(svc.backend.snapshot?.(ROUTER_A))).toContain(rows[0]?.backup_name as string);
   });
 
   it("notifications are retried after a failure and stay in order", async () => {

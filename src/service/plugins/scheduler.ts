@@ -1,20 +1,20 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Notifier } from "../notifier.js";
-import { RouterRegistry } from "../router-registry.js";
+import { RouterCycle } from "../router-cycle.js";
 import type { RouterBackend } from "../routers/backend.js";
 import { Scheduler } from "../scheduler.js";
 
 declare module "fastify" {
   interface FastifyInstance {
-    routers: RouterRegistry;
+    routers: RouterCycle;
     scheduler: Scheduler;
     notifier: Notifier;
   }
 }
 
 /**
- * The job machinery: routers (the back end), the scheduler that runs jobs and the notifier that delivers the
+ * The job machinery: the router cycle (the only user of the back end), the scheduler that runs jobs and the notifier that delivers the
  * outbox. Both start once the app is ready and stop when it closes: running scripts may finish within the
  * shutdown grace period, notifications in flight finish.
  */
@@ -22,7 +22,7 @@ export default fp(
   async function jobs(app: FastifyInstance, options: { backend: RouterBackend }) {
     const log = (message: string, fields?: object) => app.log.warn(fields ?? {}, message);
     const notifier = new Notifier(app.db, app.config, log);
-    const routers = new RouterRegistry(options.backend, app.db);
+    const routers = new RouterCycle(options.backend, app.db);
     const scheduler = new Scheduler(app.db, routers, {
       tickMs: app.config.tickMs,
       concurrency: app.config.schedulerConcurrency,

@@ -27,8 +27,16 @@ export interface RouterBackend {
     parameters?: string,
     options?: { signal?: AbortSignal },
   ): Promise<RouterRecord[]>;
-  /** Serialisable state (configuration, backups, log) so the service can persist it between restarts. */
-  snapshot(routerId: string): unknown;
+  /**
+   * Whether `command` may change the router, so that a back end whose state the service keeps (`snapshot`)
+   * has it saved after a synchronous call. Only the back end knows its commands.
+   */
+  mayChange(command: string): boolean;
+  /**
+   * Serialisable state (configuration, backups, log) for a back end whose routers live in the service (the
+   * simulator), persisted between restarts and shared by instances. A device keeps its own: no snapshot.
+   */
+  snapshot?(routerId: string): unknown;
 }
 
 export type ScriptOutcome =

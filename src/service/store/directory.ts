@@ -111,6 +111,21 @@ export async function findRouter(
   return rows[0];
 }
 
+/** A router as the router cycle needs it (any team); undefined once removed. */
+export async function routerForRun(db: Queryable, routerId: string): Promise<RouterRow | undefined> {
+  const { rows } = await db.query<RouterRow>(
+    "SELECT id, team_id, name, online, state_version FROM routers WHERE id = $1 AND removed_at IS NULL",
+    [routerId],
+  );
+  return rows[0];
+}
+
+/** The router's saved state (what the back end's `snapshot` returned last), or undefined. */
+export async function routerState(db: Queryable, routerId: string): Promise<unknown> {
+  const { rows } = await db.query<{ state: unknown }>("SELECT state FROM routers WHERE id = $1", [routerId]);
+  return rows[0]?.state;
+}
+
 /** Adds a router (or renames an existing one of the same team); returns false if the id is another team's. */
 export async function ensureRouter(
   db: Queryable,

@@ -2,10 +2,15 @@ import type { Database, Queryable } from "../../store/database.js";
 import { toJsonb } from "../../store/jsonb.js";
 import { enqueueNotification, type JobRow } from "./rows.js";
 
-/** A claimed job with what the scheduler needs of its router. */
+/** A claimed job with its router as the claim saw it (under the router's lock). */
 export interface ClaimedJob {
   readonly job: JobRow;
-  readonly router: { readonly name: string; readonly stateVersion: number };
+  readonly router: {
+    readonly id: string;
+    readonly name: string;
+    readonly online: boolean;
+    readonly state_version: number;
+  };
 }
 
 /**
@@ -41,7 +46,10 @@ export async function claimNextJob(
     );
     const job = rows[0] as JobRow;
     if (loading) await enqueueNotification(tx, job, now);
-    return { job, router: { name: router.name, stateVersion: router.state_version } };
+    return {
+      job,
+      router: { id: routerId, name: router.name, online: router.online, state_version: router.state_version },
+    };
   });
 }
 
@@ -118,6 +126,11 @@ export async function finishJob(
     }
     return outcome.snapshot === undefined ? undefined : saveRouterState(tx, job.router_id, outcome.snapshot);
   });
+}
+
+/** The name of the backup a job took before its script, shown to the operator with the job. */
+export async function recordBackup(db: Queryable, jobId: string, name: string): Promise<void> {
+  await db.query("UPDATE jobs SET backup_name = $2 WHERE id = $1", [jobId, name]);
 }
 
 export async function saveRouterState(tx: Queryable, routerId: string, snapshot: unknown): Promise<number> {
