@@ -1,17 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RouterOsError } from "../../src/routeros/errors.js";
 import { runScript } from "../../src/routeros/interpreter.js";
-import { RecordingHost } from "./recording-host.js";
-
-const failure = async (promise: Promise<unknown>): Promise<RouterOsError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RouterOsError) return error;
-    throw error;
-  }
-  throw new Error("expected the script to fail");
-};
+import { failure, RecordingHost } from "./recording-host.js";
 
 describe("runScript commands", () => {
   it("hands each command to the host with its menu, arguments and position", async () => {

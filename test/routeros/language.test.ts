@@ -1,23 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CommandNode } from "../../src/routeros/ast.js";
-import { RouterOsError } from "../../src/routeros/errors.js";
 import type { CommandCatalog } from "../../src/routeros/host.js";
 import { runScript } from "../../src/routeros/interpreter.js";
 import { tokenize } from "../../src/routeros/lexer.js";
 import { parseScript } from "../../src/routeros/parser.js";
 import { quoteValue } from "../../src/routeros/quote.js";
-import { MENUS, RecordingHost, testCatalog } from "./recording-host.js";
+import { failure, MENUS, RecordingHost, testCatalog } from "./recording-host.js";
 
-const failure = async (promise: Promise<unknown>): Promise<RouterOsError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RouterOsError) return error;
-    throw error;
-  }
-  throw new Error("expected the script to fail");
-};
 const run = async (source: string, host = new RecordingHost()) => (await runScript(source, host)).output;
 /** The parse without positions, to compare two spellings of one script. */
 const shape = (source: string): unknown =>

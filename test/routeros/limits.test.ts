@@ -4,17 +4,8 @@ import { RouterOsError } from "../../src/routeros/errors.js";
 import { runScript } from "../../src/routeros/interpreter.js";
 import { MAX_NESTING, MAX_TOKEN_CHARS } from "../../src/routeros/limits.js";
 import { parseScript } from "../../src/routeros/parser.js";
-import { RecordingHost } from "./recording-host.js";
+import { failure, RecordingHost } from "./recording-host.js";
 
-const failure = async (promise: Promise<unknown>): Promise<RouterOsError> => {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RouterOsError) return error;
-    throw error;
-  }
-  throw new Error("expected the script to fail");
-};
 const parseFailure = (source: string): RouterOsError => {
   try {
     parseScript(source);

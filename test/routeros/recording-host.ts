@@ -131,3 +131,14 @@ export class RecordingHost implements CommandHost {
     this.delays.push(ms);
   }
 }
+
+/** The RouterOS error a script run ends with; fails the test when it ends otherwise. */
+export async function failure(promise: Promise<unknown>): Promise<RouterOsError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof RouterOsError) return error;
+    throw error;
+  }
+  throw new Error("expected the script to fail");
+}

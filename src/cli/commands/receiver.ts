@@ -6,6 +6,7 @@ import { EnvironmentError, UsageError } from "../../errors.js";
 import { LOG_LEVELS } from "../../http/server-logging.js";
 import { RECEIVER_FILES } from "../../receiver/files.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
+import { untilStopped } from "../until-stopped.js";
 
 const ENV_HELP = `
 Secrets (environment variables keep them out of the process list, where flags are visible):
@@ -114,15 +115,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
     `CA certificate: ${receiver.caFile ?? flags.tlsCert}`,
     `signatures: ${signingSecrets.length > 0 ? "required (Standard Webhooks)" : "off (the path secret authenticates)"}`,
   ]);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      resolve();
-    };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
-  });
+  await untilStopped();
   process.stderr.write("routerjobs: receiver stopping: finishing requests in flight\n");
   await receiver.close();
 }

@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { Command } from "commander";
 import { EnvironmentError, UsageError } from "../../errors.js";
+import { untilStopped } from "../until-stopped.js";
 
 interface SimulateFlags {
   readonly api: string;
@@ -110,15 +111,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     ...(tls ? { fingerprint: certificateFingerprint(tls.cert), certificate: tls.cert } : {}),
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGTERM", stop);
-      process.off("SIGINT", stop);
-      resolve();
-    };
-    process.on("SIGTERM", stop);
-    process.on("SIGINT", stop);
-  });
+  await untilStopped();
   await server.close();
   if (flags.stateFile) {
     const { writeFileAtomic } = await import("../../fs/file-lock.js");
