@@ -23,6 +23,7 @@ import admin from "./routes/admin/index.js";
 import asynchronous from "./routes/asynchronous/index.js";
 import health from "./routes/health/index.js";
 import jobList from "./routes/jobs/index.js";
+import sites from "./routes/sites/index.js";
 import synchronous from "./routes/synchronous/index.js";
 
 export interface AppOptions {
@@ -63,6 +64,8 @@ async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<vo
     },
     { prefix: "/api" },
   );
+  // The sites API (sdx profile) over the same data, with its own scopes (/sites, /site) and the same hooks.
+  await app.register(sites);
   if (options.config.adminToken) await app.register(admin, { prefix: "/admin" });
 }
 

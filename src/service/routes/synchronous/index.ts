@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { syncRequestSchema } from "../../../contract/sync.js";
-import { HttpError, routerNotFound } from "../../http-error.js";
+import { routerFailure, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
-import { RouterCommandError, RouterTimeoutError, RouterUnreachableError } from "../../routers/backend.js";
 import { findRouter } from "../../store/directory.js";
 import { routerParamsSchema, syncResponseSchema } from "../schemas.js";
 
@@ -24,22 +23,11 @@ const synchronous: FastifyPluginAsyncZod = async (app) => {
       const { command, parameters } = request.body;
       const records = await app.routers
         .command(router, command, parameters, app.config.syncTimeoutMs)
-        .catch(toHttpError);
+        .catch(routerFailure);
       return { status: "success" as const, data: records };
     },
   );
   methodNotAllowed(app, URL, ["POST"]);
 };
-
-function toHttpError(error: unknown): never {
-  if (error instanceof RouterCommandError) throw new HttpError("command_failed", error.message);
-  if (error instanceof RouterUnreachableError) {
-    throw new HttpError("router_unreachable", `the router is not reachable: ${error.message}`);
-  }
-  if (error instanceof RouterTimeoutError) {
-    throw new HttpError("router_timeout", `the router did not answer in time: ${error.message}`);
-  }
-  throw error;
-}
 
 export default synchronous;

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from "fastify";
+import { notFound } from "../../plugins/errors.js";
+import siteCommands from "./commands.js";
+import siteJobs from "./jobs.js";
+
+/**
+ * The sites API (`sdx` profile, docs/service.md) beside the spec's `/api`: the same jobs and routers, the same
+ * bearer tokens, team scoping, rate limit (one budget per key across both profiles) and error envelope.
+ * `/sites/{id}/jobs` has the documented alias `/site/{id}/job`; the synchronous endpoint has none.
+ */
+export default async function sites(app: FastifyInstance): Promise<void> {
+  for (const [prefix, segment] of [
+    ["/sites", "jobs"],
+    ["/site", "job"],
+  ] as const) {
+    await app.register(
+      async (scope) => {
+        scope.addHook("onRequest", scope.authenticate);
+        scope.addHook("onRequest", scope.rateLimit);
+        // As under /api: an unknown path here is authenticated and counted, and says it is unknown.
+        scope.setNotFoundHandler(notFound);
+        await scope.register(siteJobs, { segment });
+        if (segment === "jobs") await scope.register(siteCommands);
+      },
+      { prefix },
+    );
+  }
+}

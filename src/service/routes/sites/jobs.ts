@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { IDEMPOTENCY_TTL_MS } from "../../../contract/limits.js";
+import {
+  siteJobHeadersSchema,
+  siteJobListSchema,
+  siteJobSchema,
+  siteParamsSchema,
+  siteScriptSchema,
+} from "../../../contract/sites.js";
+import { HttpError } from "../../http-error.js";
+import { callerOf } from "../../plugins/auth.js";
+import { methodNotAllowed } from "../../plugins/errors.js";
+import { findRouter } from "../../store/directory.js";
+import { listJobs, submitJob } from "../../store/jobs.js";
+import { toSiteJob } from "./site-job.js";
+import { siteNotFound } from "./site-not-found.js";
+import { acceptOnlyTextPlain } from "./text-body.js";
+
+export interface SiteJobsOptions {
+  /** `jobs` under `/sites`, `job` under the `/site` alias. */
+  readonly segment: "jobs" | "job";
+}
+
+/**
+ * POST and GET `/sites/:siteId/jobs`: the same jobs as `/api/asynchronous` and `/api/routers/:id/jobs`, through
+ * the same store functions (one idempotency mechanism, one queue), shown the sites API's way.
+ */
+const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }) => {
+  const url = `/:siteId/${segment}`;
+  acceptOnlyTextPlain(app);
+
+  app.post(
+    url,
+    {
+      schema: {
+        params: siteParamsSchema,
+        headers: siteJobHeadersSchema,
+        body: siteScriptSchema,
+        response: { 202: siteJobSchema },
+      },
+    },
+    async (request, reply) => {
+      const { teamId } = callerOf(request);
+      const { siteId } = request.params;
+      const headers = request.headers;
+      const result = await submitJob(app.db, {
+        teamId,
+        routerId: siteId,
+        request: {
+          description: headers["x-description"],
+          script: request.body,
+          make_backup: headers["x-backup"],
+          express_execute: headers["x-express-execute"],
+          needs_acknowledgement: headers["x-needs-ack"],
+        },
+        idempotencyKey: headers["x-idempotency-key"],
+        requestId: request.id,
+        now: new Date(),
+        idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
+      });
+      if (result.kind === "router_not_found") throw siteNotFound(siteId);
+      if (result.kind === "conflict") {
+        throw new HttpError(
+          "idempotency_conflict",
+          "this X-Idempotency-Key was used within 24 h for a different job; use a new key for a new job",
+        );
+      }
+      const { job } = result;
+      if (result.kind === "created") {
+        if (job.express_execute) app.scheduler.kick(siteId);
+        if (!job.needs_acknowledgement) app.notifier.wake();
+      } else {
+        reply.header("idempotent-replayed", "true");
+      }
+      return reply.code(202).send(toSiteJob(job));
+    },
+  );
+
+  app.get(
+    url,
+    { schema: { params: siteParamsSchema, response: { 200: siteJobListSchema } } },
+    async (request) => {
+      const { teamId } = callerOf(request);
+      const { siteId } = request.params;
+      if (!(await findRouter(app.db, teamId, siteId))) throw siteNotFound(siteId);
+      // The documented list omits soft-deleted jobs; the sites job object has no field that could say "deleted".
+      const rows = await listJobs(app.db, teamId, siteId);
+      return rows.filter((row) => row.status !== "deleted").map(toSiteJob);
+    },
+  );
+  methodNotAllowed(app, url, ["GET", "POST"]);
+};
+
+export default siteJobs;
