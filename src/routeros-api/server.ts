@@ -68,6 +68,8 @@ export interface RouterApiServer {
   readonly port: number;
   /** Stops listening and ends every session (their commands see their signal abort). */
   close(): Promise<void>;
+  /** Ends every session but keeps listening: a management path that dropped for a moment. */
+  dropSessions(): void;
 }
 
 /** RouterOS's own text for a refused login. */
@@ -99,6 +101,9 @@ export async function startRouterApiServer(options: RouterApiServerOptions): Pro
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
+    dropSessions: () => {
+      for (const socket of sockets) socket.destroy();
+    },
   };
 }
 

@@ -125,6 +125,13 @@ export type Statement =
       readonly onError?: Block;
       readonly while?: Expr;
     })
+  /** `:onerror e in={...} do={...}` (RouterOS 7.13+): `do` runs with `$e` the error text when `in` fails. */
+  | (Position & {
+      readonly kind: "onerror";
+      readonly name: string;
+      readonly body: Block;
+      readonly handler: Block;
+    })
   | (Position & { readonly kind: "error"; readonly message: Expr })
   /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`: mostly used as `[:len $x]`. */
   | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });

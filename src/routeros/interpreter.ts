@@ -259,6 +259,17 @@ class Interpreter {
           await this.scoped(statement.body, new Scope(scope));
         }
         return null;
+      case "onerror":
+        try {
+          await this.scoped(statement.body, new Scope(scope));
+          return false;
+        } catch (error) {
+          if (!(error instanceof RouterOsError)) throw error;
+          const handler = new Scope(scope);
+          this.bindLocal(handler, statement.name, error.message);
+          await this.scoped(statement.handler, handler);
+          return true;
+        }
       case "do":
         do {
           const pause = this.step(statement);

@@ -79,6 +79,7 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
     for: ["from", "to", "step", "do"],
     while: ["do"],
     do: ["do", "on-error", "while"],
+    onerror: ["in", "do"],
     delay: ["delay-time"],
     // `:local f do={...}` declares a function.
     local: ["do"],
@@ -94,7 +95,7 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
     ...(declaresFunction ? { functionBody: (name: string) => name === "do" } : {}),
     // The loop variable exists inside the loop body only, which is parsed after its name.
     isArray: (name, position) =>
-      name === "in" ||
+      (name === "in" && command !== "onerror") ||
       (name === undefined &&
         ((position === 1 && declaresFunction) || (position === 0 && firstIsArray) || isValueFunction)),
     onArgument: (arg) => {
@@ -108,6 +109,15 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
       ) {
         parser.pendingNames = [value.word];
       }
+      // The error variable: declared before the blocks are parsed, so `do={ :put $e }` knows it.
+      if (
+        command === "onerror" &&
+        arg.name === undefined &&
+        "type" in value &&
+        value.type === "literal" &&
+        value.word
+      )
+        parser.declare(value.word);
     },
   });
   const args = new GlobalArguments(parser, at, list, accepted[command as keyof typeof accepted] ?? []);
@@ -203,6 +213,15 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
         ...at,
         condition: args.required(args.at(0)),
         body: args.required(args.block(args.option("do"))),
+      };
+    case "onerror":
+      args.most(1);
+      return {
+        kind: "onerror",
+        ...at,
+        name: args.name(0),
+        body: args.required(args.block(args.option("in"))),
+        handler: args.required(args.block(args.option("do"))),
       };
     case "do": {
       args.most(1);

@@ -79,7 +79,7 @@ export class RouterCycle {
         this.backend.command(router.id, command, parameters, { signal: stop.signal }),
         timeoutMs,
       );
-      if (this.backend.snapshot && this.backend.mayChange(command)) {
+      if (this.backend.snapshot && this.backend.mayChange(router.id, command)) {
         this.recordSaved(
           router.id,
           await saveRouterState(this.db, router.id, this.backend.snapshot(router.id)),
@@ -109,7 +109,10 @@ export class RouterCycle {
           await this.backend.backup(job.router_id, `routerjobs-job-${job.seq_id}`),
         );
       }
-      outcome = await this.backend.runScript(job.router_id, job.script, { signal: options.signal });
+      outcome = await this.backend.runScript(job.router_id, job.script, {
+        signal: options.signal,
+        jobName: `routerjobs-job-${job.seq_id}`,
+      });
     } catch (error) {
       // The back end throws only when it could not run the script at all (router gone mid-job, backup failed,
       // or the shutdown grace period ran out).

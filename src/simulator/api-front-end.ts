@@ -4,7 +4,9 @@
  * the wire; an empty print answers `!empty`; a refusal answers `!trap =message=<the router's text>`.
  *
  * Commands: every menu verb the simulated router knows (`print` with `.proplist` and query words, `add`
- * answering `=ret=*ID`, `set`, `remove`, ...), `/execute =script=` (its output as `ret`), and `/tool/ping`,
+ * answering `=ret=*ID`, `set`, `remove`, ...), `/execute =script=` (as RouterOS: a background job whose id is
+ * `ret`, which goes on when the API session ends; with `=as-string=` it waits and answers the output as `ret`,
+ * a failing script as `!trap`), and `/tool/ping`,
  * which streams one record per `interval` until `count` or `/cancel`, for tests of cancellation.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -29,9 +31,18 @@ const argumentNames: Readonly<Record<string, string>> = {
 };
 
 export function apiFrontEnd(router: SimulatedRouter, options: ApiFrontEndOptions = {}): CommandHandler {
+  let backgroundJobs = 0;
   return async (command) => {
     try {
-      if (command.path === "/execute") return await execute(router, command);
+      if (command.path === "/execute") {
+        if (command.attributes.has("as-string")) return await execute(router, command);
+        const script = command.attributes.get("script");
+        if (script === undefined) throw new ApiTrap("missing value(s) of argument(s) script", 1);
+        // Not tied to the command's signal: the job outlives the session. A failure is in the router's log.
+        void router.runScript(script).catch(() => {});
+        backgroundJobs++;
+        return { done: { ret: `*${backgroundJobs.toString(16).toUpperCase()}` } };
+      }
       if (command.path === "/tool/ping") return await ping(command, options.pingIntervalMs ?? 1000);
       return await menuCommand(router, command);
     } catch (error) {

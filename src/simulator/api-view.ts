@@ -2,10 +2,8 @@
  * The synchronous API view: a RouterOS API path (`/ip/arp/print`) plus API words, answered with records in
  * the service's keys (`.id` -> `id`, `-` -> `_`, every value a string).
  *
- * Word splitting of `parameters`: API words have no separator of their own once flattened into one string,
- * so a word ends at whitespace followed by `=`, `?` or `.` (the start of the next word); values may hold
- * spaces (`=comment=office uplink`). `=script=` consumes the whole rest of the string, because scripts
- * contain spaces, newlines and `=`. Supported words: `=name=value` (arguments; `=.id=` selects items),
+ * Words of `parameters` are split as every back end splits them (`src/routeros-api/service-view.ts`). Supported
+ * words: `=name=value` (arguments; `=.id=` selects items),
  * `=.proplist=a,b`, `?name=value` (equality query), `?name` / `?-name` (has / lacks a value), `.tag=` (ignored).
  *
  * `/execute` runs `=script=` and answers `[{"ret": "<output lines joined by \n>"}]`, like RouterOS REST's
@@ -16,25 +14,11 @@ import type { RouterRecord } from "../contract/sync.js";
 import { RouterOsError } from "../routeros/errors.js";
 import type { CommandCall, ItemProperties, RosValue } from "../routeros/host.js";
 import { toText } from "../routeros/values.js";
+import { splitWords, toServiceRecord } from "../routeros-api/service-view.js";
 import { matches } from "./items.js";
 import type { SimulatedRouter } from "./router.js";
 
 type Query = (record: ItemProperties) => boolean;
-
-export function splitWords(parameters: string): string[] {
-  const words: string[] = [];
-  let rest = parameters.trim();
-  while (rest !== "") {
-    if (rest.startsWith("=script=")) {
-      words.push(rest);
-      break;
-    }
-    const next = /\s+(?=[=?.])/.exec(rest);
-    words.push(next ? rest.slice(0, next.index) : rest);
-    rest = next ? rest.slice(next.index + next[0].length) : "";
-  }
-  return words;
-}
 
 function parseQuery(word: string): Query {
   const body = word.slice(1);
@@ -47,13 +31,6 @@ function parseQuery(word: string): Query {
   if (body.startsWith("-")) return (record) => (record[body.slice(1)] ?? "") === "";
   if (/^[a-z.][\w.-]*$/i.test(body)) return (record) => (record[body] ?? "") !== "";
   throw new RouterOsError(`unsupported query ${word}`);
-}
-
-/** RouterOS names -> the service's keys, values kept as strings. */
-export function toServiceRecord(record: ItemProperties): RouterRecord {
-  return Object.fromEntries(
-    Object.entries(record).map(([key, value]) => [key === ".id" ? "id" : key.replaceAll("-", "_"), value]),
-  );
 }
 
 function buildCall(path: readonly string[], words: readonly string[]): CommandCall {

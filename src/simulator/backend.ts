@@ -143,7 +143,7 @@ export class SimulatedBackend implements RouterBackend {
   }
 
   /** Reads (`print`, `get`, `export`, `monitor`, `ping`) leave the configuration as it was. */
-  mayChange(command: string): boolean {
+  mayChange(_routerId: string, command: string): boolean {
     return !READ_ONLY.test(command);
   }
 

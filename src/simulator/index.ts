@@ -1,5 +1,5 @@
 /** The simulated RouterOS v7 router: one device (`SimulatedRouter`) and the back end over many of them. */
-export { apiCommand, splitWords, toServiceRecord } from "./api-view.js";
+export { apiCommand } from "./api-view.js";
 export { SimulatedBackend, type SimulatedBackendOptions } from "./backend.js";
 export { catalog } from "./catalog.js";
 export { SimulatedRouter, type SimulatedRouterOptions } from "./router.js";

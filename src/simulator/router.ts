@@ -54,6 +54,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private entries: LogEntry[] = [];
   private nextLogId = 1;
   private backups = new Map<string, ConfigState>();
+  private files = new Map<string, string>();
   private clockOffsetMs = 0;
   private rebootRequested = false;
   /** `:global` variables: every script on this router shares them, and only a reboot clears them. */
@@ -161,7 +162,13 @@ export class SimulatedRouter implements CommandHost, RouterState {
       if (!catalog.hasArgument(call.menu, call.verb, name))
         throw new RouterOsError("expected end of command");
     }
-    if (call.verb === "export") return { output: exportConfig(allMenus(), call.menu, this) };
+    if (call.verb === "export") {
+      const output = exportConfig(allMenus(), call.menu, this);
+      const file = call.named.get("file");
+      if (typeof file !== "string" || file === "") return { output };
+      this.writeFile(file.endsWith(".rsc") ? file : `${file}.rsc`, output.join("\n"));
+      return {};
+    }
     const menu = menuAt(call.menu);
     if (!menu) throw badCommand(call.verb);
     const custom = menu.verbs?.[call.verb];
@@ -205,6 +212,19 @@ export class SimulatedRouter implements CommandHost, RouterState {
     if (!state) throw new RouterOsError("failure: no such file");
     this.applyConfig(structuredClone(state));
     this.log(["system", "info"], `configuration restored from ${name}`);
+  }
+
+  /** A text file on the router's disk, as `/export file=` writes one (the newest `backupLimit` are kept). */
+  writeFile(name: string, text: string): void {
+    this.files.delete(name);
+    this.files.set(name, text);
+    for (const oldest of [...this.files.keys()].slice(0, Math.max(0, this.files.size - backupLimit))) {
+      this.files.delete(oldest);
+    }
+  }
+
+  readFile(name: string): string | undefined {
+    return this.files.get(name);
   }
 
   get backupNames(): readonly string[] {
@@ -264,6 +284,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
       nextLogId: this.nextLogId,
       clockOffsetMs: this.clockOffsetMs,
       globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, cell.value])),
+      ...(this.files.size > 0 ? { files: Object.fromEntries(this.files) } : {}),
     };
   }
 
@@ -277,5 +298,6 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.clockOffsetMs = snapshot.clockOffsetMs;
     this.globals.clear();
     for (const [name, value] of Object.entries(snapshot.globals ?? {})) this.globals.set(name, { value });
+    this.files = new Map(Object.entries(snapshot.files ?? {}));
   }
 }

@@ -36,6 +36,8 @@ export const routerSnapshotSchema = z.object({
    * the router did not reboot. Absent in snapshots taken before they were kept.
    */
   globals: z.record(z.string(), rosValueSchema).optional(),
+  /** Text files the router wrote (`/export file=x` -> `x.rsc`). Absent in older snapshots. */
+  files: z.record(z.string(), z.string()).optional(),
 });
 export type RouterSnapshot = z.output<typeof routerSnapshotSchema>;
 /** Every table of one configuration, as `Table.state()` gives it. */

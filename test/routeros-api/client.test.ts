@@ -160,20 +160,43 @@ describe("commands", () => {
     });
   });
 
-  it("/execute answers the script's output as ret, and a failing script as a trap", async () => {
+  it("/execute =as-string= answers the script's output as ret, and a failing script as a trap", async () => {
     const dev = await device();
     const client = await connect(dev);
     expect(
-      (await client.command({ command: "/execute", attributes: { script: ':put "hi there"' } })).done,
+      (
+        await client.command({
+          command: "/execute",
+          attributes: { script: ':put "hi there"', "as-string": "" },
+        })
+      ).done,
     ).toEqual({
       ret: "hi there",
     });
     await expect(
       client.command({
         command: "/execute",
-        attributes: { script: "/ip address add address=x interface=ether1" },
+        attributes: { script: "/ip address add address=x interface=ether1", "as-string": "" },
       }),
     ).rejects.toThrow(RouterApiTrapError);
+  });
+
+  it("/execute without as-string starts a background job that outlives the session", async () => {
+    const dev = await device();
+    const client = await connect(dev);
+    const started = await client.command({
+      command: "/execute",
+      attributes: { script: ":delay 50ms; /system identity set name=after-close" },
+    });
+    expect(started.done.ret).toMatch(/^\*[0-9A-F]+$/);
+    client.close();
+    const again = await connect(dev);
+    const identity = async () =>
+      (await again.command({ command: "/system/identity/print" })).records[0]?.name;
+    for (let name = await identity(); name !== "after-close"; name = await identity()) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await identity()).toBe("after-close");
   });
 
   it("runs several commands at once on one connection and cancels a streaming one with /cancel", async () => {

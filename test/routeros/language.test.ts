@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CommandNode } from "../../src/routeros/ast.js";
+import { RouterOsError } from "../../src/routeros/errors.js";
 import type { CommandCatalog } from "../../src/routeros/host.js";
 import { runScript } from "../../src/routeros/interpreter.js";
 import { tokenize } from "../../src/routeros/lexer.js";
@@ -210,5 +211,24 @@ describe("abbreviations", () => {
     expect(names(["interface"])).toContain("ethernet");
     const [command] = parseScript("/interface set", catalog).body.statements as CommandNode[];
     expect(command?.verb).toBe("set");
+  });
+});
+
+describe(":onerror (RouterOS 7.13+)", () => {
+  it("runs do= with the error text when in= fails, and is true then", async () => {
+    expect(
+      await run(
+        ':local ok true\n:onerror e in={ :put a; :error "boom" } do={ :set ok false; :put ("caught " . $e) }\n:put $ok',
+      ),
+    ).toEqual(["a", "caught boom (line 2 column 25)", "false"]);
+    expect(await run(":put [:onerror e in={ :error x } do={}]")).toEqual(["true"]);
+  });
+
+  it("leaves do= alone and is false when in= succeeds", async () => {
+    expect(await run(":put [:onerror e in={ :put 1 } do={ :put 2 }]")).toEqual(["1", "false"]);
+  });
+
+  it("needs both blocks", async () => {
+    expect(() => parseScript(":onerror e in={ :put 1 }")).toThrow(RouterOsError);
   });
 });

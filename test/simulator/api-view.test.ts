@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { apiCommand, splitWords } from "../../src/simulator/api-view.js";
+import { splitWords } from "../../src/routeros-api/service-view.js";
+import { apiCommand } from "../../src/simulator/api-view.js";
 import { freshRouter, run } from "./helpers.js";
 
 describe("API word splitting", () => {

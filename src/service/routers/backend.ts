@@ -1,19 +1,33 @@
 import type { RouterRecord } from "../../contract/sync.js";
+import type { DeviceEndpoint } from "./endpoint.js";
 
 /**
  * What the service needs from a router. The simulated RouterOS router is the first back end; a back end for
  * real devices (RouterOS REST/API over a tunnel) implements the same interface.
  */
 export interface RouterBackend {
-  /** Creates (or re-attaches to) a router; `state` is what `snapshot` returned last, for persistence. */
-  attach(routerId: string, options: { name: string; state?: unknown }): Promise<void>;
+  /**
+   * Creates (or re-attaches to) a router: `state` is what `snapshot` returned last (a simulated router), or
+   * `endpoint` says where the device is (a real router).
+   */
+  attach(
+    routerId: string,
+    options: { name: string; state?: unknown; endpoint?: DeviceEndpoint },
+  ): Promise<void>;
   detach(routerId: string): Promise<void>;
   /** Whether the management tunnel is up. A job for an offline router waits. */
   isOnline(routerId: string): boolean;
   /** The operator takes the management tunnel down or up (`routerjobs service router offline|online`). */
   setOnline?(routerId: string, online: boolean): void;
-  /** Runs a script (RouterOS commands). Never throws for a script error: it reports it. */
-  runScript(routerId: string, script: string, options?: { signal?: AbortSignal }): Promise<ScriptOutcome>;
+  /**
+   * Runs a script (RouterOS commands). Never throws for a script error: it reports it. `jobName` names the
+   * job's traces on the router (a device finds a job it started before a lost connection by it).
+   */
+  runScript(
+    routerId: string,
+    script: string,
+    options?: { signal?: AbortSignal; jobName?: string },
+  ): Promise<ScriptOutcome>;
   /** Takes a backup of the configuration and returns its name. */
   backup(routerId: string, name: string): Promise<string>;
   /**
@@ -31,7 +45,7 @@ export interface RouterBackend {
    * Whether `command` may change the router, so that a back end whose state the service keeps (`snapshot`)
    * has it saved after a synchronous call. Only the back end knows its commands.
    */
-  mayChange(command: string): boolean;
+  mayChange(routerId: string, command: string): boolean;
   /**
    * Serialisable state (configuration, backups, log) for a back end whose routers live in the service (the
    * simulator), persisted between restarts and shared by instances. A device keeps its own: no snapshot.

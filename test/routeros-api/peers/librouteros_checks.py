@@ -55,6 +55,6 @@ try:
 except TrapError as error:
     results["trap"] = error.message
 results["empty"] = list(addresses.select(Key("address")).where(Key("interface") == "ether7"))
-results["execute"] = list(api("/execute", script=':put "py"'))
+results["execute"] = list(api("/execute", **{"script": ':put "py"', "as-string": ""}))
 api.close()
 json.dump(results, sys.stdout)

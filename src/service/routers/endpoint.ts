@@ -1,0 +1,28 @@
+/**
+ * Where and how the service reaches a real RouterOS device over its API (TCP 8728, TLS 8729). A router without
+ * an endpoint is simulated inside the service. The password is here only in memory, decrypted for the back end;
+ * at rest it is encrypted (router-secrets), and no log, error, admin answer or process list ever shows it.
+ */
+export interface DeviceEndpoint {
+  readonly host: string;
+  /** @default 8729 with TLS, 8728 with `plaintext` */
+  readonly port?: number;
+  readonly user: string;
+  readonly password: string;
+  /** How the device's certificate is verified: its SHA-256 fingerprint, or a CA (PEM) it must chain to. */
+  readonly tls?: { readonly fingerprint?: string; readonly ca?: string };
+  /** The operator consented to plain TCP: `/login` then sends the password in clear text. */
+  readonly plaintext?: boolean;
+}
+
+/** What an admin answer or a log may show of an endpoint: everything but the password. */
+export function describeEndpoint(endpoint: DeviceEndpoint): Record<string, unknown> {
+  return {
+    host: endpoint.host,
+    port: endpoint.port ?? (endpoint.plaintext ? 8728 : 8729),
+    user: endpoint.user,
+    transport: endpoint.plaintext ? "plaintext" : "tls",
+    ...(endpoint.tls?.fingerprint ? { tls_fingerprint: endpoint.tls.fingerprint } : {}),
+    ...(endpoint.tls?.ca ? { tls_ca: "configured" } : {}),
+  };
+}
