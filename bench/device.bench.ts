@@ -1,0 +1,89 @@
+/**
+ * A router driven over the RouterOS API (the device back end, TLS on loopback to a simulated device) against the
+ * same router driven in-process (the simulated back end), in one run: synchronous-call latency and jobs per
+ * second. ratio = device / in-process, so it is the cost of the protocol, TLS and the job wrapper (upload,
+ * /execute, read-back, remove), not of RouterOS itself. Connections per router are counted at the device.
+ */
+import { startRouterApiServer } from "../src/routeros-api/server.js";
+import { certificateFingerprint } from "../src/routeros-api/transport.js";
+import type { RouterBackend } from "../src/service/routers/backend.js";
+import { DeviceBackend } from "../src/service/routers/device-backend.js";
+import { apiFrontEnd } from "../src/simulator/api-front-end.js";
+import { SimulatedBackend } from "../src/simulator/backend.js";
+import { selfSignedDeviceCertificate } from "../src/simulator/device-certificate.js";
+import { SimulatedRouter } from "../src/simulator/router.js";
+import { type BenchReport, opsPerSecond, percentile, round } from "./harness.js";
+
+const ROUTER = "d1000000-0000-4000-8000-000000000001";
+const SCRIPT =
+  "/ip firewall address-list add list=bench address=10.0.0.1\n/ip firewall address-list remove [find list=bench]";
+
+async function latencies(backend: RouterBackend, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const start = performance.now();
+    await backend.command(ROUTER, "/system/identity/print");
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+export async function run(): Promise<BenchReport> {
+  const simulated = new SimulatedBackend();
+  await simulated.attach(ROUTER, { name: "bench" });
+
+  const tls = await selfSignedDeviceCertificate();
+  const router = new SimulatedRouter({ name: "bench" });
+  let logins = 0;
+  const server = await startRouterApiServer({
+    tls,
+    authenticate: () => {
+      logins++;
+      return true;
+    },
+    handler: apiFrontEnd(router),
+  });
+  const device = new DeviceBackend({ jobPollMs: 1, probeIntervalMs: 3_600_000 });
+  await device.attach(ROUTER, {
+    name: "bench",
+    endpoint: {
+      host: server.host,
+      port: server.port,
+      user: "bench",
+      password: "bench-password",
+      tls: { fingerprint: certificateFingerprint(tls.cert) },
+    },
+  });
+  try {
+    await latencies(simulated, 50);
+    await latencies(device, 50);
+    const inProcess = percentile(await latencies(simulated, 500), 50);
+    const overApi = percentile(await latencies(device, 500), 50);
+    let job = 0;
+    const jobsInProcess = await opsPerSecond(() => simulated.runScript(ROUTER, SCRIPT), 2000);
+    const jobsOverApi = await opsPerSecond(
+      () => device.runScript(ROUTER, SCRIPT, { jobName: `routerjobs-job-${++job}` }),
+      2000,
+    );
+    return {
+      title: "a router over the RouterOS API against in-process",
+      metrics: {
+        syncP50InProcessMs: round(inProcess, 3),
+        syncP50OverApiMs: round(overApi, 3),
+        syncRatio: round(overApi / inProcess, 1),
+        jobsPerSecInProcess: round(jobsInProcess, 1),
+        jobsPerSecOverApi: round(jobsOverApi, 1),
+        jobRatio: round(jobsInProcess / jobsOverApi, 1),
+        connectionsPerRouter: logins,
+      },
+      lines: [
+        `synchronous call p50: ${round(overApi, 3)} ms over the API vs ${round(inProcess, 3)} ms in-process (${round(overApi / inProcess, 1)}x)`,
+        `jobs: ${round(jobsOverApi, 1)}/s over the API vs ${round(jobsInProcess, 1)}/s in-process (${round(jobsInProcess / jobsOverApi, 1)}x slower; ${job} jobs)`,
+        `connections opened for the router: ${logins} (one, reused)`,
+      ],
+    };
+  } finally {
+    await device.detach(ROUTER);
+    await server.close();
+  }
+}
