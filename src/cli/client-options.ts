@@ -12,7 +12,7 @@ import { flagOrEnv } from "./flag-or-env.js";
 export const CLIENT_ENV_HELP = `
 Connection (flags win over environment variables):
   ROUTERJOBS_URL          service base URL, as --url
-  ROUTERJOBS_TOKEN        API token <uuid>:<uuid>:<62 alphanumerics> (or --token-file FILE)
+  ROUTERJOBS_TOKEN        API token: <uuid>:<uuid>:<secret>, a JWT or an API key (or --token-file FILE)
   ROUTERJOBS_CA_FILE      PEM CA to trust, as --ca-file
   ROUTERJOBS_RATE_LIMIT   request budget shared by every process using the token, as --rate-limit
   ROUTERJOBS_TIMEOUT      overall time per call, retries included, as --timeout
@@ -50,7 +50,7 @@ export async function resolveClientOptions(
   flags: ClientFlags,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RouterJobsClientOptions> {
-  const [{ z }, { parseDuration, parseRateLimit }, { isParsedToken, parseToken }, { defaultStateDir }] =
+  const [{ z }, { parseDuration, parseRateLimit }, { bearerTokenProblem }, { defaultStateDir }] =
     await Promise.all([
       import("zod"),
       import("../contract/duration.js"),
@@ -70,9 +70,9 @@ export async function resolveClientOptions(
     throw new UsageError(`${urlSource} must be an http:// or https:// URL (got ${JSON.stringify(urlText)})`);
 
   const { token, tokenSource } = await readToken(flags.tokenFile, env);
-  const parsed = parseToken(token);
-  if (!isParsedToken(parsed))
-    throw new UsageError(`the token in ${tokenSource} is malformed: ${parsed.error}`);
+  const tokenProblem = bearerTokenProblem(token);
+  if (tokenProblem !== undefined)
+    throw new UsageError(`the token in ${tokenSource} cannot be a bearer token: it ${tokenProblem}`);
 
   const deadlineMs = flagOrEnv("--timeout", "ROUTERJOBS_TIMEOUT", flags.timeout, env, parseDuration);
   const caFile = flags.caFile ?? (env.ROUTERJOBS_CA_FILE || undefined);

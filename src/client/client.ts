@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import type { z } from "zod";
-import {
-  type JobAck,
-  type JobListItem,
-  jobAckEnvelopeSchema,
-  jobListEnvelopeSchema,
-  syncResponseSchema,
-} from "../contract/envelope.js";
+import { type JobAck, jobAckEnvelopeSchema, syncResponseSchema } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";
-import { type JobRequestInput, jobRequestSchema } from "../contract/job.js";
+import {
+  type JobListItem,
+  type JobRequestInput,
+  jobListResponseSchema,
+  jobRequestSchema,
+} from "../contract/job.js";
 import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
 import { RouterjobsError } from "../errors.js";
@@ -57,6 +56,9 @@ interface CallSpec<T> {
 const ROUTER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const IDEMPOTENCY_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEADER_REQUEST_ID = "x-request-id";
+
+/** Until when a 429 without Retry-After holds the key (epoch ms), so that the retry waits at least as long. */
+const heldUntil = new WeakMap<RouterjobsError, number>();
 
 /** Client of the router job execution service. See docs/client.md. */
 export class RouterJobsClient {
@@ -129,13 +131,16 @@ export class RouterJobsClient {
     return { ack, idempotencyKey };
   }
 
-  /** The jobs of a router, newest first (as the service orders them). Retried on transient failures. */
+  /**
+   * The jobs of a router, newest first (as the service orders them). Retried on transient failures. The answer
+   * may be the envelope or a bare array; a job without `status` gets one from its timestamps.
+   */
   async listJobs(routerId: string, options: CallOptions = {}): Promise<JobListItem[]> {
     return this.#call<JobListItem[]>(
       {
         operation: "list",
         request: { method: "GET", path: `/api/routers/${routerPath(routerId)}/jobs`, headers: {} },
-        schema: jobListEnvelopeSchema,
+        schema: jobListResponseSchema,
       },
       options,
     );
@@ -169,7 +174,8 @@ export class RouterJobsClient {
         const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
         if (!shouldRetry({ operation: spec.operation, attempt, maxAttempts: retry.maxAttempts, error }))
           throw error;
-        const waitMs = backoffMs(attempt, retryAfterMs, retry);
+        const holdMs = (heldUntil.get(error) ?? 0) - Date.now();
+        const waitMs = Math.max(backoffMs(attempt, retryAfterMs, retry), holdMs);
         if (Date.now() + waitMs >= call.deadline) throw error;
         logger.debug?.(`retrying ${spec.operation} after ${error.code}`, { attempt, waitMs });
         await sleep(waitMs, options.signal);
@@ -203,9 +209,11 @@ export class RouterJobsClient {
           retryAfterMs,
         });
         if (error instanceof RateLimitedError) {
-          // The contract does not count a 429; everyone sharing the key waits as long as the service asked.
+          // The contract does not count a 429; everyone sharing the key waits as long as the service asked,
+          // or, when it did not say, until the local window frees a slot.
           counted = false;
-          await this.#budget.block(Date.now() + (retryAfterMs ?? this.#options.retry.baseDelayMs));
+          if (retryAfterMs !== undefined) await this.#budget.block(Date.now() + retryAfterMs);
+          else heldUntil.set(error, await this.#budget.blockUntilWindowFrees());
         }
         throw error;
       }

@@ -6,7 +6,7 @@ import type { RateLimit } from "../contract/duration.js";
 import type { ErrorDetail } from "../contract/errors.js";
 import { describeValue } from "../contract/ids.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
-import { isParsedToken, parseToken } from "../contract/token.js";
+import { bearerTokenProblem } from "../contract/token.js";
 import { ValidationError } from "./errors.js";
 import { defaultStateDir } from "./state-dir.js";
 import { USER_AGENT } from "./version.js";
@@ -28,7 +28,10 @@ export interface RetryOptions {
 export interface RouterJobsClientOptions {
   /** The service's base address (`https://host:8443`); a path prefix is kept. */
   readonly baseUrl: string | URL;
-  /** `<token_id>:<team_id>:<secret>`. Kept private: it never appears in errors, logs or `inspect`. */
+  /**
+   * A bearer token of any shape: the spec's `<token_id>:<team_id>:<secret>`, a JWT, an opaque API key (visible
+   * ASCII, no whitespace). Kept private: it never appears in errors, logs or `inspect`.
+   */
   readonly token: string;
   /** PEM CA certificate(s) to trust, for a service with a self-signed or private certificate. */
   readonly ca?: string | Buffer | readonly (string | Buffer)[];
@@ -70,11 +73,9 @@ export function resolveOptions(options: RouterJobsClientOptions): ResolvedOption
     problems.push({ field, message: `${field} ${message}` });
 
   const baseUrl = parseBaseUrl(options.baseUrl, problem);
-  if (typeof options.token !== "string") problem("token", "must be a string");
-  else {
-    const parsed = parseToken(options.token);
-    if (!isParsedToken(parsed)) problem("token", `is malformed: ${parsed.error}`);
-  }
+  // Any shape the public service may issue (spec token, JWT, console key); only unusable values are refused.
+  const tokenProblem = bearerTokenProblem(options.token);
+  if (tokenProblem !== undefined) problem("token", tokenProblem);
   const positive = (field: string, value: number | undefined, fallback: number): number => {
     if (value === undefined) return fallback;
     if (!Number.isSafeInteger(value) || value < 1)

@@ -116,6 +116,21 @@ export class RateBudget {
     });
   }
 
+  /**
+   * After a 429 that named no time (the public service documents no Retry-After): nobody sharing the key sends
+   * until the local window frees a slot, that is until the oldest answered grant ages out, or for a whole window
+   * when none is on record (the service then counted requests this machine never saw). A fixed short pause
+   * would only draw more 429s. Resolves with the time the key is held until.
+   */
+  async blockUntilWindowFrees(): Promise<number> {
+    return this.#update(Number.POSITIVE_INFINITY, (state, now) => {
+      const answered = state.grants.filter((grant) => !grant.open).map((grant) => grant.t);
+      const frees = (answered.length > 0 ? Math.min(...answered) : now) + this.#windowMs;
+      state.blockedUntil = Math.max(state.blockedUntil, frees);
+      return { result: state.blockedUntil, dirty: true };
+    });
+  }
+
   /** Writes releases still waiting for the next acquire (RouterJobsClient#close calls it). */
   async flush(): Promise<void> {
     clearTimeout(this.#flushTimer);

@@ -30,13 +30,45 @@ export const STATUS_RANK: Readonly<Record<JobStatus, number>> = {
 
 export const jobStatusSchema = z.enum(JOB_STATUSES);
 
+/**
+ * The words the device's job wrapper reports to the public service (ALTOSTRAT.md). A service that passes them
+ * on unchanged still means the spec's states.
+ */
+const DEVICE_STATUS_WORDS: Readonly<Record<string, KnownJobStatus>> = {
+  busy: "running",
+  done: "completed",
+  fail: "failed",
+};
+
+/** A status as sent, read tolerantly: the spec's words, the device's words, else "unknown" (never terminal). */
+export function readJobStatus(value: string): JobStatus {
+  if ((JOB_STATUSES as readonly string[]).includes(value)) return value as KnownJobStatus;
+  return Object.hasOwn(DEVICE_STATUS_WORDS, value)
+    ? (DEVICE_STATUS_WORDS[value] as KnownJobStatus)
+    : "unknown";
+}
+
 /** Tolerant status: a value outside the known set parses as "unknown" instead of failing the whole response. */
-export const tolerantJobStatusSchema = z
-  .string()
-  .transform(
-    (value): JobStatus =>
-      (JOB_STATUSES as readonly string[]).includes(value) ? (value as KnownJobStatus) : "unknown",
-  );
+export const tolerantJobStatusSchema = z.string().transform(readJobStatus);
+
+export interface JobTimes {
+  readonly started_at: string | null;
+  readonly completed_at: string | null;
+  readonly failed_at: string | null;
+  readonly deleted_at: string | null;
+}
+
+/**
+ * The state of a job that carries no `status` (the public service's newer job list), from its timestamps. A
+ * deletion outranks an outcome, and an outcome outranks a start: each later moment implies the earlier ones.
+ */
+export function statusFromTimes(times: JobTimes): KnownJobStatus {
+  if (times.deleted_at !== null) return "deleted";
+  if (times.failed_at !== null) return "failed";
+  if (times.completed_at !== null) return "completed";
+  if (times.started_at !== null) return "running";
+  return "pending";
+}
 
 const booleanField = (field: string) =>
   z.boolean({
@@ -102,21 +134,54 @@ const jobTimes = {
   deleted_at: nullableTimestampSchema.optional().default(null),
 };
 
-/** One item of the job list, as a tolerant client reads it. `error` is the project's extension. */
-export const jobListItemSchema = z.looseObject({
-  id: tolerantUuidSchema,
-  token: z.string().optional(),
-  idempotency_key: tolerantUuidSchema,
-  description: z.string(),
-  express_execute: z.boolean(),
-  needs_acknowledgement: z.boolean(),
-  make_backup: z.boolean(),
-  ...jobTimes,
-  status: tolerantJobStatusSchema,
-  seq_id: z.number().int().optional(),
-  error: z.string().nullish(),
-});
+/**
+ * One item of the job list, as a tolerant client reads it: the spec's item, or the public service's newer one
+ * (`should_backup` for `make_backup`, no `status`, no `seq_id`). The output always has `make_backup` and a
+ * `status`; unknown fields are kept. `error` is the project's extension.
+ */
+export const jobListItemSchema = z
+  .looseObject({
+    id: tolerantUuidSchema,
+    token: z.string().optional(),
+    idempotency_key: tolerantUuidSchema,
+    description: z.string(),
+    express_execute: z.boolean(),
+    needs_acknowledgement: z.boolean(),
+    make_backup: z.boolean().optional(),
+    should_backup: z.boolean().optional(),
+    ...jobTimes,
+    status: tolerantJobStatusSchema.optional(),
+    seq_id: z.number().int().optional(),
+    error: z.string().nullish(),
+  })
+  .transform((item, ctx) => {
+    const makeBackup = item.make_backup ?? item.should_backup;
+    if (makeBackup === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["make_backup"],
+        message: "make_backup (or should_backup) must be a boolean true or false (got nothing)",
+      });
+      return z.NEVER;
+    }
+    // An explicit status wins, even "unknown": a word we do not know must not be overruled by a guess.
+    const read: typeof item & { make_backup: boolean; status: JobStatus } = {
+      ...item,
+      make_backup: makeBackup,
+      status: item.status ?? statusFromTimes(item),
+    };
+    return read;
+  });
 export type JobListItem = z.output<typeof jobListItemSchema>;
+
+/**
+ * A job list answer: the spec's envelope `{"status":"success","data":[...]}` or the bare array of the public
+ * service's newer API, read as the envelope.
+ */
+export const jobListResponseSchema = z.preprocess(
+  (body) => (Array.isArray(body) ? { status: "success", data: body } : body),
+  z.looseObject({ status: z.literal("success"), data: z.array(jobListItemSchema) }),
+);
 
 const seqIdMessage = (issue: { input?: unknown }) =>
   `seq_id must be a whole number from 1 to ${SEQ_ID_MAX} (got ${describeValue(issue.input)})`;
@@ -128,25 +193,27 @@ const storableJsonSchema = z.unknown().superRefine((value, ctx) => {
 });
 
 /**
- * The notification payload posted to `notify_url`. A receiver stores it whole, unknown fields too, and the
- * status as sent, so every string of the raw payload must be storable text; `seq_id` must fit the integer
- * column.
+ * The notification payload posted to `notify_url`. Only `job_id` and `status` are required: the public service
+ * documents nothing more, so every other field of the spec's payload is optional (and checked when present).
+ * A receiver stores it whole, unknown fields too, and the status as sent, so every string of the raw payload
+ * must be storable text; `seq_id` must fit the integer column.
  */
 export const notificationSchema = storableJsonSchema.pipe(
   z.looseObject({
     job_id: tolerantUuidSchema,
-    customer_id: tolerantUuidSchema,
-    description: z.string(),
-    router_id: tolerantUuidSchema,
-    idempotency_key: tolerantUuidSchema,
-    express_execute: z.boolean(),
-    needs_acknowledgement: z.boolean(),
-    make_backup: z.boolean(),
+    customer_id: tolerantUuidSchema.optional(),
+    description: z.string().optional(),
+    router_id: tolerantUuidSchema.optional(),
+    idempotency_key: tolerantUuidSchema.optional(),
+    express_execute: z.boolean().optional(),
+    needs_acknowledgement: z.boolean().optional(),
+    make_backup: z.boolean().optional(),
     seq_id: z
       .number({ error: seqIdMessage })
       .refine((value) => Number.isInteger(value) && value >= 1 && value <= SEQ_ID_MAX, {
         error: seqIdMessage,
-      }),
+      })
+      .optional(),
     ...jobTimes,
     status: tolerantJobStatusSchema,
     error: z.string().nullish(),

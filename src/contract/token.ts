@@ -49,3 +49,27 @@ export function redactToken(token: string): string {
   const parsed = parseToken(token);
   return isParsedToken(parsed) ? `${parsed.tokenId}:***` : "***";
 }
+
+/** Bound of a client-side token: far above a JWT or a console key, far below what a server takes in a header. */
+export const BEARER_TOKEN_MAX_CHARS = 8192;
+
+/**
+ * Client side only: whether a value can travel as `Authorization: Bearer <value>` at all. The public service
+ * takes the spec's token, OAuth JWTs and console API keys of an undocumented format, so the client accepts
+ * any visible ASCII; our service keeps `parseToken`'s format for its own tokens. Returns the problem (never the
+ * value, at most where it is), or undefined when the value is usable.
+ */
+export function bearerTokenProblem(token: unknown): string | undefined {
+  if (typeof token !== "string") return "must be a string";
+  if (token.length === 0) return "is empty";
+  if (token.length > BEARER_TOKEN_MAX_CHARS)
+    return `must be at most ${BEARER_TOKEN_MAX_CHARS} characters (got ${token.length})`;
+  for (let index = 0; index < token.length; index++) {
+    const code = token.charCodeAt(index);
+    if (code > 0x7e && code !== 0x7f)
+      return `must be ASCII only (a character outside ASCII at position ${index + 1})`;
+    if (code <= 0x20 || code === 0x7f)
+      return `must not contain whitespace or control characters (one at position ${index + 1})`;
+  }
+  return undefined;
+}

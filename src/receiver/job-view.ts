@@ -3,17 +3,18 @@ import { successEnvelope } from "../contract/envelope.js";
 import { tolerantJobStatusSchema } from "../contract/job.js";
 
 /**
- * A job as the receiver knows it, the `data` of the wait API. The server builds it and the wait client reads it
+ * A job as the receiver knows it, the `data` of the wait API (found by `idempotency_key` or `job_id`). The server builds it and the wait client reads it
  * through this one schema. `last_heard_at` is when the receiver last stored a notification for the job (its
  * clock), which tells `apply` whether the notification path is alive.
  */
 export const receivedJobSchema = z.looseObject({
   job_id: z.string(),
-  idempotency_key: z.string(),
-  router_id: z.string(),
-  customer_id: z.string(),
-  seq_id: z.number().int(),
-  description: z.string(),
+  // Absent until a notification of the job carries them: the public service promises only job_id and status.
+  idempotency_key: z.string().optional(),
+  router_id: z.string().optional(),
+  customer_id: z.string().optional(),
+  seq_id: z.number().int().optional(),
+  description: z.string().optional(),
   status: tolerantJobStatusSchema,
   started_at: z.string().nullable(),
   completed_at: z.string().nullable(),

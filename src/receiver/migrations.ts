@@ -43,4 +43,19 @@ export const RECEIVER_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX receiver_jobs_updated ON receiver_jobs (updated_at DESC);
     `,
   },
+  {
+    version: 2,
+    description: "notifications that carry only job_id and status",
+    // The public service documents nothing beyond job_id and status: every other column may stay unknown
+    // until (or unless) a later notification of the same job carries it.
+    sql: `
+      ALTER TABLE receiver_notifications ALTER COLUMN idempotency_key DROP NOT NULL;
+      ALTER TABLE receiver_notifications ALTER COLUMN router_id DROP NOT NULL;
+      ALTER TABLE receiver_jobs ALTER COLUMN idempotency_key DROP NOT NULL;
+      ALTER TABLE receiver_jobs ALTER COLUMN router_id DROP NOT NULL;
+      ALTER TABLE receiver_jobs ALTER COLUMN customer_id DROP NOT NULL;
+      ALTER TABLE receiver_jobs ALTER COLUMN seq_id DROP NOT NULL;
+      ALTER TABLE receiver_jobs ALTER COLUMN description DROP NOT NULL;
+    `,
+  },
 ];

@@ -6,7 +6,7 @@ const RECONNECT_DELAY_MS = 1000;
 
 /**
  * With several receiver instances on one PostgreSQL, a notification may be stored by another instance. Each
- * instance LISTENs on one dedicated connection and forwards the keys to its own waiters. A NOTIFY sent while
+ * instance LISTENs on one dedicated connection and forwards the names (job id, idempotency key) to its own waiters. A NOTIFY sent while
  * this connection is down is lost, which is why waiters also re-read the store now and then (`recheckMs`).
  */
 export async function listenForWakeups(url: string, wakeups: Wakeups): Promise<{ close(): Promise<void> }> {

@@ -1,7 +1,7 @@
 import type { ErrorDetail } from "../contract/errors.js";
 import { notificationSchema } from "../contract/job.js";
 import type { ReceivedJob } from "./job-view.js";
-import type { NotificationStore } from "./store.js";
+import { type NotificationStore, wakeNames } from "./store.js";
 import { type VerifyFailure, verifyWebhook, type WebhookHeaders } from "./verify.js";
 import type { Wakeups } from "./wakeups.js";
 
@@ -52,6 +52,6 @@ export async function receive(
   }
   const rawStatus = (parsed as { status: string }).status;
   const { duplicate, job } = await options.store.record(result.data, rawStatus, headers.id);
-  if (!duplicate) options.wakeups.notify(job.idempotency_key, job);
+  if (!duplicate) for (const name of wakeNames(job)) options.wakeups.notify(name, job);
   return { kind: "stored", duplicate, job };
 }

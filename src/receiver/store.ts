@@ -6,7 +6,10 @@ import { migrate } from "../store/migrations.js";
 import type { ReceivedJob } from "./job-view.js";
 import { RECEIVER_MIGRATIONS } from "./migrations.js";
 
-/** PostgreSQL channel on which every instance announces a stored notification (payload: idempotency key). */
+/**
+ * PostgreSQL channel on which every instance announces a stored notification. One NOTIFY per name the job can
+ * be waited for by: its job id, and its idempotency key when known (both UUIDs, so they share one namespace).
+ */
 export const WAKEUP_CHANNEL = "routerjobs_receiver";
 
 export interface RecordResult {
@@ -23,11 +26,11 @@ interface Received {
 
 interface JobRow {
   job_id: string;
-  idempotency_key: string;
-  router_id: string;
-  customer_id: string;
-  seq_id: number;
-  description: string;
+  idempotency_key: string | null;
+  router_id: string | null;
+  customer_id: string | null;
+  seq_id: number | null;
+  description: string | null;
   status: string;
   started_at: string | null;
   completed_at: string | null;
@@ -46,8 +49,9 @@ const JOB_VIEW = `SELECT j.*, array(SELECT n.status FROM receiver_notifications 
 
 /*
  * The state only moves up STATUS_RANK; terminal states share the top rank, so the first terminal one wins and
- * a later terminal or an out-of-order earlier state leaves it alone. Times fill in from whichever notification
- * carries them, so a late `running` still contributes its started_at.
+ * a later terminal or an out-of-order earlier state leaves it alone. Times and the other fields fill in from
+ * whichever notification carries them (a minimal one carries only job_id and status), so a late `running` still
+ * contributes its started_at.
  */
 const UPSERT_JOB = `
   INSERT INTO receiver_jobs AS j (job_id, idempotency_key, router_id, customer_id, seq_id, description, status,
@@ -57,6 +61,11 @@ const UPSERT_JOB = `
     status = CASE WHEN EXCLUDED.status_rank > j.status_rank THEN EXCLUDED.status ELSE j.status END,
     error = CASE WHEN EXCLUDED.status_rank > j.status_rank THEN EXCLUDED.error ELSE j.error END,
     status_rank = GREATEST(EXCLUDED.status_rank, j.status_rank),
+    idempotency_key = COALESCE(j.idempotency_key, EXCLUDED.idempotency_key),
+    router_id = COALESCE(j.router_id, EXCLUDED.router_id),
+    customer_id = COALESCE(j.customer_id, EXCLUDED.customer_id),
+    seq_id = COALESCE(j.seq_id, EXCLUDED.seq_id),
+    description = COALESCE(j.description, EXCLUDED.description),
     started_at = COALESCE(j.started_at, EXCLUDED.started_at),
     completed_at = COALESCE(j.completed_at, EXCLUDED.completed_at),
     failed_at = COALESCE(j.failed_at, EXCLUDED.failed_at),
@@ -100,8 +109,8 @@ export class NotificationStore {
       [
         notification.job_id,
         rawStatus,
-        notification.idempotency_key,
-        notification.router_id,
+        notification.idempotency_key ?? null,
+        notification.router_id ?? null,
         webhookId ?? null,
         JSON.stringify(notification),
       ],
@@ -113,11 +122,11 @@ export class NotificationStore {
     }
     await tx.query(UPSERT_JOB, [
       notification.job_id,
-      notification.idempotency_key,
-      notification.router_id,
-      notification.customer_id,
-      notification.seq_id,
-      notification.description,
+      notification.idempotency_key ?? null,
+      notification.router_id ?? null,
+      notification.customer_id ?? null,
+      notification.seq_id ?? null,
+      notification.description ?? null,
       notification.status,
       STATUS_RANK[notification.status],
       notification.started_at,
@@ -126,18 +135,23 @@ export class NotificationStore {
       notification.deleted_at,
       notification.error ?? null,
     ]);
-    if (this.db.kind === "postgres") {
-      // Delivered at commit to every instance that LISTENs, so their waiters wake as ours do.
-      await tx.query("SELECT pg_notify($1, $2)", [WAKEUP_CHANNEL, notification.idempotency_key]);
-    }
     const job = await findOne(tx, "j.job_id = $1", [notification.job_id]);
     if (!job) throw new Error(`receiver_jobs lacks job ${notification.job_id} just stored`);
+    if (this.db.kind === "postgres") {
+      // Delivered at commit to every instance that LISTENs, so their waiters wake as ours do.
+      for (const name of wakeNames(job)) await tx.query("SELECT pg_notify($1, $2)", [WAKEUP_CHANNEL, name]);
+    }
     return { duplicate: false, job };
   }
 
   /** The most recently heard job with this idempotency key (the service gives one job per key). */
   findByIdempotencyKey(idempotencyKey: string): Promise<ReceivedJob | undefined> {
     return findOne(this.db, "j.idempotency_key = $1", [idempotencyKey]);
+  }
+
+  /** The job by its id: the one name every notification carries. */
+  findByJobId(jobId: string): Promise<ReceivedJob | undefined> {
+    return findOne(this.db, "j.job_id = $1", [jobId]);
   }
 
   async recent(options: { routerId?: string; limit: number }): Promise<ReceivedJob[]> {
@@ -158,14 +172,20 @@ async function findOne(db: Queryable, where: string, params: unknown[]): Promise
   return rows[0] && toView(rows[0]);
 }
 
+/** The names a waiter may watch this job by (see WAKEUP_CHANNEL). */
+export function wakeNames(job: ReceivedJob): string[] {
+  return job.idempotency_key === undefined ? [job.job_id] : [job.job_id, job.idempotency_key];
+}
+
 function toView(row: JobRow): ReceivedJob {
   return {
     job_id: row.job_id,
-    idempotency_key: row.idempotency_key,
-    router_id: row.router_id,
-    customer_id: row.customer_id,
-    seq_id: row.seq_id,
-    description: row.description,
+    // Fields no notification carried yet are left out, as the wait API's schema has them optional.
+    ...(row.idempotency_key === null ? {} : { idempotency_key: row.idempotency_key }),
+    ...(row.router_id === null ? {} : { router_id: row.router_id }),
+    ...(row.customer_id === null ? {} : { customer_id: row.customer_id }),
+    ...(row.seq_id === null ? {} : { seq_id: row.seq_id }),
+    ...(row.description === null ? {} : { description: row.description }),
     status: row.status as JobStatus,
     started_at: row.started_at,
     completed_at: row.completed_at,

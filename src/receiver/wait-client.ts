@@ -21,7 +21,13 @@ export interface ReceiverClientOptions {
 }
 
 export interface WaitForJobOptions {
-  readonly idempotencyKey: string;
+  /** The job's idempotency key; give this or `jobId`. */
+  readonly idempotencyKey?: string;
+  /**
+   * The job's id: the only name a minimal notification (job_id and status, all the public service documents)
+   * carries. Give this or `idempotencyKey`.
+   */
+  readonly jobId?: string;
   /** Overall deadline of the wait. */
   readonly timeoutMs: number;
   /**
@@ -71,8 +77,14 @@ export class ReceiverClient {
     return parse(receivedJobListEnvelopeSchema, statusCode, body).data;
   }
 
+  /** The job's current state by its id, or undefined when the receiver heard nothing of it. */
+  async getJobById(jobId: string, signal?: AbortSignal): Promise<ReceivedJob | undefined> {
+    return this.fetchJob(new URLSearchParams({ job_id: jobId }), signal);
+  }
+
   /** Long-polls until the job is terminal, the deadline passes, or the receiver stays quiet for `quietMs`. */
   async waitForJob(options: WaitForJobOptions): Promise<WaitResult> {
+    const name = jobQuery(options);
     const started = performance.now();
     const deadline = started + options.timeoutMs;
     const quietMs = options.quietMs ?? options.timeoutMs;
@@ -92,7 +104,7 @@ export class ReceiverClient {
       if (now >= deadline) return result("timeout");
       if (now - lastNewsAt >= quietMs) return result("quiet");
       const waitMs = Math.ceil(Math.min(longPollMs, deadline - now, lastNewsAt + quietMs - now));
-      const query = new URLSearchParams({ idempotency_key: options.idempotencyKey, wait: `${waitMs}ms` });
+      const query = new URLSearchParams({ ...name, wait: `${waitMs}ms` });
       try {
         const next = await this.fetchJob(query, options.signal);
         if (next && next.last_heard_at !== job?.last_heard_at) lastNewsAt = performance.now();
@@ -144,6 +156,14 @@ export class ReceiverClient {
       });
     }
   }
+}
+
+function jobQuery(options: WaitForJobOptions): Record<string, string> {
+  if ((options.idempotencyKey === undefined) === (options.jobId === undefined))
+    throw new RangeError("waitForJob needs exactly one of idempotencyKey and jobId");
+  return options.idempotencyKey !== undefined
+    ? { idempotency_key: options.idempotencyKey }
+    : { job_id: options.jobId as string };
 }
 
 function parse<T extends z.ZodType>(schema: T, statusCode: number, body: string): z.output<T> {

@@ -28,6 +28,7 @@ export interface WaitRoutesOptions {
 const querySchema = z
   .strictObject({
     idempotency_key: textField("idempotency_key", { nonEmpty: true }).optional(),
+    job_id: textField("job_id", { nonEmpty: true }).optional(),
     router_id: textField("router_id", { nonEmpty: true }).optional(),
     wait: z
       .string()
@@ -49,12 +50,35 @@ const querySchema = z
       .max(MAX_LIST_LIMIT, { error: `limit must be at most ${MAX_LIST_LIMIT}` })
       .default(20),
   })
-  .refine((query) => query.wait === undefined || query.idempotency_key !== undefined, {
-    error: "wait needs idempotency_key",
-    path: ["wait"],
-  });
+  .refine((query) => query.idempotency_key === undefined || query.job_id === undefined, {
+    error: "give idempotency_key or job_id, not both",
+    path: ["job_id"],
+  })
+  .refine(
+    (query) => query.wait === undefined || query.idempotency_key !== undefined || query.job_id !== undefined,
+    { error: "wait needs idempotency_key or job_id", path: ["wait"] },
+  );
 
-/** The reader side: current state by idempotency key (optionally long-polled), recent jobs, all behind a token. */
+/** One job's name in a query: its idempotency key, or its id (the only name a minimal notification gives). */
+interface JobName {
+  readonly value: string;
+  readonly label: string;
+  find(store: NotificationStore): Promise<ReceivedJob | undefined>;
+}
+
+function jobName(query: { idempotency_key?: string; job_id?: string }): JobName | undefined {
+  const { idempotency_key: key, job_id: jobId } = query;
+  if (key !== undefined)
+    return { value: key, label: `idempotency key ${key}`, find: (store) => store.findByIdempotencyKey(key) };
+  if (jobId !== undefined)
+    return { value: jobId, label: `job ${jobId}`, find: (store) => store.findByJobId(jobId) };
+  return undefined;
+}
+
+/**
+ * The reader side: current state by idempotency key or job id (optionally long-polled), recent jobs, all behind
+ * a token.
+ */
 export async function waitRoutes(app: FastifyInstance, options: WaitRoutesOptions): Promise<void> {
   app.get("/v1/jobs", async (request, reply) => {
     const token = bearerToken(request.headers.authorization);
@@ -74,28 +98,28 @@ export async function waitRoutes(app: FastifyInstance, options: WaitRoutesOption
       }));
       return reply.code(422).send(errorEnvelope("invalid_request", "the query is not valid", details));
     }
-    const { idempotency_key: key, wait, router_id: routerId, limit } = query.data;
-    if (key === undefined) {
+    const { wait, router_id: routerId, limit } = query.data;
+    const name = jobName(query.data);
+    if (name === undefined) {
       const jobs = await options.store.recent({ ...(routerId ? { routerId } : {}), limit });
       return reply.send({ status: "success", data: jobs });
     }
-    const job =
-      wait === undefined ? await options.store.findByIdempotencyKey(key) : await longPoll(key, wait);
+    const job = wait === undefined ? await name.find(options.store) : await longPoll(name, wait);
     if (!job) {
       return reply
         .code(404)
-        .send(errorEnvelope("not_found", `the receiver has heard nothing of idempotency key ${key}`));
+        .send(errorEnvelope("not_found", `the receiver has heard nothing of ${name.label}`));
     }
     return reply.send({ status: "success", data: job });
 
-    async function longPoll(idempotencyKey: string, waitMs: number): Promise<ReceivedJob | undefined> {
+    async function longPoll(name: JobName, waitMs: number): Promise<ReceivedJob | undefined> {
       // A client that hangs up stops the wait, so abandoned polls do not pile up until their timeout.
       const hangUp = new AbortController();
       reply.raw.once("close", () => hangUp.abort());
-      const watch = options.wakeups.watch(idempotencyKey);
+      const watch = options.wakeups.watch(name.value);
       try {
         const deadline = performance.now() + waitMs;
-        let current = await options.store.findByIdempotencyKey(idempotencyKey);
+        let current = await name.find(options.store);
         while (
           !(current && isTerminal(current.status)) &&
           !options.wakeups.isClosed &&
@@ -108,10 +132,7 @@ export async function waitRoutes(app: FastifyInstance, options: WaitRoutesOption
             hangUp.signal,
           );
           // A terminal state never changes, so a committed terminal state needs no second read.
-          current =
-            woken && isTerminal(woken.status)
-              ? woken
-              : await options.store.findByIdempotencyKey(idempotencyKey);
+          current = woken && isTerminal(woken.status) ? woken : await name.find(options.store);
         }
         return current;
       } finally {

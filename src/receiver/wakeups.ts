@@ -2,10 +2,11 @@ import { EventEmitter } from "node:events";
 import type { ReceivedJob } from "./job-view.js";
 
 /**
- * Wakes long-poll waiters when a notification for their idempotency key is stored. A waiter subscribes
+ * Wakes long-poll waiters when a notification for the job they watch is stored; a job is watched by its
+ * idempotency key or its job id (both UUIDs, one namespace), and a stored notification wakes both names. A waiter subscribes
  * BEFORE it reads the store, and a wake that lands between the read and the wait is kept, so none is lost.
  * A wake from this process carries the job's state as committed, which spares the waiter a read on the hot
- * path; a wake from another instance (PostgreSQL NOTIFY) carries only the key.
+ * path; a wake from another instance (PostgreSQL NOTIFY) carries only the name.
  */
 export class Wakeups {
   private readonly emitter = new EventEmitter();
@@ -16,8 +17,8 @@ export class Wakeups {
     this.emitter.setMaxListeners(0);
   }
 
-  notify(idempotencyKey: string, job?: ReceivedJob): void {
-    this.emitter.emit(idempotencyKey, job);
+  notify(name: string, job?: ReceivedJob): void {
+    this.emitter.emit(name, job);
   }
 
   /** Releases every waiter at once, so a shutdown does not hang on 60 s long polls. */
@@ -30,8 +31,8 @@ export class Wakeups {
     return this.closed;
   }
 
-  watch(idempotencyKey: string): Watch {
-    return new Watch(this.emitter, idempotencyKey, () => this.closed);
+  watch(name: string): Watch {
+    return new Watch(this.emitter, name, () => this.closed);
   }
 }
 

@@ -100,9 +100,9 @@ describe("connection settings", () => {
 
   it("names the bad setting without echoing the token", async () => {
     expectOneLine(
-      await cli(["jobs", ROUTER_ID], { ROUTERJOBS_TOKEN: `${TOKEN}x` }),
+      await cli(["jobs", ROUTER_ID], { ROUTERJOBS_TOKEN: `${TOKEN.slice(0, 10)} ${TOKEN.slice(10)}` }),
       2,
-      "the token in ROUTERJOBS_TOKEN is malformed: last part must be exactly 62 characters (got 63)",
+      "the token in ROUTERJOBS_TOKEN cannot be a bearer token: it must not contain whitespace or control characters (one at position 11)",
     );
     expectOneLine(
       await cli(["jobs", ROUTER_ID, "--url", "ftp://x"]),

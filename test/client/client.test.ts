@@ -133,8 +133,8 @@ describe("validation before sending", () => {
     expect(() => makeClient(service.url, { connectTimeoutMs: -1 })).toThrow(
       "connectTimeoutMs must be a whole number of at least 1 (got number -1)",
     );
-    expect(() => makeClient(service.url, { token: "a:b" })).toThrow(
-      'token is malformed: must have three parts separated by ":" (got 2)',
+    expect(() => makeClient(service.url, { token: "a b" })).toThrow(
+      "token must not contain whitespace or control characters (one at position 2)",
     );
     expect(() => makeClient(service.url, { caFile: "/nonexistent/ca.pem" })).toThrow(
       /caFile cannot be read \(ENOENT/,
@@ -155,7 +155,8 @@ describe("error responses", () => {
       service.script({
         status,
         body: envelope(code, `the ${code} message`, [{ field: "f", message: "m" }]),
-        headers: { "x-request-id": "req-1" },
+        // A 429 without Retry-After holds the key for a whole window (standin.test.ts); here it must not.
+        headers: { "x-request-id": "req-1", ...(status === 429 ? { "retry-after": "0" } : {}) },
       });
       const error = (await client.listJobs(ROUTER_ID).catch((e: unknown) => e)) as ApiError;
       expect(error).toBeInstanceOf(expectedClass[code] ?? ApiError);

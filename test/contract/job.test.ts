@@ -149,6 +149,7 @@ describe("tolerant response schemas", () => {
   it("reads any status outside the known set as 'unknown', which is never terminal", () => {
     fc.assert(
       fc.property(fc.string(), (status) => {
+        fc.pre(!["busy", "done", "fail"].includes(status)); // the device's words: tolerant-job.test.ts
         const parsed = jobListItemSchema.parse({ ...item, status });
         const known = ["pending", "loaded", "running", "completed", "failed", "deleted"].includes(status);
         expect(parsed.status).toBe(known ? status : "unknown");
@@ -227,10 +228,9 @@ describe("tolerant response schemas", () => {
           `seq_id: seq_id must be a whole number from 1 to 2147483647 (got ${shown})`,
         ]);
       }
+      // The public service documents no seq_id: a notification without one is stored all the same.
       const { seq_id: _missing, ...withoutSeq } = notification;
-      expect(issuesOfNotification(withoutSeq)).toEqual([
-        "seq_id: seq_id must be a whole number from 1 to 2147483647 (got nothing)",
-      ]);
+      expect(issuesOfNotification(withoutSeq)).toEqual([]);
     });
   });
 
