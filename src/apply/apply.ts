@@ -253,8 +253,10 @@ async function confirm(
   if (!context.receiver || job.wait_for === "poll") return (await poll()) ?? attempt.seen;
   let last: SeenJob | undefined = attempt.seen;
   while (Date.now() < deadline) {
+    // By the job's id once it is known (from the list or a notification): the public service's notifications
+    // may carry only job_id and status. Until then by the key the service answered.
     const waited = await context.receiver.waitForJob({
-      idempotencyKey: attempt.serviceKey,
+      ...(last?.id ? { jobId: last.id } : { idempotencyKey: attempt.serviceKey }),
       timeoutMs: deadline - Date.now(),
       quietMs: context.receiverQuietMs ?? 30_000,
       signal: context.signal,
