@@ -13,6 +13,7 @@ import {
   RouterUnreachableError,
   type ScriptOutcome,
 } from "./routers/backend.js";
+import type { DeviceEndpoint } from "./routers/endpoint.js";
 import { type RouterRow, routerState } from "./store/directory.js";
 import { type ClaimedJob, finishJob, markStarted, recordBackup, saveRouterState } from "./store/lifecycle.js";
 
@@ -38,15 +39,28 @@ export class RouterCycle {
   constructor(
     private readonly backend: RouterBackend,
     private readonly db: Database,
-    private readonly now: () => Date = () => new Date(),
+    private readonly options: {
+      readonly now?: () => Date;
+      /** Where a device router is (its password decrypted); undefined for a simulated router. */
+      readonly endpointOf?: (routerId: string) => Promise<DeviceEndpoint | undefined>;
+    } = {},
   ) {}
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
 
   /** Brings this instance's copy of the router up to the database: state and the operator's online switch. */
   async load(router: RouterRef): Promise<void> {
     if (this.versions.get(router.id) !== router.state_version) {
       // Read only now: a router's state can be large.
       const state = fromJsonb(await routerState(this.db, router.id));
-      await this.backend.attach(router.id, { name: router.name, ...(state == null ? {} : { state }) });
+      const endpoint = await this.options.endpointOf?.(router.id);
+      await this.backend.attach(router.id, {
+        name: router.name,
+        ...(state == null ? {} : { state }),
+        ...(endpoint ? { endpoint } : {}),
+      });
       this.versions.set(router.id, router.state_version);
       this.online.delete(router.id);
     }

@@ -1,4 +1,7 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { z } from "zod";
+import { deviceSchema, passwordFromFile } from "../contract/device.js";
 import { uuidSchema } from "../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../contract/limits.js";
 import { parseSigningSecret } from "../contract/signing-secret.js";
@@ -6,7 +9,10 @@ import { textField } from "../contract/text-field.js";
 import { tokenSchema } from "../contract/token.js";
 import { UsageError } from "../errors.js";
 import type { Database } from "../store/database.js";
+import type { RouterKeyring } from "./router-secrets.js";
+import { describeEndpoint } from "./routers/endpoint.js";
 import { ensureRouter, ensureTeam, ensureToken } from "./store/directory.js";
+import { endpointFromDevice, saveEndpoint } from "./store/endpoints.js";
 
 /** A team's Standard Webhooks secret: the receiver's own rule, so that it verifies whatever the service signs. */
 const signingSecretSchema = z.string().refine(
@@ -22,52 +28,86 @@ const signingSecretSchema = z.string().refine(
   { error: "signing_secret must be whsec_ followed by the base64 of 24 to 64 random bytes" },
 );
 
-/** The seed file of CONTRACT.md ("Running the service"), plus an optional Standard Webhooks signing secret. */
-export const seedSchema = z.strictObject({
-  teams: z.array(
-    z
-      .strictObject({
-        id: uuidSchema,
-        customer_id: uuidSchema.optional(),
-        signing_secret: signingSecretSchema.optional(),
-        tokens: z.array(tokenSchema).default([]),
-        routers: z
-          .array(
-            z.strictObject({
-              id: uuidSchema,
-              name: textField("name", { nonEmpty: true, maxChars: ROUTER_NAME_MAX_CHARS }),
-            }),
-          )
-          .default([]),
-      })
-      .superRefine((team, ctx) => {
-        for (const [index, token] of team.tokens.entries()) {
-          if (!token.includes(`:${team.id}:`)) {
-            ctx.addIssue({
-              code: "custom",
-              path: ["tokens", index],
-              message: `the token's second part must be this team's id ${team.id}`,
-              input: "<redacted>",
-            });
+/**
+ * The seed of CONTRACT.md ("Running the service"), plus an optional Standard Webhooks signing secret and, per
+ * router, an optional `device` (a real RouterOS device; contract/device.ts). Built for two forms of `device`:
+ * the admin API's (the password itself) and the seed file's (`password_file`, `tls_ca_file`).
+ */
+function seedSchemaWith<DeviceSchema extends z.ZodType>(device: DeviceSchema) {
+  return z.strictObject({
+    teams: z.array(
+      z
+        .strictObject({
+          id: uuidSchema,
+          customer_id: uuidSchema.optional(),
+          signing_secret: signingSecretSchema.optional(),
+          tokens: z.array(tokenSchema).default([]),
+          routers: z
+            .array(
+              z.strictObject({
+                id: uuidSchema,
+                name: textField("name", { nonEmpty: true, maxChars: ROUTER_NAME_MAX_CHARS }),
+                device: device.optional(),
+              }),
+            )
+            .default([]),
+        })
+        .superRefine((team, ctx) => {
+          for (const [index, token] of team.tokens.entries()) {
+            if (!token.includes(`:${team.id}:`)) {
+              ctx.addIssue({
+                code: "custom",
+                path: ["tokens", index],
+                message: `the token's second part must be this team's id ${team.id}`,
+                input: "<redacted>",
+              });
+            }
           }
-        }
-      }),
-  ),
-});
+        }),
+    ),
+  });
+}
+
+/** What `/admin/seed` takes and `applySeed` applies. */
+export const seedSchema = seedSchemaWith(deviceSchema);
+
+/** A seed file's `device`: the secret and the CA come from files, relative to the seed file. */
+const deviceFileSchema = z
+  .looseObject({
+    password_file: textField("password_file", { nonEmpty: true }),
+    tls_ca_file: textField("tls_ca_file", { nonEmpty: true }).optional(),
+  })
+  .refine((device) => !("password" in device) && !("tls_ca" in device), {
+    // A password in the seed file would sit in clear text beside the configuration; a file can be 0600.
+    error: "a seed file names password_file and tls_ca_file, not password or tls_ca",
+  });
+const seedFileSchema = seedSchemaWith(deviceFileSchema);
+type SeedFile = z.output<typeof seedFileSchema>;
+
 export type Seed = z.output<typeof seedSchema>;
 
 export interface SeedResult {
   readonly teams: number;
   readonly tokens: number;
-  /** Routers that exist after the seed (new or already there). */
-  readonly routers: readonly { readonly id: string; readonly name: string }[];
+  /** Routers that exist after the seed (new or already there); a device router with its endpoint described. */
+  readonly routers: readonly { readonly id: string; readonly name: string; readonly device?: unknown }[];
 }
 
-/** Applies a seed idempotently: existing records stay, missing ones are created, in one transaction. */
-export async function applySeed(db: Database, seed: Seed): Promise<SeedResult> {
+/**
+ * Applies a seed idempotently: existing records stay, missing ones are created, in one transaction. A router
+ * with a `device` gets that endpoint (replacing the one it had); `keyring` is asked for only then.
+ */
+export async function applySeed(
+  db: Database,
+  seed: Seed,
+  keyring?: () => Promise<RouterKeyring>,
+): Promise<SeedResult> {
+  const devices = seed.teams.some((team) => team.routers.some((router) => router.device));
+  if (devices && !keyring) throw new UsageError("seed: routers with a device need the service's router key");
+  const keys = devices && keyring ? await keyring() : undefined;
   return db.transaction(async (tx) => {
     let tokens = 0;
-    const routers: { id: string; name: string }[] = [];
+    const routers: SeedResult["routers"][number][] = [];
     for (const team of seed.teams) {
       await ensureTeam(tx, { id: team.id, customerId: team.customer_id, signingSecret: team.signing_secret });
       for (const token of team.tokens) {
@@ -79,28 +119,86 @@ export async function applySeed(db: Database, seed: Seed): Promise<SeedResult> {
         }
         tokens++;
       }
-      for (const router of team.routers) {
-        if (!(await ensureRouter(tx, { id: router.id, teamId: team.id, name: router.name }))) {
-          throw new UsageError(`seed: router ${router.id} belongs to another team or was removed`);
+      for (const { id, name, device } of team.routers) {
+        if (!(await ensureRouter(tx, { id, teamId: team.id, name }))) {
+          throw new UsageError(`seed: router ${id} belongs to another team or was removed`);
         }
-        routers.push(router);
+        if (device && keys) {
+          const endpoint = endpointFromDevice(device);
+          await saveEndpoint(tx, id, endpoint, keys);
+          routers.push({ id, name, device: describeEndpoint(endpoint) });
+        } else routers.push({ id, name });
       }
     }
     return { teams: seed.teams.length, tokens, routers };
   });
 }
 
-export function parseSeed(text: string, source = "seed file"): Seed {
+function firstIssue(error: z.ZodError, source: string): UsageError {
+  const issue = error.issues[0];
+  return new UsageError(`${source}: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+}
+
+async function readSeedPart(file: string, seedFile: string, field: string): Promise<string> {
+  const path = resolve(dirname(seedFile), file);
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    // The path and the system's reason only: never the content.
+    throw new UsageError(
+      `${seedFile}: ${field}: cannot read ${path}: ${(error as NodeJS.ErrnoException).code}`,
+    );
+  }
+}
+
+/** A seed file's devices with their files read: the form the admin API takes. */
+async function withDeviceFiles(seed: SeedFile, seedFile: string): Promise<unknown> {
+  return {
+    teams: await Promise.all(
+      seed.teams.map(async (team, teamIndex) => ({
+        ...team,
+        routers: await Promise.all(
+          team.routers.map(async (router, routerIndex) => {
+            if (!router.device) return router;
+            const at = `teams.${teamIndex}.routers.${routerIndex}.device`;
+            const { password_file: passwordFile, tls_ca_file: caFile, ...rest } = router.device;
+            const password = passwordFromFile(
+              await readSeedPart(passwordFile, seedFile, `${at}.password_file`),
+            );
+            const ca = caFile ? await readSeedPart(caFile, seedFile, `${at}.tls_ca_file`) : undefined;
+            return { ...router, device: { ...rest, password, ...(ca === undefined ? {} : { tls_ca: ca }) } };
+          }),
+        ),
+      })),
+    ),
+  };
+}
+
+/**
+ * A seed file's text, checked and with its devices' files read (relative to the file): what `applySeed` and
+ * `/admin/seed` take. Every problem is a UsageError naming the field, never a password.
+ */
+export async function parseSeed(text: string, source = "seed file"): Promise<Seed> {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`${source} is not valid JSON: ${(error as Error).message}`);
   }
-  const result = seedSchema.safeParse(json);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new UsageError(`${source}: ${issue?.path.join(".") || "(root)"}: ${issue?.message}`);
+  const file = seedFileSchema.safeParse(json);
+  if (!file.success) throw firstIssue(file.error, source);
+  const result = seedSchema.safeParse(await withDeviceFiles(file.data, source));
+  if (!result.success) throw firstIssue(result.error, source);
+  return result.data as Seed;
+}
+
+/** Reads and checks a seed file (`service --seed`, `service seed`). */
+export async function readSeedFile(file: string): Promise<Seed> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read the seed file ${file}: ${(error as Error).message}`);
   }
-  return result.data;
+  return parseSeed(text, file);
 }

@@ -12,6 +12,7 @@ import {
 } from "../tls/certificates.js";
 import { createApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
+import { serviceKeyring } from "./router-secrets.js";
 import type { RouterBackend } from "./routers/backend.js";
 import { applySeed, type Seed } from "./seed.js";
 
@@ -74,7 +75,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     // Written once the database is open (and its directory locked): a second service refused on the same data
     // directory must not replace the token of the one running.
     if (adminTokenFile) await writeFile(adminTokenFile, `${adminToken}\n`, { mode: 0o600 });
-    if (options.seed) await applySeed(app.db, options.seed);
+    if (options.seed) await applySeed(app.db, options.seed, () => serviceKeyring(app.config));
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
     // Closing releases the data directory at once rather than leaving its lock to go stale.

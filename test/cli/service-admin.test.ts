@@ -2,7 +2,7 @@
  * The operator commands (`routerjobs service token|router|job|seed|status`) as an operator runs them: the built
  * CLI against a running `routerjobs service` process, each command's effect read back through the public API.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
@@ -32,6 +32,8 @@ const TEAM_E = "e0000000-0000-4000-8000-000000000001";
 const TOKEN_E = `ee000000-0000-4000-8000-000000000001:${TEAM_E}:${"E5e4E3e2E1".repeat(6)}ee`;
 const TOKEN_SHAPE = /^[0-9a-f-]{36}:[0-9a-f-]{36}:[A-Za-z0-9]{62}$/;
 const secretOf = (token: string) => token.split(":")[2] as string;
+const DEVICE_PASSWORD = "Kp4-device-password-never-shown-9";
+const DEVICE_ROUTER = "de000000-0000-4000-8000-00000000000c";
 const job = { description: "identity", script: "/system identity set name=from-job", express_execute: true };
 
 // Each test spawns several CLI processes: on a busy two-core machine that takes a while.
@@ -124,8 +126,20 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
       [["token", "revoke"], ["<token-id>"]],
       [
         ["router", "add"],
-        ["--team <uuid>", "--name <name>", "--id <uuid>"],
+        [
+          "--team <uuid>",
+          "--name <name>",
+          "--id <uuid>",
+          "--address <host[:port]>",
+          "--user <user>",
+          "--password-file <file>",
+          "--tls-fingerprint <sha256:..>",
+          "--tls-ca <file>",
+          "--plaintext",
+        ],
       ],
+      [["router", "show"], ["<router-id>"]],
+      [["router", "forget-device"], ["<router-id>"]],
       [["router", "remove"], ["<router-id>"]],
       [["router", "offline"], ["<router-id>"]],
       [["router", "online"], ["<router-id>"]],
@@ -362,11 +376,154 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
     await jobs(ROUTER_A);
   });
 
+  it("router add --address --password-file: a device router, its password from the file only", async () => {
+    const passwordFile = join(dir, "edge.password");
+    writeFileSync(passwordFile, `${DEVICE_PASSWORD}\n`, { mode: 0o600 });
+    const fingerprint = `sha256:${"5A:".repeat(31)}5A`;
+    const args = ["router", "add", "--team", TEAM_A, "--name", "edge-device", "--id", DEVICE_ROUTER];
+    const device = ["--address", "192.0.2.30:18729", "--user", "routerjobs", "--password-file", passwordFile];
+    const added = await admin(...args, ...device, "--tls-fingerprint", fingerprint);
+    expect(added).toMatchObject({ code: 0, stderr: "", stdout: `${DEVICE_ROUTER}\n` });
+    expect(json(await admin("router", "show", DEVICE_ROUTER))).toEqual({
+      id: DEVICE_ROUTER,
+      team_id: TEAM_A,
+      name: "edge-device",
+      online: true,
+      device: {
+        host: "192.0.2.30",
+        port: 18729,
+        user: "routerjobs",
+        transport: "tls",
+        tls_fingerprint: fingerprint,
+      },
+    });
+
+    const plain = await admin(
+      ...args,
+      "--address",
+      "[::1]",
+      "--user",
+      "u",
+      "--password-file",
+      passwordFile,
+      "--plaintext",
+    );
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toMatch(
+      /^routerjobs: warning: --plaintext: .*password crosses the network in clear text/,
+    );
+    expect(json(await admin("router", "show", DEVICE_ROUTER)).device).toEqual({
+      host: "::1",
+      port: 8728,
+      user: "u",
+      transport: "plaintext",
+    });
+
+    const caFile = join(dir, "router-ca.pem");
+    writeFileSync(caFile, readFileSync(join(data, "tls-ca.pem")));
+    expect((await admin(...args, ...device, "--tls-ca", caFile)).code).toBe(0);
+    expect(json(await admin("router", "show", DEVICE_ROUTER)).device.tls_ca).toBe("configured");
+
+    // Refused before anything is sent (exit 2), or by the service (exit 3), naming the flag or the field.
+    const refusals: [string[], number, RegExp][] = [
+      [
+        [...args, "--address", "h", "--user", "u", "--tls-fingerprint", fingerprint],
+        2,
+        /needs --password-file/,
+      ],
+      [[...args, ...device], 2, /exactly one of --tls-fingerprint .* or --tls-ca/],
+      [[...args, ...device, "--tls-fingerprint", fingerprint, "--tls-ca", caFile], 2, /exactly one of/],
+      [[...args, ...device, "--plaintext", "--tls-ca", caFile], 2, /--plaintext uses no TLS/],
+      [[...args, "--user", "u", "--password-file", passwordFile], 2, /need --address/],
+      [
+        [...args, ...device.slice(0, 4), "--password-file", join(dir, "none"), "--plaintext"],
+        2,
+        /--password-file: cannot read .*none: ENOENT/,
+      ],
+      [
+        [...args, "--address", "h:99999", "--user", "u", "--password-file", passwordFile, "--plaintext"],
+        2,
+        /port must be 1 to 65535/,
+      ],
+      [
+        [...args, ...device, "--tls-fingerprint", "sha1:00"],
+        3,
+        /answered 422.*device\.tls_fingerprint: tls_fingerprint must be sha256:/,
+      ],
+    ];
+    for (const [argv, code, message] of refusals)
+      expectOneErrorLine(await admin(...argv), code, message, [DEVICE_PASSWORD]);
+
+    // A seed file names the password file relative to itself.
+    mkdirSync(join(dir, "seeds"), { recursive: true });
+    writeFileSync(join(dir, "seeds", "edge.password"), DEVICE_PASSWORD);
+    const seedFile = join(dir, "seeds", "devices.json");
+    const seedDevice = {
+      host: "edge.example.net",
+      user: "api",
+      password_file: "edge.password",
+      plaintext: true,
+    };
+    writeFileSync(
+      seedFile,
+      JSON.stringify({
+        teams: [{ id: TEAM_A, routers: [{ id: DEVICE_ROUTER, name: "seeded", device: seedDevice }] }],
+      }),
+    );
+    expect(json(await admin("seed", seedFile)).routers).toEqual([
+      {
+        id: DEVICE_ROUTER,
+        name: "seeded",
+        device: { host: "edge.example.net", port: 8728, user: "api", transport: "plaintext" },
+      },
+    ]);
+    writeFileSync(
+      seedFile,
+      JSON.stringify({
+        teams: [
+          {
+            id: TEAM_A,
+            routers: [{ id: DEVICE_ROUTER, name: "s", device: { ...seedDevice, password: DEVICE_PASSWORD } }],
+          },
+        ],
+      }),
+    );
+    expectOneErrorLine(await admin("seed", seedFile), 2, /device: a seed file names password_file/, [
+      DEVICE_PASSWORD,
+    ]);
+    writeFileSync(
+      seedFile,
+      JSON.stringify({
+        teams: [
+          {
+            id: TEAM_A,
+            routers: [{ id: DEVICE_ROUTER, name: "s", device: { ...seedDevice, password_file: "gone" } }],
+          },
+        ],
+      }),
+    );
+    expectOneErrorLine(
+      await admin("seed", seedFile),
+      2,
+      /device\.password_file: cannot read .*seeds\/gone: ENOENT/,
+    );
+
+    expect(json(await admin("router", "forget-device", DEVICE_ROUTER))).toEqual({
+      id: DEVICE_ROUTER,
+      device: null,
+    });
+    // The router is simulated again: it answers through the public API.
+    const sync = await call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {
+      body: { command: "/system/identity/print" },
+    });
+    expect(sync.status).toBe(200);
+  });
+
   it("no secret reaches the service's log or any command's output, except the one print of token create", async () => {
     const adminToken = readFileSync(join(data, "admin-token"), "utf8").trim();
     const secrets = [TOKEN_A, TOKEN_A2, TOKEN_B, TOKEN_E, ...created].map(secretOf);
     const log = service.output();
-    for (const secret of [adminToken, ...secrets]) {
+    for (const secret of [adminToken, DEVICE_PASSWORD, ...secrets]) {
       expect(log.stdout + log.stderr).not.toContain(secret);
       for (const result of runs) {
         expect(result.stderr).not.toContain(secret);

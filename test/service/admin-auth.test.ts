@@ -22,6 +22,8 @@ import {
 const NEW_TEAM = "f0000000-0000-4000-8000-000000000001";
 const NEW_ROUTER = "f1000000-0000-4000-8000-000000000001";
 const NEW_ROUTER_2 = "f2000000-0000-4000-8000-000000000002";
+const NEW_ROUTER_3 = "f3000000-0000-4000-8000-000000000003";
+const DEVICE = { host: "192.0.2.1", user: "u", password: "device-password", plaintext: true };
 const NEW_TOKEN = `ff000000-0000-4000-8000-000000000001:${NEW_TEAM}:${"F0f1F2f3F4".repeat(6)}ff`;
 const UNKNOWN_ROUTER = "ffffffff-0000-4000-8000-000000000000";
 const job = { description: "identity", script: "/system identity set name=changed" };
@@ -34,6 +36,10 @@ function adminRoutes(pendingJobId: string): [Method, string, unknown?][] {
     ["GET", "/admin/status"],
     ["POST", "/admin/tokens", { team_id: NEW_TEAM }],
     ["POST", "/admin/routers", { team_id: TEAM_A, name: "intruder", id: NEW_ROUTER }],
+    ["POST", "/admin/routers", { team_id: TEAM_A, name: "device", id: NEW_ROUTER_3, device: DEVICE }],
+    ["GET", `/admin/routers/${NEW_ROUTER_3}`],
+    ["POST", "/admin/router-key/reseal"],
+    ["DELETE", `/admin/routers/${NEW_ROUTER_3}/device`],
     [
       "POST",
       "/admin/seed",

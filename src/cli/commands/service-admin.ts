@@ -1,12 +1,14 @@
-import { readFile } from "node:fs/promises";
 import { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { writeJson, writeLines } from "../output.js";
 import type { AdminFlags } from "./service-admin-call.js";
+import type { DeviceFlags } from "./service-device-flags.js";
 
 /** undici and zod load only when an operator command runs, not at every start of the CLI. */
 const callAdmin = async (...args: Parameters<typeof import("./service-admin-call.js").callAdmin>) =>
   (await import("./service-admin-call.js")).callAdmin(...args);
+
+type RouterAddFlags = DeviceFlags & { team: string; name: string; id?: string };
 
 /** Operator commands: they talk to the running service's /admin API (PGlite allows one process per data dir). */
 export function serviceAdminCommands(): Command[] {
@@ -39,23 +41,54 @@ export function serviceAdminCommands(): Command[] {
 
   const router = new Command("router").description("routers");
   router.addCommand(
-    adminCommand("add", "add a router to a team")
+    adminCommand("add", "add a router to a team: simulated, or a real RouterOS device with --address")
       .requiredOption("--team <uuid>", "team id (created if new)")
       .requiredOption("--name <name>", "router name")
       .option("--id <uuid>", "router id (default: a new UUID)")
-      .action(async (flags: AdminFlags & { team: string; name: string; id?: string }) => {
+      .option("--address <host[:port]>", "the device's RouterOS API (default port 8729 with TLS, 8728 plain)")
+      .option("--user <user>", "the RouterOS user the service logs in as")
+      .option("--password-file <file>", "a file holding that user's password (never given as a flag)")
+      .option("--tls-fingerprint <sha256:..>", "pin the device's certificate by its SHA-256 fingerprint")
+      .option("--tls-ca <file>", "verify the device's certificate against this CA (PEM)")
+      .option("--plaintext", "plain TCP (8728): the password crosses the network in clear text")
+      .addHelpText(
+        "after",
+        `
+Examples:
+  $ routerjobs service router add --team T --name edge-1
+  $ routerjobs service router add --team T --name edge-2 --address 192.0.2.1 --user routerjobs \\
+      --password-file edge-2.password --tls-fingerprint sha256:AB:CD:...`,
+      )
+      .action(async (flags: AdminFlags & RouterAddFlags) => {
+        const { deviceFromFlags, PLAINTEXT_WARNING } = await import("./service-device-flags.js");
+        const device = await deviceFromFlags(flags);
+        if (device?.plaintext) process.stderr.write(PLAINTEXT_WARNING);
         const data = await callAdmin(flags, "POST", "/routers", {
           team_id: flags.team,
           name: flags.name,
           ...(flags.id ? { id: flags.id } : {}),
+          ...(device ? { device } : {}),
         });
         writeLines([String((data as { id: string }).id)]);
+      }),
+  );
+  router.addCommand(
+    adminCommand("show", "a router, and its device endpoint without the password")
+      .argument("<router-id>", "router UUID")
+      .action(async (routerId: string, flags: AdminFlags) => {
+        writeJson(await callAdmin(flags, "GET", `/routers/${routerId}`));
       }),
   );
   for (const [verb, description, method, suffix] of [
     ["remove", "remove a router; its open jobs become deleted", "DELETE", ""],
     ["offline", "take a router's tunnel down: its jobs wait", "POST", "/offline"],
     ["online", "bring a router's tunnel up: its waiting jobs run", "POST", "/online"],
+    [
+      "forget-device",
+      "make a device router simulated again (its endpoint and password are erased)",
+      "DELETE",
+      "/device",
+    ],
   ] as const) {
     router.addCommand(
       adminCommand(verb, description)
@@ -65,6 +98,13 @@ export function serviceAdminCommands(): Command[] {
         }),
     );
   }
+
+  router.addCommand(
+    adminCommand(
+      "reseal-passwords",
+      "after a router key rotation: encrypt every device password again under the current key",
+    ).action(async (flags: AdminFlags) => writeJson(await callAdmin(flags, "POST", "/router-key/reseal"))),
+  );
 
   const job = new Command("job").description("jobs");
   job.addCommand(
@@ -78,15 +118,10 @@ export function serviceAdminCommands(): Command[] {
   const seed = adminCommand("seed", "apply a seed file to the running service (idempotent)")
     .argument("<file>", "seed file (JSON, see docs/service.md)")
     .action(async (file: string, flags: AdminFlags) => {
-      let text: string;
-      try {
-        text = await readFile(file, "utf8");
-      } catch (error) {
-        throw new UsageError(`cannot read the seed file ${file}: ${(error as Error).message}`);
-      }
       // Checked here as at `service --seed`: a bad file is a usage error naming the field, and nothing is sent.
-      const { parseSeed } = await import("../../service/seed.js");
-      writeJson(await callAdmin(flags, "POST", "/seed", parseSeed(text, file)));
+      // Device passwords are read from the files the seed names and travel to the service over the admin API.
+      const { readSeedFile } = await import("../../service/seed.js");
+      writeJson(await callAdmin(flags, "POST", "/seed", await readSeedFile(file)));
     });
   const status = adminCommand("status", "jobs by status and notifications pending").action(
     async (flags: AdminFlags) => writeJson(await callAdmin(flags, "GET", "/status")),

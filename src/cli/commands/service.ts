@@ -72,14 +72,23 @@ function setting<T>(parse: () => T): T {
 }
 
 async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const [{ resolveConfig }, { startService, closeOnSignals }, { parseSeed }, { SimulatedBackend }, tls] =
-    await Promise.all([
-      import("../../service/config.js"),
-      import("../../service/server.js"),
-      import("../../service/seed.js"),
-      import("../../simulator/index.js"),
-      import("../../tls/certificates.js"),
-    ]);
+  const [
+    { resolveConfig },
+    { startService, closeOnSignals },
+    { readSeedFile },
+    { SimulatedBackend },
+    { DeviceBackend },
+    { MixedBackend },
+    tls,
+  ] = await Promise.all([
+    import("../../service/config.js"),
+    import("../../service/server.js"),
+    import("../../service/seed.js"),
+    import("../../simulator/index.js"),
+    import("../../service/routers/device-backend.js"),
+    import("../../service/routers/mixed-backend.js"),
+    import("../../tls/certificates.js"),
+  ]);
   const separator = flags.listen.lastIndexOf(":");
   const host = flags.listen.slice(0, separator).replace(/^\[|\]$/g, "");
   const port = Number(flags.listen.slice(separator + 1));
@@ -106,10 +115,12 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
   const notifyCa = flags.notifyCaFile
     ? await readUserFile(flags.notifyCaFile, "--notify-ca-file")
     : undefined;
-  const seed = flags.seed ? parseSeed(await readUserFile(flags.seed, "--seed"), flags.seed) : undefined;
+  // Device passwords and CAs are read from the files the seed names, relative to the seed file.
+  const seed = flags.seed ? await readSeedFile(flags.seed) : undefined;
   const service = await startService({
     config: { ...config, ...(notifyCa ? { notifyCa } : {}) },
-    backend: new SimulatedBackend(),
+    // Simulated routers and devices side by side: a router added with --address is a device.
+    backend: new MixedBackend(new SimulatedBackend(), new DeviceBackend()),
     host,
     port,
     tls: flags.tlsCert

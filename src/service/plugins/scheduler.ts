@@ -2,8 +2,10 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Notifier } from "../notifier.js";
 import { RouterCycle } from "../router-cycle.js";
+import { serviceKeyring } from "../router-secrets.js";
 import type { RouterBackend } from "../routers/backend.js";
 import { Scheduler } from "../scheduler.js";
+import { readEndpoint, readStoredEndpoint } from "../store/endpoints.js";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -22,7 +24,13 @@ export default fp(
   async function jobs(app: FastifyInstance, options: { backend: RouterBackend }) {
     const log = (message: string, fields?: object) => app.log.warn(fields ?? {}, message);
     const notifier = new Notifier(app.db, app.config, log);
-    const routers = new RouterCycle(options.backend, app.db);
+    const routers = new RouterCycle(options.backend, app.db, {
+      // The keyring is loaded only for a router that is a device: a service of simulated routers needs none.
+      endpointOf: async (routerId) =>
+        (await readStoredEndpoint(app.db, routerId))
+          ? readEndpoint(app.db, routerId, await serviceKeyring(app.config))
+          : undefined,
+    });
     const scheduler = new Scheduler(app.db, routers, {
       tickMs: app.config.tickMs,
       concurrency: app.config.schedulerConcurrency,

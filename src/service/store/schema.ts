@@ -99,4 +99,27 @@ CREATE TABLE rate_grants (
 CREATE INDEX rate_grants_key ON rate_grants (key, granted_at);
 `,
   },
+  {
+    version: 2,
+    description: "routers that are real devices: their API endpoint, the password encrypted",
+    // Plain columns rather than one jsonb: each is typed and checked here. No password column holds clear
+    // text: device_password is AES-256-GCM (router-secrets.ts) under the key device_key_id names.
+    sql: `
+ALTER TABLE routers ADD COLUMN device_host text;
+ALTER TABLE routers ADD COLUMN device_port integer CHECK (device_port BETWEEN 1 AND 65535);
+ALTER TABLE routers ADD COLUMN device_user text;
+ALTER TABLE routers ADD COLUMN device_tls_fingerprint text;
+ALTER TABLE routers ADD COLUMN device_tls_ca text;
+ALTER TABLE routers ADD COLUMN device_plaintext boolean NOT NULL DEFAULT false;
+ALTER TABLE routers ADD COLUMN device_password text;
+ALTER TABLE routers ADD COLUMN device_key_id text;
+ALTER TABLE routers ADD CONSTRAINT routers_device_whole CHECK (
+  (device_host IS NULL AND device_user IS NULL AND device_password IS NULL AND device_key_id IS NULL
+    AND device_tls_fingerprint IS NULL AND device_tls_ca IS NULL AND device_port IS NULL AND NOT device_plaintext)
+  OR (device_host IS NOT NULL AND device_user IS NOT NULL AND device_password IS NOT NULL
+    AND device_key_id IS NOT NULL
+    AND (device_plaintext OR device_tls_fingerprint IS NOT NULL OR device_tls_ca IS NOT NULL))
+);
+`,
+  },
 ];

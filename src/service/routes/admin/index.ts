@@ -1,12 +1,15 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { deviceSchema } from "../../../contract/device.js";
 import { uuidSchema } from "../../../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../../../contract/limits.js";
 import { textField } from "../../../contract/text-field.js";
-import { UsageError } from "../../../errors.js";
+import { RouterjobsError, UsageError } from "../../../errors.js";
 import { bearerToken } from "../../../http/bearer.js";
 import { HttpError } from "../../http-error.js";
+import { serviceKeyring } from "../../router-secrets.js";
+import { describeEndpoint } from "../../routers/endpoint.js";
 import { applySeed, seedSchema } from "../../seed.js";
 import {
   createToken,
@@ -16,6 +19,14 @@ import {
   revokeToken,
   setRouterOnline,
 } from "../../store/directory.js";
+import {
+  clearEndpoint,
+  endpointFromDevice,
+  readStoredEndpoint,
+  resealPasswords,
+  type StoredEndpoint,
+  saveEndpoint,
+} from "../../store/endpoints.js";
 import { deleteJobTx } from "../../store/lifecycle.js";
 import { outboxCounts } from "../../store/outbox.js";
 
@@ -24,6 +35,8 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 const routerIdParams = z.object({ router_id: uuidSchema });
 const ok = <T>(data: T) => ({ status: "success" as const, data });
 const notFound = (what: string) => new HttpError("not_found", `${what} does not exist`);
+/** `describeEndpoint` reads no password: the stored endpoint (read without the key) is described as it is. */
+const described = (stored: StoredEndpoint) => describeEndpoint({ ...stored, password: "" });
 
 /**
  * Operator API for `routerjobs service ...` commands: PGlite allows one process per data directory, so the CLI
@@ -70,6 +83,16 @@ const admin: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  // The keyring loads on first use: a service without device routers never needs (nor creates) a key file.
+  // A key the service cannot use (a key file others can read, a bad ROUTERJOBS_ROUTER_KEY) is the operator's to
+  // fix: the answer says what is wrong (never a key), where a 500 would send them to the log.
+  const keyring = () =>
+    serviceKeyring(app.config).catch((error: unknown) => {
+      if (!(error instanceof RouterjobsError)) throw error;
+      app.log.error({ err: error }, "router key unusable");
+      throw new HttpError("service_unavailable", `router passwords cannot be encrypted: ${error.message}`);
+    });
+
   app.post(
     "/routers",
     {
@@ -79,20 +102,46 @@ const admin: FastifyPluginAsyncZod = async (app) => {
           id: uuidSchema.optional(),
           name: textField("name", { nonEmpty: true, maxChars: ROUTER_NAME_MAX_CHARS }),
           customer_id: uuidSchema.optional(),
+          device: deviceSchema.optional(),
         }),
       },
     },
     async (request) => {
-      const { team_id: teamId, name, customer_id: customerId } = request.body;
+      const { team_id: teamId, name, customer_id: customerId, device } = request.body;
       const id = request.body.id ?? crypto.randomUUID();
+      const endpoint = device ? endpointFromDevice(device) : undefined;
+      const keys = endpoint ? await keyring() : undefined;
       const added = await app.db.transaction(async (tx) => {
         await ensureTeam(tx, { id: teamId, ...(customerId ? { customerId } : {}) });
-        return ensureRouter(tx, { id, teamId, name });
+        const ensured = await ensureRouter(tx, { id, teamId, name });
+        if (ensured && endpoint && keys) await saveEndpoint(tx, id, endpoint, keys);
+        return ensured;
       });
       if (!added)
         throw new HttpError("invalid_request", `router ${id} belongs to another team or was removed`);
-      return ok({ id, team_id: teamId, name });
+      // A router already attached keeps its old way in until it is attached again.
+      if (endpoint) await app.routers.detach(id);
+      return ok({ id, team_id: teamId, name, ...(endpoint ? { device: describeEndpoint(endpoint) } : {}) });
     },
+  );
+  app.get("/routers/:router_id", { schema: { params: routerIdParams } }, async (request) => {
+    const { rows } = await app.db.query<{ id: string; team_id: string; name: string; online: boolean }>(
+      "SELECT id, team_id, name, online FROM routers WHERE id = $1 AND removed_at IS NULL",
+      [request.params.router_id],
+    );
+    const router = rows[0];
+    if (!router) throw notFound("router");
+    const stored = await readStoredEndpoint(app.db, router.id);
+    return ok({ ...router, device: stored ? described(stored) : null });
+  });
+  app.delete("/routers/:router_id/device", { schema: { params: routerIdParams } }, async (request) => {
+    if (!(await clearEndpoint(app.db, request.params.router_id))) throw notFound("a router with a device");
+    await app.routers.detach(request.params.router_id);
+    return ok({ id: request.params.router_id, device: null });
+  });
+  // Key rotation: after the new key was put first (the old one kept after it), every password moves to it.
+  app.post("/router-key/reseal", async () =>
+    ok({ resealed: await resealPasswords(app.db, await keyring()) }),
   );
   app.delete("/routers/:router_id", { schema: { params: routerIdParams } }, async (request) => {
     const deleted = await removeRouter(app.db, request.params.router_id, new Date());
@@ -122,7 +171,9 @@ const admin: FastifyPluginAsyncZod = async (app) => {
 
   app.post("/seed", { schema: { body: seedSchema } }, async (request) => {
     try {
-      return ok(await applySeed(app.db, request.body));
+      const result = await applySeed(app.db, request.body, keyring);
+      for (const router of result.routers) if (router.device) await app.routers.detach(router.id);
+      return ok(result);
     } catch (error) {
       // A seed that conflicts with the database (a router of another team) is bad input, not a fault.
       if (error instanceof UsageError) throw new HttpError("invalid_request", error.message);

@@ -1,0 +1,121 @@
+/**
+ * A device router end to end through the service's HTTP API: the router is added with a device endpoint, and the
+ * service drives a simulated device speaking the real RouterOS API over TLS on loopback (pinned by fingerprint).
+ * Simulated routers keep working beside it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeviceBackend } from "../../src/service/routers/device-backend.js";
+import { MixedBackend } from "../../src/service/routers/mixed-backend.js";
+import { SimulatedBackend } from "../../src/simulator/index.js";
+import { PASSWORD, startDevice, type TestDevice, USER } from "../routeros-api/device.js";
+import { ADMIN_TOKEN, eventually, ROUTER_A, startTestService, TEAM_A, type TestService } from "./harness.js";
+
+const DEVICE_ROUTER = "de000000-0000-4000-8000-0000000000d1";
+const WRONG_PASSWORD_ROUTER = "de000000-0000-4000-8000-0000000000d2";
+
+describe("a device router through the service", () => {
+  let device: TestDevice;
+  let svc: TestService;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    device = await startDevice({ tls: true });
+    svc = await startTestService(
+      { tickMs: 50, rateLimit: { count: 10_000, windowMs: 1000 } },
+      new MixedBackend(new SimulatedBackend(), new DeviceBackend({ jobPollMs: 10, probeIntervalMs: 60_000 })),
+      { logger: { level: "trace", stream: { write: (line: string) => logs.push(line) } } as never },
+    );
+    for (const [id, password] of [
+      [DEVICE_ROUTER, PASSWORD],
+      [WRONG_PASSWORD_ROUTER, "not-the-device-password"],
+    ] as const) {
+      const added = await svc.call("POST", "/admin/routers", {
+        token: ADMIN_TOKEN,
+        body: {
+          team_id: TEAM_A,
+          id,
+          name: "branch",
+          device: {
+            host: device.server.host,
+            port: device.server.port,
+            user: USER,
+            password,
+            tls_fingerprint: device.fingerprint,
+          },
+        },
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+    }
+  });
+  afterAll(async () => {
+    await svc?.close();
+    await device?.server.close();
+  });
+
+  const finished = (routerId: string, key: string) =>
+    eventually(async () => {
+      const job = (await svc.jobs(routerId)).find((item) => item.idempotency_key === key);
+      return job && ["completed", "failed"].includes(job.status) ? job : undefined;
+    }, 30_000);
+
+  it("answers a synchronous call from the device", async () => {
+    const answer = await svc.call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {
+      body: { command: "/system/identity/print" },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.data).toEqual([{ name: "test-router" }]);
+  });
+
+  it("runs a job with a backup on the device, and a failing job fails with the device's reason", async () => {
+    const ok = (
+      await svc.submit(DEVICE_ROUTER, {
+        description: "identity",
+        script: "/system identity set name=from-service",
+        make_backup: true,
+        express_execute: true,
+      })
+    ).body.data;
+    const failing = (
+      await svc.submit(DEVICE_ROUTER, {
+        description: "bad address",
+        script: ":put start\n/ip address add address=nonsense interface=ether1",
+        express_execute: true,
+      })
+    ).body.data;
+    expect(await finished(DEVICE_ROUTER, ok.idempotency_key)).toMatchObject({
+      status: "completed",
+      error: null,
+    });
+    expect(device.router.table("system-identity").items[0]?.values.name).toBe("from-service");
+    const [{ backup_name: backup }] = (
+      await svc.service.app.db.query<{ backup_name: string }>(
+        "SELECT backup_name FROM jobs WHERE idempotency_key = $1",
+        [ok.idempotency_key],
+      )
+    ).rows as [{ backup_name: string }];
+    expect(device.router.readFile(backup)).toMatch(/^# RouterOS/);
+    const failed = await finished(DEVICE_ROUTER, failing.idempotency_key);
+    expect(failed.status).toBe("failed");
+    expect(failed.error).toMatch(/invalid value.*line 2/);
+  });
+
+  it("keeps a device with a wrong password offline: 502, and no password in the answer or any log line", async () => {
+    const answer = await svc.call("POST", `/api/synchronous/${WRONG_PASSWORD_ROUTER}`, {
+      body: { command: "/system/identity/print" },
+    });
+    expect(answer.status).toBe(502);
+    expect(answer.body.error.code).toBe("router_unreachable");
+    expect(JSON.stringify(answer.body)).not.toContain("not-the-device-password");
+    const all = logs.join("\n");
+    expect(logs.length).toBeGreaterThan(0);
+    expect(all).not.toContain(PASSWORD);
+    expect(all).not.toContain("not-the-device-password");
+  });
+
+  it("leaves simulated routers as they were", async () => {
+    const answer = await svc.call("POST", `/api/synchronous/${ROUTER_A}`, {
+      body: { command: "/system/identity/print" },
+    });
+    expect(answer.status).toBe(200);
+  });
+});
