@@ -9,6 +9,11 @@ export interface FleetRouter {
   readonly name: string;
   /** The router's identifier at the service: a lowercase UUID, unique in the fleet. */
   readonly routerId: string;
+  /**
+   * This router's RouterOS version, when it differs from the fleet's `routerOsVersion`.
+   * @default - the fleet's `routerOsVersion`
+   */
+  readonly routerOsVersion?: string;
 }
 
 export interface FleetProps<R extends FleetRouter> extends RouterJobOptions {
@@ -36,6 +41,7 @@ export class Fleet<R extends FleetRouter = FleetRouter> extends Construct {
         router.name,
         new RouterConfig(this, router.name, {
           ...options,
+          routerOsVersion: router.routerOsVersion ?? options.routerOsVersion,
           routerId: router.routerId,
           sections: sections(router),
         }),

@@ -54,6 +54,19 @@ export interface RouterJobOptions {
    * @default "routerjobs"
    */
   readonly cli?: string;
+  /**
+   * The RouterOS version the router runs, like `7.24` or `7.24.1`. At synth time every menu, command and
+   * argument of the scripts is checked against that version's command tree. A version routerjobs has no tree
+   * for is checked against RouterOS 7.24's, with a warning.
+   * @default "7.24"
+   */
+  readonly routerOsVersion?: string;
+  /**
+   * Check the names in the scripts against the RouterOS command tree. Set false for scripts that use menus or
+   * arguments the tree lacks (an extra package, hardware-specific settings); the syntax is still checked.
+   * @default true
+   */
+  readonly checkCommands?: boolean;
 }
 
 /** What one job runs. */

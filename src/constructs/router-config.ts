@@ -2,6 +2,7 @@ import type { ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
 import { ConstructValidationError } from "./errors.js";
 import type { RouterJobOptions, RouterSection } from "./props.js";
+import { noteVersionFallback } from "./router-os-version.js";
 import { RouterScript } from "./router-script.js";
 
 export interface RouterConfigProps extends RouterJobOptions {
@@ -36,6 +37,8 @@ export class RouterConfig extends Construct implements ITerraformDependable {
     this.routerId = routerId;
     this.options = options;
     this.firstDependsOn = dependsOn;
+    // Once for the router rather than once per section.
+    noteVersionFallback(this, options.routerOsVersion, options.checkCommands);
     for (const section of sections ?? []) this.addSection(section);
   }
 

@@ -9,8 +9,10 @@ import {
   type WaitMode,
 } from "../contract/apply-job.js";
 import { parseDuration } from "../contract/index.js";
+import { DEFAULT_ROUTEROS_VERSION } from "../routeros/command-tree.js";
 import { type BackingResource, createBackingResource } from "./backing-resource.js";
 import type { RouterScriptProps, ScriptSource } from "./props.js";
+import { noteVersionFallback } from "./router-os-version.js";
 import { type ResolvedScript, validateRouterScript } from "./validation.js";
 
 /**
@@ -29,6 +31,7 @@ export class RouterScript extends Construct implements ITerraformDependable {
     super(scope, id);
     const resolved = resolve(this.node.path, props);
     validateRouterScript(this.node.path, resolved);
+    noteVersionFallback(this, resolved.routerOsVersion, resolved.checkCommands);
 
     this.job = applyJob(this.node.path, "create", resolved, resolved.script, resolved.description);
     this.destroyJob =
@@ -72,6 +75,8 @@ function resolve(path: string, props: RouterScriptProps): ResolvedScript & Requi
     waitFor: props.waitFor ?? "auto",
     resource: props.resource ?? "terraform_data",
     cli: props.cli ?? "routerjobs",
+    routerOsVersion: props.routerOsVersion ?? DEFAULT_ROUTEROS_VERSION,
+    checkCommands: props.checkCommands ?? true,
     makeBackup: props.makeBackup ?? true,
     expressExecute: props.expressExecute ?? false,
     needsAcknowledgement: props.needsAcknowledgement ?? true,

@@ -9,8 +9,8 @@ import {
   SCRIPT_MAX_CHARS,
   unstorableText,
 } from "../contract/index.js";
-import { RouterOsError } from "../routeros/errors.js";
-import { parseScript } from "../routeros/parser.js";
+import { checkScript } from "../routeros/check-script.js";
+import { commandTreeFor, isRouterOsVersion } from "../routeros/command-tree.js";
 import { BACKING_RESOURCES } from "./backing-resource.js";
 import { ConstructValidationError } from "./errors.js";
 
@@ -26,10 +26,20 @@ export interface ResolvedScript {
   readonly waitFor: string;
   readonly resource: string;
   readonly cli: string;
+  readonly routerOsVersion: string;
+  readonly checkCommands: boolean;
 }
 
-/** Returns what is wrong with a value (read after the field name), or undefined when it passes. */
-type Check = (value: string) => string | undefined;
+/** The props that hold text: the ones the rules table checks. */
+type TextField = {
+  [K in keyof ResolvedScript]: ResolvedScript[K] extends string | undefined ? K : never;
+}[keyof ResolvedScript];
+
+/**
+ * Returns what is wrong with a value (read after the field name), or undefined when it passes. `props` is
+ * there for checks that depend on another prop (a script on `routerOsVersion`).
+ */
+type Check = (value: string, props: ResolvedScript) => string | undefined;
 
 const notEmpty: Check = (value) => (value.length === 0 ? "must not be empty" : undefined);
 
@@ -40,15 +50,10 @@ const atMost =
     return chars > max ? `must be at most ${max} characters (got ${chars})` : undefined;
   };
 
-const parses: Check = (value) => {
-  try {
-    parseScript(value);
-    return undefined;
-  } catch (error) {
-    if (error instanceof RouterOsError) return `does not parse as RouterOS: ${error.message}`;
-    throw error;
-  }
-};
+/** Syntax, then every menu, command and argument name against the tree of the router's RouterOS version. */
+const parses: Check = (value, props) =>
+  checkScript(value, { tree: commandTreeFor(props.routerOsVersion), checkCommands: props.checkCommands })
+    ?.message;
 
 const oneOf =
   (allowed: readonly string[]): Check =>
@@ -64,7 +69,7 @@ const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS), unstorableTe
  * The rules, one row per prop, checked in order; a field reports only its first broken check (a 5000
  * character script is not parsed). Optional props are checked only when set.
  */
-const RULES: readonly { readonly field: keyof ResolvedScript; readonly checks: readonly Check[] }[] = [
+const RULES: readonly { readonly field: TextField; readonly checks: readonly Check[] }[] = [
   {
     field: "routerId",
     checks: [
@@ -72,6 +77,16 @@ const RULES: readonly { readonly field: keyof ResolvedScript; readonly checks: r
     ],
   },
   { field: "description", checks: descriptionChecks },
+  // Before the scripts: they are checked against this version's tree.
+  {
+    field: "routerOsVersion",
+    checks: [
+      (value) =>
+        isRouterOsVersion(value)
+          ? undefined
+          : `must be a RouterOS version like 7.24 or 7.24.1 (got ${describeValue(value)})`,
+    ],
+  },
   { field: "script", checks: scriptChecks },
   { field: "destroyScript", checks: scriptChecks },
   { field: "destroyDescription", checks: descriptionChecks },
@@ -110,7 +125,7 @@ export function validateRouterScript(path: string, props: ResolvedScript): void 
     const value = props[rule.field];
     if (value === undefined) continue;
     for (const check of rule.checks) {
-      const message = check(value);
+      const message = check(value, props);
       if (message !== undefined) {
         problems.push({ field: rule.field, message });
         break;
