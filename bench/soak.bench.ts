@@ -27,7 +27,7 @@ import type { JobRequestInput } from "../src/contract/job.js";
 import { ReceiverClient } from "../src/receiver/wait-client.js";
 import { resolveConfig } from "../src/service/config.js";
 import { startService } from "../src/service/server.js";
-import { generateSecret } from "../src/service/store/directory.js";
+import { newToken } from "../src/service/store/directory.js";
 import { SimulatedBackend } from "../src/simulator/index.js";
 import { hash32, SeededRandom } from "../src/simulator/random.js";
 import { type Fault, type FaultPicker, FaultProxy } from "../test/helpers/fault-proxy.js";
@@ -128,7 +128,7 @@ export async function run(): Promise<BenchReport> {
   const dir = await mkdtemp(join(tmpdir(), "rj-soak-"));
   const routers = Array.from({ length: ROUTERS }, (_, index) => ({ id: randomUUID(), name: `r${index}` }));
   const teamId = randomUUID();
-  const token = `${randomUUID()}:${teamId}:${generateSecret()}`;
+  const token = newToken(teamId);
   const receiver = await startReceiverProcess(join(dir, "receiver"));
   const receiverPort = Number(new URL(receiver.url).port);
   const receiverProxy = await FaultProxy.start({ host: "127.0.0.1", port: receiverPort });

@@ -3,6 +3,8 @@
  * receiver verifies with the same one, so both validate it with this one function: the service must never
  * accept a secret that the receiver would refuse.
  */
+import { createHmac } from "node:crypto";
+
 const SIGNING_SECRET_PREFIX = "whsec_";
 
 /** Decodes `whsec_<base64>` to the HMAC key; the error names the rule, never the secret. */
@@ -15,4 +17,19 @@ export function parseSigningSecret(secret: string): Buffer {
     );
   }
   return key;
+}
+
+/** HMAC-SHA256 over `id.timestamp.body`: what a Standard Webhooks signature signs. */
+export function webhookHmac(key: Buffer, id: string, timestamp: string, body: string | Uint8Array): Buffer {
+  return createHmac("sha256", key).update(`${id}.${timestamp}.`).update(body).digest();
+}
+
+/** `v1,<base64 HMAC>`: the `webhook-signature` the service sends and the receiver checks. */
+export function webhookSignature(
+  key: Buffer,
+  id: string,
+  timestampSeconds: number,
+  body: string | Uint8Array,
+): string {
+  return `v1,${webhookHmac(key, id, String(timestampSeconds), body).toString("base64")}`;
 }

@@ -6,7 +6,7 @@ import { formatDuration, type RateLimit } from "../contract/duration.js";
 import { type RunningReceiver, startReceiver } from "../receiver/server.js";
 import { resolveConfig } from "../service/config.js";
 import { type RunningService, startService } from "../service/server.js";
-import { generateSecret } from "../service/store/directory.js";
+import { newToken } from "../service/store/directory.js";
 import { SimulatedBackend } from "../simulator/index.js";
 
 /** The repository (or installed package) root: where `bin/routerjobs.js` and `examples/` are. */
@@ -49,7 +49,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const backend = new SimulatedBackend({ seed: 42, commandLatencyMs: 20 });
     const teamId = randomUUID();
-    const token = `${randomUUID()}:${teamId}:${generateSecret()}`;
+    const token = newToken(teamId);
     const service = await startService({
       config: resolveConfig({
         database: join(dir, "service"),

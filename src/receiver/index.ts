@@ -3,8 +3,8 @@
  * fastify and PGlite, so it is imported on its own where it runs.
  */
 
-export { parseSigningSecret } from "../contract/signing-secret.js";
+export { parseSigningSecret, webhookSignature as signWebhook } from "../contract/signing-secret.js";
 export * from "./errors.js";
 export * from "./job-view.js";
-export { SIGNATURE_TOLERANCE_MS, signWebhook, verifyWebhook } from "./verify.js";
+export { SIGNATURE_TOLERANCE_MS, verifyWebhook } from "./verify.js";
 export * from "./wait-client.js";

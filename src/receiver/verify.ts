@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
+import { webhookHmac } from "../contract/signing-secret.js";
 
 /**
  * The pure, timing-safe layer of the receiver: Standard Webhooks signatures and secret comparison. Nothing here
@@ -22,15 +23,6 @@ export type VerifyFailure =
   | "signature_mismatch";
 
 export type VerifyResult = { readonly ok: true } | { readonly ok: false; readonly reason: VerifyFailure };
-
-/** `v1,<base64 HMAC-SHA256 over "id.timestamp.body">`, the signature a sender puts in `webhook-signature`. */
-export function signWebhook(key: Buffer, id: string, timestampSeconds: number, body: Uint8Array): string {
-  return `v1,${hmac(key, id, String(timestampSeconds), body).toString("base64")}`;
-}
-
-function hmac(key: Buffer, id: string, timestamp: string, body: Uint8Array): Buffer {
-  return createHmac("sha256", key).update(`${id}.${timestamp}.`).update(body).digest();
-}
 
 /**
  * Verifies the raw body against every configured key (rotation on our side) and every `v1,` signature in the
@@ -56,7 +48,7 @@ export function verifyWebhook(
     .map((part) => Buffer.from(part.slice(3), "base64"));
   let matched = false;
   for (const key of keys) {
-    const expected = hmac(key, id, timestamp, body);
+    const expected = webhookHmac(key, id, timestamp, body);
     for (const candidate of offered) {
       if (candidate.length === expected.length && timingSafeEqual(candidate, expected)) matched = true;
     }

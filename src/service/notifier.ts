@@ -5,7 +5,7 @@ import type { Database } from "../store/database.js";
 import { GroupCommit } from "../store/group-commit.js";
 import { backoffMs } from "./backoff.js";
 import type { ServiceConfig } from "./config.js";
-import { signWebhook } from "./signing.js";
+import { signedHeaders } from "./signing.js";
 import { leaseNotifications, markDelivered, markFailed, type OutboxRow } from "./store/outbox.js";
 
 type NotifierConfig = Pick<
@@ -105,7 +105,7 @@ export class Notifier {
       "content-type": "application/json",
       "user-agent": "routerjobs-service",
       ...(row.signing_secret
-        ? signWebhook(row.signing_secret, `msg_${row.id}`, Math.floor(Date.now() / 1000), body)
+        ? signedHeaders(row.signing_secret, `msg_${row.id}`, Math.floor(Date.now() / 1000), body)
         : {}),
     };
     let failure: string;

@@ -1,20 +1,18 @@
-import { createHmac } from "node:crypto";
+import { parseSigningSecret, webhookSignature } from "../contract/signing-secret.js";
 
 /**
- * Standard Webhooks signature (https://www.standardwebhooks.com): HMAC-SHA256 over `id.timestamp.body` with the
- * base64 key after `whsec_`, sent as `v1,<base64>`.
+ * The Standard Webhooks headers (https://www.standardwebhooks.com) of one notification, signed with the team's
+ * `whsec_` secret: the same signature the receiver checks (src/contract/signing-secret.ts).
  */
-export function signWebhook(
+export function signedHeaders(
   secret: string,
   id: string,
   timestampSeconds: number,
   body: string,
 ): Record<string, string> {
-  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  const signature = createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": `v1,${signature}`,
+    "webhook-signature": webhookSignature(parseSigningSecret(secret), id, timestampSeconds, body),
   };
 }

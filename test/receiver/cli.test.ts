@@ -108,7 +108,7 @@ describe("routerjobs receiver (CLI)", () => {
 
   it("reports an unreachable receiver as a network failure, exit code 4", async () => {
     const run = cli(["receiver", "status", "--url", "https://127.0.0.1:1", "--data", dir.path], {
-      ROUTERJOBS_RECEIVER_READER_TOKEN: "wrong",
+      ROUTERJOBS_RECEIVER_TOKEN: "wrong",
     });
     expect(await run.exited).toBe(4);
     expect(run.output().stderr).toMatch(/^routerjobs: cannot reach the receiver at https:\/\/127.0.0.1:1/);

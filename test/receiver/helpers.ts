@@ -5,11 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
 import type { KnownJobStatus } from "../../src/contract/job.js";
-import { parseSigningSecret } from "../../src/contract/signing-secret.js";
+import { parseSigningSecret, webhookSignature as signWebhook } from "../../src/contract/signing-secret.js";
 import { formatTimestamp } from "../../src/contract/time.js";
 import { RECEIVER_FILES } from "../../src/receiver/files.js";
 import { type ReceiverOptions, type RunningReceiver, startReceiver } from "../../src/receiver/server.js";
-import { signWebhook } from "../../src/receiver/verify.js";
 import { openDatabase } from "../../src/store/database.js";
 
 export const SIGNING_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;

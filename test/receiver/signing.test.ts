@@ -72,7 +72,7 @@ describe("receiver with a signing secret", () => {
     expect(unsigned.status).toBe(401);
     const nowS = Math.floor(Date.now() / 1000);
     const { headers } = receiver.sender.signed({}, nowS);
-    const { signWebhook } = await import("../../src/receiver/verify.js");
+    const { webhookSignature: signWebhook } = await import("../../src/contract/signing-secret.js");
     const { parseSigningSecret } = await import("../../src/contract/signing-secret.js");
     const signature = signWebhook(
       parseSigningSecret(SIGNING_SECRET),

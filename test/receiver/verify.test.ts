@@ -1,12 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseSigningSecret } from "../../src/contract/signing-secret.js";
-import {
-  matchesAnySecret,
-  SIGNATURE_TOLERANCE_MS,
-  signWebhook,
-  verifyWebhook,
-} from "../../src/receiver/verify.js";
+import { parseSigningSecret, webhookSignature as signWebhook } from "../../src/contract/signing-secret.js";
+import { matchesAnySecret, SIGNATURE_TOLERANCE_MS, verifyWebhook } from "../../src/receiver/verify.js";
 
 const KEY = parseSigningSecret(`whsec_${Buffer.alloc(32, 1).toString("base64")}`);
 const OTHER_KEY = parseSigningSecret(`whsec_${Buffer.alloc(32, 2).toString("base64")}`);

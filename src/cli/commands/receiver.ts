@@ -12,7 +12,7 @@ const ENV_HELP = `
 Secrets (environment variables keep them out of the process list, where flags are visible):
   ROUTERJOBS_RECEIVER_SECRET          path secret(s) of notify_url, space-separated for a rotation, as --secret
   ROUTERJOBS_RECEIVER_SIGNING_SECRET  whsec_ signing secret(s), space-separated, as --signing-secret
-  ROUTERJOBS_RECEIVER_READER_TOKEN    token of the wait API (default: generated into <data>/reader-token)`;
+  ROUTERJOBS_RECEIVER_TOKEN           token of the wait API (default: generated into <data>/reader-token)`;
 
 interface ReceiverFlags {
   readonly listen: string;
@@ -99,7 +99,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
     signingSecrets,
     ...(flags.database ? { database: flags.database } : {}),
     ...(tls ? { tls } : {}),
-    ...(env.ROUTERJOBS_RECEIVER_READER_TOKEN ? { readerToken: env.ROUTERJOBS_RECEIVER_READER_TOKEN } : {}),
+    ...(env.ROUTERJOBS_RECEIVER_TOKEN ? { readerToken: env.ROUTERJOBS_RECEIVER_TOKEN } : {}),
     ...(flags.publicUrl ? { publicUrl: flags.publicUrl } : {}),
     logger: { level: flags.logLevel },
   }).catch((error: NodeJS.ErrnoException) => {
@@ -111,7 +111,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
   writeLines([
     `receiver listening on ${receiver.url} (${receiver.databaseKind})`,
     `notify_url: ${receiver.notifyUrl}`,
-    `reader token: ${receiver.readerTokenFile ?? "from ROUTERJOBS_RECEIVER_READER_TOKEN"}`,
+    `reader token: ${receiver.readerTokenFile ?? "from ROUTERJOBS_RECEIVER_TOKEN"}`,
     `CA certificate: ${receiver.caFile ?? flags.tlsCert}`,
     `signatures: ${signingSecrets.length > 0 ? "required (Standard Webhooks)" : "off (the path secret authenticates)"}`,
   ]);
@@ -187,11 +187,11 @@ async function resolveStatusConnection(
     throw new UsageError("no receiver URL: pass --url URL, or --data DIR of a receiver started there");
   const tokenFile = flags.readerTokenFile ?? inData(RECEIVER_FILES.readerToken);
   const readerToken =
-    (flags.readerTokenFile ? undefined : env.ROUTERJOBS_RECEIVER_READER_TOKEN) ??
+    (flags.readerTokenFile ? undefined : env.ROUTERJOBS_RECEIVER_TOKEN) ??
     (tokenFile && (await readFile(tokenFile, "utf8").catch(() => undefined))?.trim());
   if (!readerToken) {
     throw new UsageError(
-      "no reader token: set ROUTERJOBS_RECEIVER_READER_TOKEN, or pass --reader-token-file FILE or --data DIR",
+      "no reader token: set ROUTERJOBS_RECEIVER_TOKEN, or pass --reader-token-file FILE or --data DIR",
     );
   }
   const { TLS_FILE_NAMES } = await import("../../tls/certificates.js");

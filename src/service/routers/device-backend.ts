@@ -112,7 +112,7 @@ export class DeviceBackend implements RouterBackend {
 
   isOnline(routerId: string): boolean {
     const device = this.devices.get(routerId);
-    return device !== undefined && device.enabled && device.reachable;
+    return device?.enabled === true && device.reachable;
   }
 
   setOnline(routerId: string, online: boolean): void {

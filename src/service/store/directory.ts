@@ -34,7 +34,8 @@ export async function authenticate(db: Queryable, token: string): Promise<Caller
 
 const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-export function generateSecret(): string {
+/** 62 alphanumerics, each equally likely: the secret part of a token in the spec's format. */
+export function generateTokenSecret(): string {
   let secret = "";
   while (secret.length < TOKEN_SECRET_CHARS) {
     for (const byte of randomBytes(TOKEN_SECRET_CHARS)) {
@@ -74,9 +75,14 @@ export async function ensureToken(db: Queryable, token: string): Promise<boolean
   return rows.length > 0;
 }
 
+/** A new token of the team in the spec's format, `<token id>:<team id>:<secret>` (not yet stored). */
+export function newToken(teamId: string): string {
+  return `${randomUUID()}:${teamId}:${generateTokenSecret()}`;
+}
+
 /** Creates a token for a team and returns it: the only time the secret exists outside the caller's hands. */
 export async function createToken(db: Queryable, teamId: string): Promise<string> {
-  const token = `${randomUUID()}:${teamId}:${generateSecret()}`;
+  const token = newToken(teamId);
   await ensureToken(db, token);
   return token;
 }
