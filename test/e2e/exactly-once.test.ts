@@ -5,13 +5,11 @@
  * apply journal kept or on a fresh machine (an empty state directory). Runs per declared change are counted
  * in the routers' job lists. Kill points are found by watching the service and the state file, never by time.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RouterConfig, type RouterSection } from "../../src/constructs/index.js";
 import { parseMarker, tagOf } from "../../src/contract/attempt-marker.js";
 import type { SimulatedBackend } from "../../src/simulator/index.js";
 import { terraformOrSkip } from "../helpers/terraform.js";
@@ -19,23 +17,13 @@ import {
   eventually,
   type Loose,
   ROUTER_A,
-  ROUTER_A2,
   startTestService,
   type TestService,
   TOKEN_A,
 } from "../service/harness.js";
+import { BIN, killTree, type Layout, startDeployTree, synthesizeOffice } from "./deploy-harness.js";
 
 const terraform = terraformOrSkip("the exactly-once deploys with terraform");
-const ROOT = join(import.meta.dirname, "..", "..");
-const BIN = join(ROOT, "bin", "routerjobs.js");
-const CLI = `${process.execPath} ${BIN}`;
-
-/** What one configuration declares: router A's dns script (slow: router A can be held offline), A2's sections. */
-interface Layout {
-  readonly dns: string;
-  readonly dnsDestroy?: boolean;
-  readonly a2Extra?: boolean;
-}
 
 describe.skipIf(terraform === undefined)(
   "every declared change runs exactly once, whatever is killed",
@@ -79,57 +67,9 @@ describe.skipIf(terraform === undefined)(
       ROUTERJOBS_RATE_LIMIT: "1000/1s",
     });
 
-    function synthesize(layout: Layout): void {
-      const outdir = mkdtempSync(join(tmpdir(), "rj-once-out-"));
-      const app = new App({ outdir });
-      const stack = new TerraformStack(app, "office");
-      new LocalBackend(stack, { path: join(dir, "terraform.tfstate") });
-      const dns: RouterSection = {
-        name: "dns",
-        script: layout.dns,
-        description: "dns servers",
-        expressExecute: true,
-        ...(layout.dnsDestroy ? { destroyScript: '/ip dns set servers=""' } : {}),
-      };
-      new RouterConfig(stack, "edge-a", { routerId: ROUTER_A, cli: CLI, sections: [dns] });
-      const a2: RouterSection[] = [
-        { name: "identity", script: '/system identity set name="edge a2"', expressExecute: true },
-        ...(layout.a2Extra
-          ? [
-              {
-                name: "extra",
-                script: "/ip dns set allow-remote-requests=yes",
-                destroyScript: "/ip dns set allow-remote-requests=no",
-                expressExecute: true,
-              },
-            ]
-          : []),
-      ];
-      new RouterConfig(stack, "edge-a2", { routerId: ROUTER_A2, cli: CLI, sections: a2 });
-      app.synth();
-      const target = join(dir, "cdk.tf.json");
-      rmSync(target, { force: true });
-      writeFileSync(target, readFileSync(join(outdir, "stacks", "office", "cdk.tf.json")));
-      rmSync(outdir, { recursive: true, force: true });
-    }
-
-    /** `routerjobs deploy` in its own process group, so that one SIGKILL takes deploy, terraform and apply. */
-    function startDeploy(): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
-      const child = spawn(process.execPath, [BIN, "deploy", "--dir", dir], {
-        env: env(),
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      child.stdout?.on("data", (chunk) => (output += chunk));
-      child.stderr?.on("data", (chunk) => (output += chunk));
-      return {
-        child,
-        done: new Promise((resolve) => child.on("close", (code) => resolve({ code, output }))),
-      };
-    }
+    const synthesize = (layout: Layout) => synthesizeOffice(dir, layout);
+    const startDeploy = () => startDeployTree(dir, env());
     const deploy = async () => startDeploy().done;
-    const killTree = (child: ChildProcess) => process.kill(-(child.pid as number), "SIGKILL");
 
     /** Jobs of one declared change (router A's dns, definition by script), with how many of them ran. */
     async function runsOf(routerId: string, resource: string): Promise<Map<string, Loose[]>> {

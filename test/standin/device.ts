@@ -45,7 +45,7 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
   private readonly executed = new Map<string, Run[]>();
   private readonly logs = new Map<string, LogLine[]>();
 
-  constructor(private readonly holdJobs: boolean) {
+  constructor(private holdJobs: boolean) {
     super();
     this.setMaxListeners(0); // every waitFor() in a test is one listener
   }
@@ -66,6 +66,12 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
   }
 
   /** Lets a held job finish; without an id, every job held right now. An id not yet held is remembered. */
+  /** Releases every held job and holds no more: later jobs run to the end at once. */
+  stopHolding(): void {
+    this.holdJobs = false;
+    this.release();
+  }
+
   release(jobId?: string): void {
     if (jobId === undefined) {
       for (const open of this.held.values()) open();

@@ -23,6 +23,11 @@ const optionsSchema = z.object({
   tickMs: z.number().int().positive().default(1000),
   /** Keep started jobs running until `release()`: a gate for tests without sleeps. @default false */
   holdJobs: z.boolean().default(false),
+  /**
+   * API A: create the job, then hold its acknowledgement until `releaseAcknowledgements()` (a client killed
+   * between the submission and its answer). @default false
+   */
+  holdAcknowledgements: z.boolean().default(false),
   /** "minimal" is all the public service documents; "spec" is the spec's payload. @default "minimal" */
   notificationShape: z.enum(["minimal", "spec"]).default("minimal"),
   /** PEM of the CA that signs notification receivers' certificates (besides the system store). */

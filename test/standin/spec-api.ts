@@ -11,6 +11,8 @@ export interface SpecApiSetup {
   needsAckDefault: boolean;
   legacyJobList: boolean;
   submit(job: ReturnType<JobStore["create"]>): void;
+  /** Awaited after the job is created and before it is acknowledged: a test's gate ("taken, not answered"). */
+  beforeAcknowledgement?(job: ReturnType<JobStore["create"]>): Promise<void>;
 }
 
 /** A body that is not a JSON object reads as no input at all, as Laravel's request does. */
@@ -34,7 +36,7 @@ export function specApiRoutes(setup: SpecApiSetup): Route[] {
   const submit: Route = {
     method: "POST",
     path: /^\/api\/asynchronous\/([^/]+)$/,
-    handle(context) {
+    async handle(context) {
       const body = input(context);
       const check = new Validation();
       const description = check.text("description", body.description, { required: true, max: 100 });
@@ -62,6 +64,7 @@ export function specApiRoutes(setup: SpecApiSetup): Route[] {
         notifyUrl: notifyUrl ?? null,
       });
       setup.submit(job);
+      await setup.beforeAcknowledgement?.(job);
       const data = {
         idempotency_key: job.idempotencyKey,
         request_id: job.requestId,

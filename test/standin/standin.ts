@@ -32,6 +32,20 @@ export async function startStandIn(input: StandInOptions) {
     }
     devices.enqueue(job);
   };
+  // Acknowledgements held back (holdAcknowledgements) until releaseAcknowledgements(), which ends the holding.
+  let holdingAcks = options.holdAcknowledgements;
+  const heldAcks: { job: Job; release: () => void }[] = [];
+  const ackWaiters: { siteId: string | undefined; resolve: () => void }[] = [];
+  const beforeAcknowledgement = (job: Job) =>
+    holdingAcks
+      ? new Promise<void>((release) => {
+          heldAcks.push({ job, release });
+          for (const waiter of ackWaiters.filter((w) => w.siteId === undefined || w.siteId === job.siteId)) {
+            ackWaiters.splice(ackWaiters.indexOf(waiter), 1);
+            waiter.resolve();
+          }
+        })
+      : Promise.resolve();
   const tls = options.tls ? await loopbackCertificate() : undefined;
   const server = createStandInServer({
     routes: [
@@ -41,6 +55,7 @@ export async function startStandIn(input: StandInOptions) {
         submit,
         needsAckDefault: options.needsAckDefault,
         legacyJobList: options.legacyJobList,
+        beforeAcknowledgement,
       }),
       ...sitesApiRoutes({ jobs, devices, submit }),
     ],
@@ -96,6 +111,19 @@ export async function startStandIn(input: StandInOptions) {
     /** Runs the scheduler now, as a tick would. */
     tick: () => devices.tick(),
     release: (jobId?: string) => devices.release(jobId),
+    /** Releases every held job and holds no more (a test's gate opened for good). */
+    stopHolding: () => devices.stopHolding(),
+    /** Resolves once a submission (to `siteId`, if given) is created and its answer held (holdAcknowledgements). */
+    acknowledgementHeld: (siteId?: string) =>
+      new Promise<void>((resolve) => {
+        if (heldAcks.some(({ job }) => siteId === undefined || job.siteId === siteId)) resolve();
+        else ackWaiters.push({ siteId, resolve });
+      }),
+    /** Answers every held submission and stops holding: later submissions are answered at once. */
+    releaseAcknowledgements: () => {
+      holdingAcks = false;
+      for (const { release } of heldAcks.splice(0)) release();
+    },
     deleteJob: (jobId: string) => {
       const job = jobs.get(jobId);
       return job !== undefined && devices.delete(job);
@@ -112,6 +140,8 @@ export async function startStandIn(input: StandInOptions) {
     notificationsSettled: () => notifier.settled(),
     close: async () => {
       clearInterval(ticker);
+      holdingAcks = false;
+      for (const { release } of heldAcks.splice(0)) release();
       devices.release();
       await notifier.stop();
       server.closeAllConnections();
