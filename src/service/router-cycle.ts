@@ -7,6 +7,7 @@
 import type { RouterRecord } from "../contract/sync.js";
 import type { Database } from "../store/database.js";
 import { fromJsonb } from "../store/jsonb.js";
+import { isTransientConflict, retryTransient } from "../store/transient.js";
 import {
   type RouterBackend,
   RouterTimeoutError,
@@ -136,22 +137,35 @@ export class RouterCycle {
       outcome = { ok: false, output: "", error: message };
     }
     const finish = (snapshot: unknown) =>
-      finishJob(
-        this.db,
-        job,
-        { ok: outcome.ok, ...(outcome.ok ? {} : { error: describeFailure(outcome) }), snapshot },
-        this.now(),
+      retryTransient(() =>
+        finishJob(
+          this.db,
+          job,
+          { ok: outcome.ok, ...(outcome.ok ? {} : { error: describeFailure(outcome) }), snapshot },
+          this.now(),
+          options.instanceId,
+        ),
       );
-    let version: number | undefined;
+    let saved: Awaited<ReturnType<typeof finish>>;
     try {
-      version = await finish(this.snapshot(job.router_id, options));
+      // A deadlock or serialization victim runs again with the same state: a conflict never drops a change.
+      saved = await finish(this.snapshot(job.router_id, options));
     } catch (error) {
-      // The job must end even when the database refuses its router's state: a job left `started` would hold
+      if (isTransientConflict(error)) throw error;
+      // The database refuses this state itself. The job must end all the same: a job left `started` would hold
       // the router's queue until a restart. The state then lives only in this instance's back end.
       options.log?.("router state not saved", { routerId: job.router_id, err: error });
-      version = await finish(undefined);
+      saved = await finish(undefined);
     }
-    if (version !== undefined) this.recordSaved(job.router_id, version);
+    if (typeof saved === "object") {
+      // Another instance recovered the job while this one was frozen: its outcome stands (failed: interrupted),
+      // nothing of this run is written, and this instance reloads the router from the database next time.
+      options.log?.("job recovered by another instance: this run's outcome and state were not written", {
+        routerId: job.router_id,
+        jobId: job.id,
+      });
+      this.versions.delete(job.router_id);
+    } else if (saved !== undefined) this.recordSaved(job.router_id, saved);
     return "finished";
   }
 

@@ -94,18 +94,28 @@ export interface Finish {
 }
 
 /**
- * `running` -> `completed` | `failed`, with the router's new state, in one transaction. Resolves to the state
- * version saved, if any.
+ * `running` -> `completed` | `failed`, with the router's new state, in one transaction, written only by the
+ * instance that holds the job's claim (`instanceId`): an instance that froze past the claim timeout finds its job
+ * recovered by another (failed: interrupted) and writes nothing, neither outcome nor state (fencing).
+ *
+ * Locks are taken in the order `claimNextJob` takes them, the router's row, then the job's: two instances that
+ * finish and claim on one router at the same moment wait for each other instead of deadlocking.
+ *
+ * Resolves to the state version saved, or `{ fenced: true }` when the claim is no longer this instance's.
  */
 export async function finishJob(
   db: Database,
   job: JobRow,
   outcome: Finish,
   now: Date,
-): Promise<number | undefined> {
+  instanceId: string,
+): Promise<number | undefined | { fenced: true }> {
   return db.transaction(async (tx) => {
+    await tx.query("SELECT id FROM routers WHERE id = $1 FOR UPDATE", [job.router_id]);
     const current = await lockJob(tx, job.id);
     if (!current) return undefined;
+    if (current.claimed_by !== instanceId || current.execution !== "started")
+      return { fenced: true as const };
     if (current.status === "running") {
       const { rows } = await tx.query<JobRow>(
         `UPDATE jobs SET execution = 'done', claimed_by = NULL, status = $2, completed_at = $3, failed_at = $4,

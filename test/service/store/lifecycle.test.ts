@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applySeed } from "../../../src/service/seed.js";
+import { ensureRouter } from "../../../src/service/store/directory.js";
 import { submitJob } from "../../../src/service/store/jobs.js";
 import {
   claimNextJob,
   deleteJobTx,
+  finishJob,
   INTERRUPTED_ERROR,
   markStarted,
   recoverJobs,
@@ -111,5 +113,56 @@ describe("job store: claims and crash recovery", () => {
     expect(await markStarted(db, second.id, mine, new Date())).toBeUndefined();
     expect(await markStarted(db, second.id, other, new Date())).toMatchObject({ status: "running" });
     expect(await outboxStatuses(second.id)).toEqual(["loaded", "running"]);
+  });
+
+  it("only the claim's holder writes a job's outcome and its router's state (fencing after a freeze)", async () => {
+    const frozen = randomUUID();
+    const survivor = randomUUID();
+    const router = randomUUID();
+    await ensureRouter(db, { id: router, teamId: TEAM_A, name: "fenced" });
+    const queued = await submit("frozen past the claim timeout", router);
+    const claimed = await claimNextJob(db, router, frozen, new Date());
+    expect(claimed?.job.id).toBe(queued.id);
+    const running = await markStarted(db, queued.id, frozen, new Date());
+    const versionBefore = (
+      await db.query<{ state_version: number }>("SELECT state_version FROM routers WHERE id = $1", [
+        ROUTER_A2,
+      ])
+    ).rows[0]?.state_version;
+    // WHEN the other instance finds the frozen one dead and recovers its job
+    expect(await recoverJobs(db, [frozen], new Date())).toBe(1);
+    // AND the frozen instance wakes up and finishes the job it ran
+    const finished = await finishJob(
+      db,
+      running as NonNullable<typeof running>,
+      { ok: true, snapshot: { changed: "by the frozen instance" } },
+      new Date(),
+      frozen,
+    );
+    // THEN nothing of its run is written: the job stays failed (interrupted), the router's state as it was
+    expect(finished).toEqual({ fenced: true });
+    expect(await job(queued.id)).toMatchObject({
+      status: "failed",
+      error: INTERRUPTED_ERROR,
+      execution: "done",
+    });
+    expect(
+      (
+        await db.query<{ state_version: number }>("SELECT state_version FROM routers WHERE id = $1", [
+          ROUTER_A2,
+        ])
+      ).rows[0]?.state_version,
+    ).toBe(versionBefore);
+    expect(await outboxStatuses(queued.id)).toEqual(["loaded", "running", "failed"]);
+    // AND the survivor, had it claimed the job, could not finish it either without the claim
+    expect(
+      await finishJob(
+        db,
+        running as NonNullable<typeof running>,
+        { ok: true, snapshot: undefined },
+        new Date(),
+        survivor,
+      ),
+    ).toEqual({ fenced: true });
   });
 });
