@@ -74,7 +74,7 @@ async function startBench(database: string, routers: number, notifyCa?: string):
       database,
       tickMs: 60_000,
       rateLimit: { count: 1_000_000_000, windowMs: 1000 },
-      ...(notifyCa ? { notifyCa, notifyRetryBaseMs: 50 } : {}),
+      ...(notifyCa ? { notifyCa, notifyRetryBaseMs: 50, notifyAllow: ["127.0.0.0/8"] } : {}),
     }),
     backend: new SimulatedBackend(),
     host: "127.0.0.1",

@@ -146,6 +146,7 @@ export async function run(): Promise<BenchReport> {
       // A notification swallowed by the outage frees its delivery slot after this.
       notifyTimeoutMs: 2000,
       notifyCa: receiver.ca,
+      notifyAllow: ["127.0.0.0/8", "::1"],
     }),
     backend,
     host: "127.0.0.1",

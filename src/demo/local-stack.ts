@@ -57,6 +57,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         tickMs: options.tickMs ?? 1000,
         ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
         ...(receiver?.caFile ? { notifyCa: await readFile(receiver.caFile, "utf8") } : {}),
+        // The demo's receiver listens on loopback, which a service refuses by default.
+        notifyAllow: ["127.0.0.0/8", "::1"],
       }),
       backend,
       host: "127.0.0.1",

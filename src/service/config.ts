@@ -1,5 +1,6 @@
 import type { RateLimit } from "../contract/duration.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
+import { parseAllowList } from "./notify-destinations.js";
 
 /** Everything the service can be told; `resolveConfig` applies the defaults in one place. */
 export interface ServiceConfig {
@@ -15,6 +16,11 @@ export interface ServiceConfig {
   readonly syncTimeoutMs: number;
   /** Extra CA (PEM) trusted for `notify_url`, on top of Node's roots and NODE_EXTRA_CA_CERTS. */
   readonly notifyCa?: string;
+  /**
+   * Addresses and CIDR ranges `notify_url` may reach although they are loopback, private, link-local or
+   * otherwise internal (refused by default: notify-destinations.ts). @default none
+   */
+  readonly notifyAllow: readonly string[];
   /** First retry delay of a notification; later ones double (full jitter). @default 1 s */
   readonly notifyRetryBaseMs: number;
   /** Longest wait between two attempts. @default 10 min */
@@ -51,6 +57,7 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     notifyGiveUpMs: input.notifyGiveUpMs ?? 24 * 3_600_000,
     notifyTimeoutMs: input.notifyTimeoutMs ?? 10_000,
     notifyConcurrency: input.notifyConcurrency ?? 16,
+    notifyAllow: input.notifyAllow ?? [],
     schedulerConcurrency: input.schedulerConcurrency ?? 32,
     shutdownGraceMs: input.shutdownGraceMs ?? 30_000,
     adminRemote: input.adminRemote ?? false,
@@ -69,5 +76,6 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
       throw new RangeError(`${key} must be a whole number of at least 1 (got ${config[key]})`);
     }
   }
+  parseAllowList(config.notifyAllow);
   return config;
 }

@@ -5,6 +5,7 @@ import type { Database } from "../store/database.js";
 import { GroupCommit } from "../store/group-commit.js";
 import { backoffMs } from "./backoff.js";
 import type { ServiceConfig } from "./config.js";
+import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
 import { signedHeaders } from "./signing.js";
 import { leaseNotifications, markDelivered, markFailed, type OutboxRow } from "./store/outbox.js";
 
@@ -16,6 +17,7 @@ type NotifierConfig = Pick<
   | "notifyGiveUpMs"
   | "notifyTimeoutMs"
   | "notifyConcurrency"
+  | "notifyAllow"
 >;
 
 /**
@@ -28,6 +30,7 @@ type NotifierConfig = Pick<
  */
 export class Notifier {
   private readonly dispatcher: Agent;
+  private readonly destinations: NotifyDestinations;
   private readonly pollMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly acknowledged: GroupCommit<string, void>;
@@ -41,12 +44,15 @@ export class Notifier {
     private readonly config: NotifierConfig,
     private readonly log: (message: string, fields?: object) => void = () => {},
   ) {
+    this.destinations = notifyDestinations(config.notifyAllow);
     this.dispatcher = new Agent({
       connections: 8,
       // Connecting (the TLS handshake included) is part of the POST's time: a receiver that accepts and then
       // never answers would otherwise hold a delivery slot for undici's own 10 s, whatever notifyTimeoutMs says.
       connect: {
         timeout: config.notifyTimeoutMs,
+        // Every address a host name resolves to is checked where the connection is made (no DNS rebinding).
+        lookup: this.destinations.lookup,
         ...(config.notifyCa ? { ca: trustedCas(config.notifyCa) } : {}),
       },
     });
@@ -110,6 +116,9 @@ export class Notifier {
     };
     let failure: string;
     try {
+      // A literal address needs no lookup, so it is checked here.
+      const literal = literalAddress(row.url);
+      if (literal) this.destinations.check(literal);
       const response = await request(row.url, {
         method: "POST",
         body,

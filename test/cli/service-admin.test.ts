@@ -99,6 +99,8 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
       "--tls-generate",
       "--tick",
       "50ms",
+      "--notify-allow",
+      "127.0.0.1",
       "--notify-ca-file",
       join(dir, "sink-ca.pem"),
       // Every request is logged: the last test reads the log for secrets.

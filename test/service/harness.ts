@@ -21,6 +21,8 @@ export const TOKEN_B = `bb000000-0000-4000-8000-000000000001:${TEAM_B}:${"Q1w2E3
 export const SIGNING_SECRET = `whsec_${Buffer.from("a signing secret of team B!").toString("base64")}`;
 
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
+/** Loopback, for `notifyAllow` / `--notify-allow`: where the tests' receivers listen. */
+export const LOOPBACK = ["127.0.0.0/8", "::1"];
 
 export const SEED = {
   teams: [
@@ -83,6 +85,8 @@ export async function startTestService(
       tickMs: 50,
       notifyRetryBaseMs: 50,
       adminToken: ADMIN_TOKEN,
+      // The tests' notification sinks and receivers listen on loopback, which a service refuses by default.
+      notifyAllow: LOOPBACK,
       ...config,
     }),
     backend,

@@ -71,6 +71,8 @@ describe("service as a process: kill -9 mid-job, restart on the same data", () =
       "--tls-generate",
       "--tick",
       "50ms",
+      "--notify-allow",
+      "127.0.0.1",
       "--notify-ca-file",
       join(dir, "sink-ca.pem"),
     ];

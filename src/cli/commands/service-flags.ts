@@ -15,6 +15,7 @@ const flagsSchema = z.object({
   syncTimeout: z.string().optional(),
   shutdownGrace: z.string().optional(),
   notifyCaFile: z.string().optional(),
+  notifyAllow: z.array(z.string()).optional(),
   adminRemote: z.boolean().optional(),
   logLevel: z.enum(LOG_LEVELS),
 });

@@ -46,6 +46,10 @@ function startCommand(): Command {
         "on SIGTERM, running scripts may finish for this long, then their jobs fail (default 30s, env ROUTERJOBS_SHUTDOWN_GRACE)",
       )
       .option("--notify-ca-file <file>", "extra CA (PEM) trusted for notify_url")
+      .option(
+        "--notify-allow <cidr...>",
+        "addresses or CIDR ranges notify_url may reach although internal (loopback, private, link-local are refused by default), e.g. 127.0.0.1 10.20.0.0/16",
+      )
       .option("--admin-remote", "accept admin API calls from other hosts than loopback")
       .option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent", "warn")
       .addHelpText(
@@ -105,6 +109,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
     resolveConfig({
       database: flags.database ?? join(dataDir, "pglite"),
       dataDir,
+      ...(flags.notifyAllow ? { notifyAllow: flags.notifyAllow } : {}),
       rateLimit: parseRateLimit(flags.rateLimit ?? "60/1m", "--rate-limit"),
       tickMs: parseDuration(flags.tick ?? "10s", "--tick"),
       syncTimeoutMs: parseDuration(flags.syncTimeout ?? "10s", "--sync-timeout"),

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Notifier } from "../notifier.js";
+import { type NotifyDestinations, notifyDestinations } from "../notify-destinations.js";
 import { RouterCycle } from "../router-cycle.js";
 import { serviceKeyring } from "../router-secrets.js";
 import type { RouterBackend } from "../routers/backend.js";
@@ -12,6 +13,8 @@ declare module "fastify" {
     routers: RouterCycle;
     scheduler: Scheduler;
     notifier: Notifier;
+    /** Where notifications may go: the notifier checks at connect time, a submission its literal address. */
+    notifyDestinations: NotifyDestinations;
   }
 }
 
@@ -42,6 +45,7 @@ export default fp(
     app.decorate("routers", routers);
     app.decorate("scheduler", scheduler);
     app.decorate("notifier", notifier);
+    app.decorate("notifyDestinations", notifyDestinations(app.config.notifyAllow));
     app.addHook("onReady", async () => {
       await scheduler.start();
       notifier.start();

@@ -4,6 +4,11 @@ import { jobRequestSchema } from "../../../contract/job.js";
 import { IDEMPOTENCY_TTL_MS } from "../../../contract/limits.js";
 import { formatTimestamp } from "../../../contract/time.js";
 import { HttpError, routerNotFound } from "../../http-error.js";
+import {
+  literalAddress,
+  NotifyDestinationError,
+  type NotifyDestinations,
+} from "../../notify-destinations.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
 import { submitJob } from "../../store/jobs.js";
@@ -26,6 +31,7 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const caller = callerOf(request);
       const routerId = request.params.router_id;
+      refuseForbiddenNotifyUrl(app.notifyDestinations, request.body.notify_url);
       const result = await submitJob(app.db, {
         teamId: caller.teamId,
         routerId,
@@ -66,3 +72,15 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
 };
 
 export default asynchronous;
+
+/** A `notify_url` whose literal address the service would never call is refused at once, naming the field. */
+function refuseForbiddenNotifyUrl(destinations: NotifyDestinations, notifyUrl: string | undefined): void {
+  const literal = notifyUrl === undefined ? undefined : literalAddress(notifyUrl);
+  if (literal === undefined) return;
+  try {
+    destinations.check(literal);
+  } catch (error) {
+    if (!(error instanceof NotifyDestinationError)) throw error;
+    throw new HttpError("invalid_request", error.message, [{ field: "notify_url", message: error.message }]);
+  }
+}
