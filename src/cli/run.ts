@@ -4,7 +4,7 @@
  * stack trace appears only for an internal error, and only with --verbose. Commands never call process.exit.
  */
 import { type Command, CommanderError } from "commander";
-import { RouterjobsError } from "../errors.js";
+import { EnvironmentError, RouterjobsError } from "../errors.js";
 import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
 
 export async function run(program: Command, argv: readonly string[]): Promise<number> {
@@ -16,8 +16,9 @@ export async function run(program: Command, argv: readonly string[]): Promise<nu
     // Commander has already printed its own message (through outputError below) or the help/version.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
     const verbose = argv.includes("--verbose");
-    process.stderr.write(formatError(error, verbose));
-    return exitCodeFor(error);
+    const reported = fileSystemError(error) ?? error;
+    process.stderr.write(formatError(reported, verbose));
+    return exitCodeFor(reported);
   }
 }
 
@@ -71,4 +72,27 @@ function configure(command: Command): void {
     },
   });
   for (const sub of command.commands) configure(sub);
+}
+
+/** What the local file system refused, in words: a read-only state directory, a full disk, a missing folder. */
+const FILE_SYSTEM_CODES: Readonly<Record<string, string>> = {
+  EACCES: "permission denied",
+  EPERM: "operation not permitted",
+  EROFS: "read-only file system",
+  ENOSPC: "no space left on the device",
+  EDQUOT: "disk quota exceeded",
+  ENOTDIR: "a part of the path is not a folder",
+};
+
+/**
+ * A file-system error that reached the top (a state directory that cannot be written, a full disk) is the
+ * local environment, not a bug: exit 5 with the path and the reason, instead of 70 "internal error".
+ */
+export function fileSystemError(error: unknown): EnvironmentError | undefined {
+  const { code, path, syscall } = (error ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
+  if (typeof code !== "string" || typeof path !== "string" || !(code in FILE_SYSTEM_CODES)) return undefined;
+  const what = typeof syscall === "string" ? `${syscall} ` : "";
+  return new EnvironmentError(`cannot ${what}${path}: ${FILE_SYSTEM_CODES[code]} (${code})`, {
+    cause: error,
+  });
 }

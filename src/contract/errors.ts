@@ -3,6 +3,8 @@ import { z } from "zod";
 /** Error codes of CONTRACT.md with their HTTP status. */
 export const ERROR_STATUS = {
   invalid_json: 400,
+  /** Our extension: a request the HTTP layer cannot take as meant (two Authorization headers, RFC 6750 3.1). */
+  bad_request: 400,
   command_failed: 400,
   unauthenticated: 401,
   router_not_found: 404,

@@ -3,10 +3,12 @@
  * no token or a near miss gets 401 and changes nothing. And one team's token reaches nothing of another team
  * through the public API (api.test.ts covers the job list; this file the rest).
  */
+import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ADMIN_TOKEN,
   type Answer,
+  type Loose,
   ROUTER_A,
   ROUTER_A2,
   ROUTER_B,
@@ -253,6 +255,27 @@ describe("team isolation on the public API (beyond api.test.ts)", () => {
       const answer = await svc.call("GET", `/api/routers/${routerId}/jobs`, { token: forged });
       expect(answer.status).toBe(401);
       expect(answer.body.error.code).toBe("unauthenticated");
+    }
+  });
+
+  it("two Authorization headers answer 400, whichever of them is valid: which one was meant is unknown", async () => {
+    const dispatcher = new Agent({ connect: { ca: svc.service.ca as string } });
+    try {
+      for (const pair of [
+        [TOKEN_B, TOKEN_A],
+        [TOKEN_A, TOKEN_B],
+      ]) {
+        const answer = await request(`${svc.url}/api/routers/${ROUTER_A}/jobs`, {
+          dispatcher,
+          headers: ["authorization", `Bearer ${pair[0]}`, "authorization", `Bearer ${pair[1]}`],
+        });
+        const body = (await answer.body.json()) as Loose;
+        expect(answer.statusCode).toBe(400);
+        expect(body.error.code).toBe("bad_request");
+        expect(JSON.stringify(body)).not.toContain(TOKEN_A.split(":")[2]);
+      }
+    } finally {
+      await dispatcher.close();
     }
   });
 

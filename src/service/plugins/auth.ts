@@ -27,6 +27,12 @@ const unauthenticated = (message: string, error = "invalid_token") =>
 export default fp(
   async function auth(app: FastifyInstance) {
     app.decorate("authenticate", async (request: FastifyRequest) => {
+      // Node keeps the first of two Authorization headers and drops the other: which one was meant is unknown.
+      if (authorizationHeaders(request.raw.rawHeaders) > 1) {
+        throw new HttpError("bad_request", "send one Authorization header, not several", [], {
+          "www-authenticate": 'Bearer realm="routerjobs", error="invalid_request"',
+        });
+      }
       const header = request.headers.authorization;
       if (!header)
         throw unauthenticated("send an Authorization: Bearer <API token> header", "invalid_request");
@@ -46,4 +52,12 @@ export default fp(
 export function callerOf(request: FastifyRequest): Caller {
   if (!request.caller) throw new Error("route registered outside the authenticated scope");
   return request.caller;
+}
+
+function authorizationHeaders(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]?.toLowerCase() === "authorization") count++;
+  }
+  return count;
 }
