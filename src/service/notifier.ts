@@ -5,9 +5,16 @@ import type { Database } from "../store/database.js";
 import { GroupCommit } from "../store/group-commit.js";
 import { backoffMs } from "./backoff.js";
 import type { ServiceConfig } from "./config.js";
+import { DestinationGate, destinationOf } from "./destination-gate.js";
 import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
 import { signedHeaders } from "./signing.js";
-import { leaseNotifications, markDelivered, markFailed, type OutboxRow } from "./store/outbox.js";
+import {
+  leaseNotifications,
+  markDelivered,
+  markFailed,
+  type OutboxRow,
+  releaseLeases,
+} from "./store/outbox.js";
 
 type NotifierConfig = Pick<
   ServiceConfig,
@@ -31,6 +38,7 @@ type NotifierConfig = Pick<
 export class Notifier {
   private readonly dispatcher: Agent;
   private readonly destinations: NotifyDestinations;
+  private readonly gate: DestinationGate;
   private readonly pollMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly acknowledged: GroupCommit<string, void>;
@@ -45,6 +53,13 @@ export class Notifier {
     private readonly log: (message: string, fields?: object) => void = () => {},
   ) {
     this.destinations = notifyDestinations(config.notifyAllow);
+    // An open circuit tries the destination again after as long as one attempt may take, then after twice
+    // that, up to six times: a black hole costs at most one slot per wait, and a receiver that comes back is
+    // heard within a minute at the defaults.
+    this.gate = new DestinationGate({
+      openMs: config.notifyTimeoutMs,
+      maxOpenMs: 6 * config.notifyTimeoutMs,
+    });
     this.dispatcher = new Agent({
       connections: 8,
       // Connecting (the TLS handshake included) is part of the POST's time: a receiver that accepts and then
@@ -91,21 +106,48 @@ export class Notifier {
     if (free <= 0) return;
     let rows: OutboxRow[];
     try {
-      rows = await leaseNotifications(this.db, new Date(), this.config.notifyTimeoutMs + 5000, free);
+      rows = await leaseNotifications(
+        this.db,
+        new Date(),
+        this.config.notifyTimeoutMs + 5000,
+        free,
+        this.gate.closed(),
+      );
+      // One lease can hold more rows of a destination than it has room for: those go back untouched.
+      const room = new Map<string, number>();
+      const kept: OutboxRow[] = [];
+      const back: string[] = [];
+      for (const row of rows) {
+        const destination = destinationOf(row.url);
+        const left = room.get(destination) ?? this.gate.room(destination);
+        room.set(destination, left - 1);
+        if (left > 0) kept.push(row);
+        else back.push(row.id);
+      }
+      await releaseLeases(this.db, back);
+      rows = kept;
     } catch (error) {
       if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
       return;
     }
     for (const row of rows) {
-      const delivery = this.deliver(row).finally(() => {
-        this.inFlight.delete(delivery);
-        if (this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
-      });
+      const destination = destinationOf(row.url);
+      this.gate.start(destination);
+      const delivery: Promise<void> = this.deliver(row)
+        .then(
+          (outcome) => this.gate.finish(destination, outcome),
+          () => this.gate.finish(destination, "failed"),
+        )
+        .finally(() => {
+          this.inFlight.delete(delivery);
+          if (this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
+        });
       this.inFlight.add(delivery);
     }
   }
 
-  private async deliver(row: OutboxRow): Promise<void> {
+  /** One delivery attempt, and how it ended for the destination gate. */
+  private async deliver(row: OutboxRow): Promise<"delivered" | "failed" | "timed-out"> {
     const body = JSON.stringify(row.payload);
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -115,6 +157,7 @@ export class Notifier {
         : {}),
     };
     let failure: string;
+    let timedOut = false;
     try {
       // A literal address needs no lookup, so it is checked here.
       const literal = literalAddress(row.url);
@@ -130,11 +173,12 @@ export class Notifier {
       await response.body.dump();
       if (response.statusCode >= 200 && response.statusCode < 300) {
         await this.acknowledged.submit(row.id);
-        return;
+        return "delivered";
       }
       failure = `HTTP ${response.statusCode}`;
     } catch (error) {
       failure = (error as Error).message || String(error);
+      timedOut = TIMEOUT_CODES.has(String((error as { code?: unknown }).code));
     }
     const now = Date.now();
     const next = now + backoffMs(row.attempts, this.config.notifyRetryBaseMs, this.config.notifyRetryMaxMs);
@@ -143,6 +187,7 @@ export class Notifier {
     await markFailed(this.db, row.id, failure, new Date(now), giveUp ? undefined : new Date(next)).catch(
       () => {},
     );
+    return timedOut ? "timed-out" : "failed";
   }
 
   /** Stops polling and waits for deliveries in flight (their leases expire if the process dies instead). */
@@ -153,6 +198,13 @@ export class Notifier {
     await this.dispatcher.close();
   }
 }
+
+/** undici's errors for a receiver that did not connect, answer or finish its answer in time. */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
 
 /** Passing `ca` replaces Node's store, so the roots and NODE_EXTRA_CA_CERTS are added back explicitly. */
 function trustedCas(extra: string): string[] {

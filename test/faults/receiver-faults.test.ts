@@ -150,10 +150,11 @@ describe("faults between the service and the receiver", () => {
       await new Promise((resolve) => setTimeout(resolve, BLACKHOLE_MS));
       const applyKey = (await new Journal(stateDir).read(job.job_key))?.attempts[0]?.idempotencyKey as string;
       const inHole = await outbox([...holeKeys, applyKey]);
-      // THEN nothing got through, and each attempt ended at the notify timeout (several fit in the black hole)
+      // THEN nothing got through, and each attempt ended at the notify timeout; after a few the destination's
+      // circuit opened, so the black hole was tried again now and then rather than on every retry
       expect(inHole.some((row) => row.delivered)).toBe(false);
       const holeAttempts = Math.max(...inHole.map((row) => row.attempts));
-      expect(holeAttempts).toBeGreaterThanOrEqual(3);
+      expect(holeAttempts).toBeGreaterThanOrEqual(2);
       expect(
         inHole.filter((row) => row.attempts > 0).every((row) => /timeout/i.test(row.last_error ?? "")),
       ).toBe(true);

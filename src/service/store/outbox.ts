@@ -13,14 +13,15 @@ export interface OutboxRow {
 
 /**
  * Leases deliverable notifications: due, not leased by a live worker, and the earliest undelivered one of their
- * job (a later state is never sent before an earlier one is acknowledged or abandoned). SKIP LOCKED lets several
- * instances share the outbox.
+ * job (a later state is never sent before an earlier one is acknowledged or abandoned), and not for a
+ * destination (`https://host:port`) in `skipDestinations`. SKIP LOCKED lets several instances share the outbox.
  */
 export async function leaseNotifications(
   db: Queryable,
   now: Date,
   leaseMs: number,
   limit: number,
+  skipDestinations: readonly string[] = [],
 ): Promise<OutboxRow[]> {
   const { rows } = await db.query<OutboxRow>(
     `UPDATE outbox SET locked_until = $2, attempts = attempts + 1
@@ -30,12 +31,28 @@ export async function leaseNotifications(
          AND (o.locked_until IS NULL OR o.locked_until < $1)
          AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.job_id = o.job_id AND e.seq < o.seq
                          AND e.delivered_at IS NULL AND e.abandoned_at IS NULL)
+         AND NOT (o.url LIKE ANY($4::text[]))
        ORDER BY o.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
      RETURNING id, job_id, seq, url, payload, created_at, attempts,
        (SELECT signing_secret FROM teams WHERE teams.id = outbox.team_id) AS signing_secret`,
-    [now, new Date(now.getTime() + leaseMs), limit],
+    [now, new Date(now.getTime() + leaseMs), limit, skipDestinations.flatMap(destinationPatterns)],
   );
   return rows;
+}
+
+/** Gives leases back untouched (the attempt is not counted): rows leased beyond a destination's room. */
+export async function releaseLeases(db: Queryable, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    "UPDATE outbox SET locked_until = NULL, attempts = attempts - 1 WHERE id = ANY($1::uuid[])",
+    [ids],
+  );
+}
+
+/** `https://host:port` -> LIKE patterns for its URLs (`%`, `_` and `\` in it taken literally). */
+function destinationPatterns(destination: string): string[] {
+  const literal = destination.replace(/[\\%_]/g, (char) => `\\${char}`);
+  return [literal, `${literal}/%`, `${literal}?%`, `${literal}#%`];
 }
 
 export async function markDelivered(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
