@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import lockfile from "proper-lockfile";
-import { EnvironmentError } from "../errors.js";
+import { EnvironmentError, RouterjobsError } from "../errors.js";
 import { isProcessAlive } from "../fs/process-alive.js";
 
 /**
@@ -21,7 +21,10 @@ const held = new Set<string>();
  * A live holder's pid fails the open at once; after a crash the lock stays fresh for up to STALE_MS, so an
  * open waits that long before taking it over. Resolves to the release function.
  */
-export async function lockDataDirectory(dir: string): Promise<() => Promise<void>> {
+export async function lockDataDirectory(
+  dir: string,
+  onLost?: (error: Error) => void,
+): Promise<() => Promise<void>> {
   const path = resolve(dir);
   const pidFile = `${path}.lock.pid`;
   if (held.has(path)) throw inUse(path, process.pid);
@@ -36,9 +39,15 @@ export async function lockDataDirectory(dir: string): Promise<() => Promise<void
         realpath: false,
         stale: STALE_MS,
         retries: 0,
-        // The default throws from a timer and ends the process; a warning leaves the choice to the operator.
-        onCompromised: (error) =>
-          process.emitWarning(`the lock of data directory ${path} was lost: ${error.message}`),
+        // The default throws from a timer and ends the process. Another process may hold the directory now:
+        // the owner (the database) stops writing at once and tells its user, who stops serving.
+        onCompromised: (error) => {
+          const lost = new DataDirectoryLostError(
+            `the lock of data directory ${path} was lost (${error.message}): another process may be using it, so this one stops writing to it`,
+          );
+          if (onLost) onLost(lost);
+          else process.emitWarning(lost.message);
+        },
       });
       break;
     } catch (error) {
@@ -61,6 +70,12 @@ export async function lockDataDirectory(dir: string): Promise<() => Promise<void
       if (error.code !== "ERELEASED") throw error;
     });
   };
+}
+
+/** This process no longer holds its data directory: nothing more may be written to it. */
+export class DataDirectoryLostError extends RouterjobsError {
+  override readonly name = "DataDirectoryLostError";
+  override readonly code = "RJ_ERR_ENVIRONMENT";
 }
 
 function inUse(path: string, pid: number | undefined): EnvironmentError {

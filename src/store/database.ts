@@ -26,6 +26,11 @@ export interface DatabaseOptions {
   readonly location: string;
   /** Pool size for PostgreSQL. @default 10 */
   readonly maxConnections?: number;
+  /**
+   * PGlite: the data directory's lock was lost (this process stalled past its refresh and another one may hold
+   * the directory now). From then on every query fails with that error; the owner should stop serving.
+   */
+  readonly onLockLost?: (error: Error) => void;
 }
 
 export function isPostgresUrl(location: string): boolean {
@@ -33,25 +38,42 @@ export function isPostgresUrl(location: string): boolean {
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return isPostgresUrl(options.location) ? openPostgres(options) : openPglite(options.location);
+  return isPostgresUrl(options.location)
+    ? openPostgres(options)
+    : openPglite(options.location, options.onLockLost);
 }
 
 /** A data directory is locked while open (a second process would corrupt it); `memory://` needs no lock. */
-async function openPglite(dataDir: string): Promise<Database> {
-  if (dataDir === "memory://") return wrapPglite(await PGlite.create(), async () => {});
-  const unlock = await lockDataDirectory(dataDir);
+async function openPglite(dataDir: string, onLockLost?: (error: Error) => void): Promise<Database> {
+  if (dataDir === "memory://")
+    return wrapPglite(
+      await PGlite.create(),
+      async () => {},
+      () => undefined,
+    );
+  let lost: Error | undefined;
+  const unlock = await lockDataDirectory(dataDir, (error) => {
+    lost = error;
+    onLockLost?.(error);
+  });
   try {
-    return wrapPglite(await PGlite.create(dataDir), unlock);
+    return wrapPglite(await PGlite.create(dataDir), unlock, () => lost);
   } catch (error) {
     await unlock();
     throw error;
   }
 }
 
-function wrapPglite(db: PGlite, unlock: () => Promise<void>): Database {
+/** `lost()` names why the data directory is no longer this process's: then nothing runs any more. */
+function wrapPglite(db: PGlite, unlock: () => Promise<void>, lost: () => Error | undefined): Database {
+  const fence = () => {
+    const error = lost();
+    if (error) throw error;
+  };
   return {
     kind: "pglite",
     query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+      fence();
       const result = await db.query<Row>(sql, params ? [...params] : undefined);
       return { rows: result.rows };
     },
@@ -59,6 +81,7 @@ function wrapPglite(db: PGlite, unlock: () => Promise<void>): Database {
       db.transaction((tx) =>
         fn({
           query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+            fence();
             const result = await tx.query<Row>(sql, params ? [...params] : undefined);
             return { rows: result.rows };
           },

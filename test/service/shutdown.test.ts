@@ -157,6 +157,9 @@ describe("routerjobs service as a process: SIGTERM, --shutdown-grace and the dat
     "50ms",
     "--rate-limit",
     "100000/1m",
+    // HOOK is on loopback, which a service refuses by default.
+    "--notify-allow",
+    "127.0.0.1",
     ...extra,
   ];
   const startService = async (extra: string[], env: Record<string, string> = {}) => {

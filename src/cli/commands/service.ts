@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { parseDuration, parseRateLimit } from "../../contract/duration.js";
-import { UsageError } from "../../errors.js";
+import { EnvironmentError, UsageError } from "../../errors.js";
 import { flagOrEnv } from "../flag-or-env.js";
 import { writeLines } from "../output.js";
 import { serviceAdminCommands } from "./service-admin.js";
@@ -148,7 +148,11 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
       : []),
     ...(service.adminTokenFile ? [`admin token: ${service.adminTokenFile}`] : []),
   ]);
-  await new Promise<void>((done) => closeOnSignals(service, done));
+  const lost = await Promise.race([
+    new Promise<undefined>((done) => closeOnSignals(service, () => done(undefined))),
+    service.app.dataDirectoryLost,
+  ]);
+  if (lost) throw new EnvironmentError(`${lost.message}; restart it once the other process is gone`);
 }
 
 async function readUserFile(file: string, flag: string): Promise<string> {

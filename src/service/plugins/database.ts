@@ -7,13 +7,27 @@ import { SERVICE_MIGRATIONS } from "../store/schema.js";
 declare module "fastify" {
   interface FastifyInstance {
     db: Database;
+    /** Resolves if this process loses its PGlite data directory's lock; the service has then closed itself. */
+    dataDirectoryLost: Promise<Error>;
   }
 }
 
 /** Opens the configured database (or takes one the caller owns) and brings its schema up to date. */
 export default fp(
   async function database(app: FastifyInstance, options: { db?: Database }) {
-    const db = options.db ?? (await openDatabase({ location: app.config.database }));
+    let reportLost: (error: Error) => void = () => {};
+    const lost = new Promise<Error>((resolve) => {
+      reportLost = resolve;
+    });
+    // Another process may write the directory now: every query already fails (the database fences itself);
+    // the service stops taking requests at once, so nothing is acknowledged that could be lost.
+    const onLockLost = (error: Error) => {
+      app.log.fatal({ err: error }, "data directory lost: the service stops");
+      reportLost(error);
+      void app.close();
+    };
+    const db = options.db ?? (await openDatabase({ location: app.config.database, onLockLost }));
+    app.decorate("dataDirectoryLost", lost);
     await migrate(db, "service", SERVICE_MIGRATIONS);
     app.decorate("db", db);
     if (!options.db) app.addHook("onClose", async () => db.close());

@@ -3,6 +3,7 @@ import fp from "fastify-plugin";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail, errorEnvelope } from "../../contract/errors.js";
 import { BODY_MAX_BYTES } from "../../contract/limits.js";
+import { DataDirectoryLostError } from "../../store/data-directory-lock.js";
 import { HttpError } from "../http-error.js";
 
 /** Fastify's own errors, mapped to the contract's codes. */
@@ -29,6 +30,12 @@ function validationDetails(error: FastifyError, context: string | undefined): Er
 
 function toHttpError(error: FastifyError): HttpError | undefined {
   if (error instanceof HttpError) return error;
+  if ((error as Error) instanceof DataDirectoryLostError) {
+    return new HttpError(
+      "service_unavailable",
+      "this service instance is stopping: it lost its data directory",
+    );
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const details = validationDetails(error, error.validationContext);
     const fields = [...new Set(details.map((detail) => detail.field))].join(", ");
