@@ -38,6 +38,11 @@ export interface ServiceConfig {
    * @default 30 s
    */
   readonly shutdownGraceMs: number;
+  /**
+   * A job's backup and script may run this long; then the script is stopped (a simulated router stops it, a
+   * device's script may go on: see docs/routers.md) and the job fails naming the limit. @default 1 h
+   */
+  readonly jobTimeoutMs: number;
   /** Bearer token of the `/admin` API; undefined disables it. */
   readonly adminToken?: string;
   /** Accept admin calls from other hosts than loopback. @default false */
@@ -60,6 +65,7 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     notifyAllow: input.notifyAllow ?? [],
     schedulerConcurrency: input.schedulerConcurrency ?? 32,
     shutdownGraceMs: input.shutdownGraceMs ?? 30_000,
+    jobTimeoutMs: input.jobTimeoutMs ?? 3_600_000,
     adminRemote: input.adminRemote ?? false,
   };
   for (const key of [
@@ -68,6 +74,7 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     "notifyRetryBaseMs",
     "notifyTimeoutMs",
     "shutdownGraceMs",
+    "jobTimeoutMs",
   ] as const) {
     if (!(config[key] > 0)) throw new RangeError(`${key} must be greater than zero (got ${config[key]})`);
   }

@@ -23,6 +23,8 @@ export interface SchedulerOptions {
   readonly log?: (message: string, fields?: object) => void;
   /** On close, running scripts may finish for this long; then they are aborted and their jobs fail. */
   readonly shutdownGraceMs: number;
+  /** A job's backup and script together may run this long; then the script is stopped and the job fails. */
+  readonly jobTimeoutMs: number;
 }
 
 const HEARTBEAT_MS = 5000;
@@ -36,8 +38,9 @@ const HOUSEKEEPING_MS = 60_000;
  */
 export class Scheduler {
   readonly instanceId = randomUUID();
-  private readonly wanted = new Set<string>();
-  private readonly active = new Map<string, Promise<void>>();
+  /** Routers with work to look at, and their team where known (fairness between teams). */
+  private readonly wanted = new Map<string, string | undefined>();
+  private readonly active = new Map<string, { run: Promise<void>; teamId: string | undefined }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
   private readonly shutdown = new AbortController();
@@ -59,8 +62,8 @@ export class Scheduler {
   }
 
   /** Express execution: run this router's queue now. */
-  kick(routerId: string): void {
-    this.wanted.add(routerId);
+  kick(routerId: string, teamId?: string): void {
+    this.wanted.set(routerId, teamId ?? this.wanted.get(routerId));
     this.pump();
   }
 
@@ -68,7 +71,8 @@ export class Scheduler {
     if (this.stopped) return;
     try {
       if (!this.options.exclusive) await this.recover(this.now());
-      for (const routerId of await routersWithQueuedJobs(this.db)) this.wanted.add(routerId);
+      for (const { routerId, teamId } of await routersWithQueuedJobs(this.db))
+        this.wanted.set(routerId, teamId);
       this.pump();
     } catch (error) {
       if (!this.stopped) this.options.log?.("scheduler: tick failed", { err: error });
@@ -97,10 +101,16 @@ export class Scheduler {
     }
   }
 
+  /**
+   * Starts router queues while slots are free. No team takes every slot: a quarter of them (at least one) is
+   * kept for the other teams, so one team's long jobs on many routers cannot hold another team's express job.
+   */
   private pump(): void {
-    for (const routerId of this.wanted) {
+    const teamCap = Math.max(1, this.options.concurrency - Math.ceil(this.options.concurrency / 4));
+    for (const [routerId, teamId] of this.wanted) {
       if (this.stopped || this.active.size >= this.options.concurrency) return;
       if (this.active.has(routerId)) continue;
+      if (teamId !== undefined && this.activeOf(teamId) >= teamCap) continue;
       this.wanted.delete(routerId);
       const run = this.drain(routerId)
         .catch((error) => this.options.log?.("scheduler: router queue failed", { routerId, err: error }))
@@ -108,8 +118,14 @@ export class Scheduler {
           this.active.delete(routerId);
           this.pump();
         });
-      this.active.set(routerId, run);
+      this.active.set(routerId, { run, teamId });
     }
+  }
+
+  private activeOf(teamId: string): number {
+    let count = 0;
+    for (const active of this.active.values()) if (active.teamId === teamId) count++;
+    return count;
   }
 
   /** Runs the router's jobs one after the other until its queue is empty, it is busy or offline. */
@@ -125,10 +141,14 @@ export class Scheduler {
       this.options.onChange?.();
       // Closing: the claim goes back to the queue by recovery (next start, or another instance).
       if (this.stopped) return;
+      const limit = AbortSignal.timeout(this.options.jobTimeoutMs);
       const result = await this.routers.runJob(claimed, {
         instanceId: this.instanceId,
-        signal: this.shutdown.signal,
-        abortMessage: () => shutdownError(this.options.shutdownGraceMs),
+        signal: AbortSignal.any([this.shutdown.signal, limit]),
+        abortMessage: () =>
+          this.shutdown.signal.aborted
+            ? shutdownError(this.options.shutdownGraceMs)
+            : jobTimeLimitError(this.options.jobTimeoutMs),
         ...(this.options.log ? { log: this.options.log } : {}),
       });
       // Deleted since the claim, or recovered by another instance: not ours to run any more.
@@ -140,7 +160,7 @@ export class Scheduler {
   async close(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
-    const finished = Promise.allSettled([...this.active.values()]);
+    const finished = Promise.allSettled([...this.active.values()].map((active) => active.run));
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise((resolve) => {
       timer = setTimeout(resolve, this.options.shutdownGraceMs);
@@ -151,6 +171,11 @@ export class Scheduler {
     await finished;
     await unregisterInstance(this.db, this.instanceId).catch(() => {});
   }
+}
+
+/** The error of a job whose script ran past the job time limit. */
+export function jobTimeLimitError(limitMs: number): string {
+  return `the script ran longer than the job time limit of ${formatDuration(limitMs)} and was stopped`;
 }
 
 /** The error of a job whose script was still running when the shutdown grace period ended. */

@@ -10,6 +10,7 @@ import { SimulatedBackend } from "../../src/simulator/index.js";
 import { type Database, openDatabase, type Queryable } from "../../src/store/database.js";
 import {
   ADMIN_TOKEN,
+  LOOPBACK,
   eventually,
   ROUTER_A,
   ROUTER_A2,
@@ -55,6 +56,7 @@ describe("job lifecycle races", () => {
         tickMs: 60_000,
         adminToken: ADMIN_TOKEN,
         rateLimit: { count: 10_000, windowMs: 1000 },
+        notifyAllow: LOOPBACK,
       }),
       backend,
       db: held.db,

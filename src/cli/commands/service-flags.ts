@@ -14,6 +14,7 @@ const flagsSchema = z.object({
   tick: z.string().optional(),
   syncTimeout: z.string().optional(),
   shutdownGrace: z.string().optional(),
+  jobTimeout: z.string().optional(),
   notifyCaFile: z.string().optional(),
   notifyAllow: z.array(z.string()).optional(),
   adminRemote: z.boolean().optional(),

@@ -45,6 +45,10 @@ function startCommand(): Command {
         "--shutdown-grace <duration>",
         "on SIGTERM, running scripts may finish for this long, then their jobs fail (default 30s, env ROUTERJOBS_SHUTDOWN_GRACE)",
       )
+      .option(
+        "--job-timeout <duration>",
+        "longest a job's backup and script may run, then it fails (default 1h)",
+      )
       .option("--notify-ca-file <file>", "extra CA (PEM) trusted for notify_url")
       .option(
         "--notify-allow <cidr...>",
@@ -114,6 +118,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
       tickMs: parseDuration(flags.tick ?? "10s", "--tick"),
       syncTimeoutMs: parseDuration(flags.syncTimeout ?? "10s", "--sync-timeout"),
       ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }),
+      ...(flags.jobTimeout ? { jobTimeoutMs: parseDuration(flags.jobTimeout, "--job-timeout") } : {}),
       adminRemote: flags.adminRemote ?? false,
     }),
   );

@@ -38,6 +38,7 @@ export default fp(
       tickMs: app.config.tickMs,
       concurrency: app.config.schedulerConcurrency,
       shutdownGraceMs: app.config.shutdownGraceMs,
+      jobTimeoutMs: app.config.jobTimeoutMs,
       exclusive: app.db.kind === "pglite",
       onChange: () => notifier.wake(),
       log,

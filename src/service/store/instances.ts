@@ -45,12 +45,12 @@ export async function deadClaimants(
   return rows.map((row) => row.claimed_by);
 }
 
-/** Routers with at least one job waiting to be claimed. */
-export async function routersWithQueuedJobs(db: Queryable): Promise<string[]> {
-  const { rows } = await db.query<{ router_id: string }>(
-    "SELECT DISTINCT router_id FROM jobs WHERE execution = 'queued'",
+/** Routers with at least one job waiting to be claimed, with their team. */
+export async function routersWithQueuedJobs(db: Queryable): Promise<{ routerId: string; teamId: string }[]> {
+  const { rows } = await db.query<{ router_id: string; team_id: string }>(
+    "SELECT DISTINCT router_id, team_id FROM jobs WHERE execution = 'queued'",
   );
-  return rows.map((row) => row.router_id);
+  return rows.map((row) => ({ routerId: row.router_id, teamId: row.team_id }));
 }
 
 /** Forgets expired idempotency keys, old outbox rows and long-dead instances. */

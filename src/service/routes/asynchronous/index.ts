@@ -51,7 +51,7 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
       }
       const { job } = result;
       if (result.kind === "created") {
-        if (job.express_execute) app.scheduler.kick(routerId);
+        if (job.express_execute) app.scheduler.kick(routerId, caller.teamId);
         if (!job.needs_acknowledgement) app.notifier.wake();
       } else {
         reply.header("idempotent-replayed", "true");
