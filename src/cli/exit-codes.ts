@@ -43,6 +43,7 @@ const BY_ERROR_CODE: Readonly<Record<string, number>> = {
   RJ_ERR_INTERRUPTED: EXIT_CODES.interrupted,
   RJ_ERR_RECEIVER: EXIT_CODES.api,
   RJ_ERR_RECEIVER_UNAUTHENTICATED: EXIT_CODES.api,
+  RJ_ERR_ADMIN: EXIT_CODES.api,
 };
 
 export function exitCodeFor(error: unknown): number {

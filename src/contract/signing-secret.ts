@@ -4,6 +4,7 @@
  * accept a secret that the receiver would refuse.
  */
 import { createHmac } from "node:crypto";
+import { UsageError } from "../errors.js";
 
 const SIGNING_SECRET_PREFIX = "whsec_";
 
@@ -12,7 +13,7 @@ export function parseSigningSecret(secret: string): Buffer {
   const encoded = secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : "";
   const key = Buffer.from(encoded, "base64");
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || key.length < 24 || key.length > 64) {
-    throw new RangeError(
+    throw new UsageError(
       "signing secret must be whsec_ followed by the base64 of 24 to 64 random bytes, as Standard Webhooks secrets are",
     );
   }

@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { NetworkError } from "../client/errors.js";
 import { readErrorBody } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";
+import { UsageError } from "../errors.js";
 import { ReceiverAuthError, ReceiverRequestError } from "./errors.js";
 import { type ReceivedJob, receivedJobEnvelopeSchema, receivedJobListEnvelopeSchema } from "./job-view.js";
 import { MAX_WAIT_MS } from "./wait-routes.js";
@@ -55,9 +56,9 @@ export class ReceiverClient {
 
   constructor(private readonly options: ReceiverClientOptions) {
     const url = new URL(options.url);
-    if (url.protocol !== "https:") throw new RangeError(`url must be an https: URL (got ${options.url})`);
+    if (url.protocol !== "https:") throw new UsageError(`url must be an https: URL (got ${options.url})`);
     if (options.longPollMs !== undefined && !(options.longPollMs > 0 && options.longPollMs <= MAX_WAIT_MS)) {
-      throw new RangeError(`longPollMs must be between 1 and ${MAX_WAIT_MS} (got ${options.longPollMs})`);
+      throw new UsageError(`longPollMs must be between 1 and ${MAX_WAIT_MS} (got ${options.longPollMs})`);
     }
     this.base = url.origin;
     this.dispatcher = new Agent(options.ca ? { connect: { ca: options.ca } } : {});
@@ -160,7 +161,7 @@ export class ReceiverClient {
 
 function jobQuery(options: WaitForJobOptions): Record<string, string> {
   if ((options.idempotencyKey === undefined) === (options.jobId === undefined))
-    throw new RangeError("waitForJob needs exactly one of idempotencyKey and jobId");
+    throw new UsageError("waitForJob needs exactly one of idempotencyKey and jobId");
   return options.idempotencyKey !== undefined
     ? { idempotency_key: options.idempotencyKey }
     : { job_id: options.jobId as string };

@@ -1,5 +1,6 @@
 import type { RateLimit } from "../contract/duration.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
+import { UsageError } from "../errors.js";
 import { parseAllowList } from "./notify-destinations.js";
 
 /** Everything the service can be told; `resolveConfig` applies the defaults in one place. */
@@ -76,11 +77,11 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     "shutdownGraceMs",
     "jobTimeoutMs",
   ] as const) {
-    if (!(config[key] > 0)) throw new RangeError(`${key} must be greater than zero (got ${config[key]})`);
+    if (!(config[key] > 0)) throw new UsageError(`${key} must be greater than zero (got ${config[key]})`);
   }
   for (const key of ["notifyConcurrency", "schedulerConcurrency"] as const) {
     if (!Number.isInteger(config[key]) || config[key] < 1) {
-      throw new RangeError(`${key} must be a whole number of at least 1 (got ${config[key]})`);
+      throw new UsageError(`${key} must be a whole number of at least 1 (got ${config[key]})`);
     }
   }
   parseAllowList(config.notifyAllow);

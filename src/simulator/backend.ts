@@ -4,6 +4,7 @@
  * `failure: timeout` faults. Every random choice comes from one seeded PRNG, so a run repeats exactly.
  */
 import type { RouterRecord } from "../contract/sync.js";
+import { UsageError } from "../errors.js";
 import { RouterOsError } from "../routeros/errors.js";
 import {
   type RouterBackend,
@@ -70,7 +71,7 @@ export class SimulatedBackend implements RouterBackend {
     ];
     for (const [name, value, max] of checks) {
       if (!(value >= 0 && value <= max))
-        throw new RangeError(`${name} must be between 0 and ${max} (got ${value})`);
+        throw new UsageError(`${name} must be between 0 and ${max} (got ${value})`);
     }
     this.random = new SeededRandom(this.seed);
   }

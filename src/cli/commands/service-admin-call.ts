@@ -13,7 +13,7 @@ import { RouterjobsError, UsageError } from "../../errors.js";
 /** The running service refused an operator command. */
 export class ServiceAdminError extends RouterjobsError {
   override readonly name = "ServiceAdminError";
-  override readonly code = "RJ_ERR_API";
+  override readonly code = "RJ_ERR_ADMIN";
 }
 
 /** Where the operator commands find the running service: its data directory, or a URL and a CA. */

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
 import { TOKEN_SECRET_CHARS } from "../../contract/limits.js";
 import { isParsedToken, parseToken } from "../../contract/token.js";
+import { UsageError } from "../../errors.js";
 import type { Database, Queryable } from "../../store/database.js";
 import { deleteJobTx } from "./lifecycle.js";
 import type { JobRow } from "./rows.js";
@@ -64,7 +65,7 @@ export async function ensureTeam(
  */
 export async function ensureToken(db: Queryable, token: string): Promise<boolean> {
   const parsed = parseToken(token);
-  if (!isParsedToken(parsed)) throw new RangeError(`token ${parsed.error}`);
+  if (!isParsedToken(parsed)) throw new UsageError(`token ${parsed.error}`);
   const { rows } = await db.query(
     `INSERT INTO tokens (id, team_id, secret_hash) VALUES ($1, $2, $3)
      ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
