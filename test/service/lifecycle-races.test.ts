@@ -10,8 +10,8 @@ import { SimulatedBackend } from "../../src/simulator/index.js";
 import { type Database, openDatabase, type Queryable } from "../../src/store/database.js";
 import {
   ADMIN_TOKEN,
-  LOOPBACK,
   eventually,
+  LOOPBACK,
   ROUTER_A,
   ROUTER_A2,
   SEED,
