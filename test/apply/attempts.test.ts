@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type DecideInput, decide, type ResourceKnowledge } from "../../src/apply/attempts.js";
-import { type AttemptMarker, markDescription, tagOf } from "../../src/contract/attempt-marker.js";
+import { type AttemptMarker, tagOf } from "../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../src/contract/job.js";
+import { listedJob } from "./listed-job.js";
 
 const R = tagOf("office/edge-1/dns");
 const A = tagOf("definition A");
@@ -12,21 +13,7 @@ let seq = 0;
 
 function listed(status: JobListItem["status"], marker: Partial<AttemptMarker> = {}): JobListItem {
   seq += 1;
-  const full = { resourceTag: R, definitionTag: A, instanceTag: X, attempt: 1, ...marker };
-  return {
-    id: `00000000-0000-4000-8000-${String(seq).padStart(12, "0")}`,
-    idempotency_key: "00000000-0000-4000-8000-000000000000",
-    description: markDescription("dns", full),
-    express_execute: false,
-    needs_acknowledgement: true,
-    make_backup: true,
-    started_at: null,
-    completed_at: null,
-    failed_at: null,
-    deleted_at: null,
-    status,
-    seq_id: seq,
-  } as JobListItem;
+  return listedJob(status, { resourceTag: R, definitionTag: A, instanceTag: X, attempt: 1, ...marker }, seq);
 }
 
 /** Y runs definition A; `jobs` oldest first, as a person reads a history. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { deployKnowledge, judge, type Reconciliation } from "../../src/apply/reconcile.js";
-import { markDescription, tagOf } from "../../src/contract/attempt-marker.js";
+import { tagOf } from "../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../src/contract/job.js";
 import { jobResourcesOf, type StateResource, stateIdentityText } from "../../src/terraform/state.js";
+import { listedJob } from "./listed-job.js";
 
 const ROUTER = "a1000000-0000-4000-8000-000000000001";
 const identity = {
@@ -51,20 +52,7 @@ function listed(status: JobListItem["status"], definition = identity.job_key, se
     instanceTag: tagOf("instance-1"),
     attempt: 1,
   };
-  return {
-    id: `j${seq}`,
-    idempotency_key: "k",
-    description: markDescription("dns", marker),
-    express_execute: false,
-    needs_acknowledgement: true,
-    make_backup: true,
-    started_at: null,
-    completed_at: null,
-    failed_at: null,
-    deleted_at: null,
-    status,
-    seq_id: seq,
-  } as JobListItem;
+  return listedJob(status, marker, seq, `j${seq}`);
 }
 
 describe("reconcile: the state's job resources against the routers' job lists", () => {
