@@ -8,6 +8,7 @@
  * Kept out of the bundle: packages that find files next to their own code (PGlite's WebAssembly, selfsigned)
  * or are large and only needed by the service, receiver and demo (fastify, pg, cdktf).
  */
+import { rm } from "node:fs/promises";
 import { build } from "esbuild";
 
 const EXTERNAL = [
@@ -17,11 +18,15 @@ const EXTERNAL = [
   "fastify-plugin",
   "fastify-type-provider-zod",
   "cdktf",
+  "cdktn",
   "constructs",
   "@cdktf/provider-null",
   "selfsigned",
 ];
 
+// Chunks are named by their hash: without a clean folder every build leaves the last one's behind, and
+// `npm pack` would ship them all.
+await rm("dist/bundle", { recursive: true, force: true });
 await build({
   entryPoints: ["src/cli/main.ts"],
   outdir: "dist/bundle",

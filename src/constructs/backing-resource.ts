@@ -1,15 +1,9 @@
-import { NullProvider } from "@cdktf/provider-null/lib/provider/index.js";
-import { Resource as NullResource } from "@cdktf/provider-null/lib/resource/index.js";
-import {
-  type ITerraformDependable,
-  type LocalExecProvisioner,
-  TerraformProvider,
-  type TerraformResource,
-  TerraformStack,
-} from "cdktf";
-import type { Construct } from "constructs";
+import type { IConstruct } from "constructs";
 import { APPLY_JOB_ENV, type ApplyJob, INSTANCE_ID_ENV } from "../contract/apply-job.js";
 import { STATE_IDENTITY_KEY, stateIdentityText } from "../terraform/state.js";
+import { ConstructValidationError } from "./errors.js";
+import { type Framework, frameworkOf, requireBeside } from "./framework.js";
+import type { TerraformDependable, TerraformResourceLike } from "./props.js";
 import { TerraformData } from "./terraform-data.js";
 import { escapeTemplate } from "./terraform-template.js";
 
@@ -22,7 +16,7 @@ export interface BackingResourceProps {
   readonly destroy?: ApplyJob | undefined;
   /** The command that submits and confirms a job; `apply` is appended. */
   readonly cli: string;
-  readonly dependsOn?: readonly ITerraformDependable[] | undefined;
+  readonly dependsOn?: readonly TerraformDependable[] | undefined;
 }
 
 /**
@@ -31,10 +25,10 @@ export interface BackingResourceProps {
  * in state (`reconcile` reads the identity; a destroy-time provisioner may reference only `self`).
  */
 export function createBackingResource(
-  scope: Construct,
+  scope: IConstruct,
   id: string,
   props: BackingResourceProps,
-): TerraformResource {
+): TerraformResourceLike {
   const destroyJson = props.destroy === undefined ? undefined : escapeTemplate(JSON.stringify(props.destroy));
   const common = {
     dependsOn: props.dependsOn === undefined ? undefined : [...props.dependsOn],
@@ -53,7 +47,8 @@ export function createBackingResource(
   };
   const triggers = { job_key: props.create.job_key };
   if (props.kind === "null_resource") {
-    ensureNullProvider(scope);
+    const { NullProvider, NullResource } = nullBindings(scope, frameworkOf(scope));
+    ensureNullProvider(scope, NullProvider);
     // null_resource has no `input`: the destroy job rides in the triggers, so changing it re-runs the job too.
     const all = destroyJson === undefined ? triggers : { ...triggers, destroy_job: destroyJson };
     return new NullResource(scope, id, { ...common, triggers: all });
@@ -71,8 +66,10 @@ export function createBackingResource(
   });
 }
 
-function provisioner(cli: string, phase: "create" | "destroy", job: string): LocalExecProvisioner {
-  const base: LocalExecProvisioner = {
+type Provisioner = { readonly type: "local-exec" } & Record<string, unknown>;
+
+function provisioner(cli: string, phase: "create" | "destroy", job: string): Provisioner {
+  const base: Provisioner = {
     type: "local-exec",
     command: escapeTemplate(`${cli} apply`),
     // No token, URL or CA here: `routerjobs apply` reads them from the environment that Terraform's
@@ -93,11 +90,47 @@ function selfReference(path: string): string {
   return `\${self.${path}}`;
 }
 
-const stacksWithNullProvider = new WeakSet<TerraformStack>();
+type NullBindings = {
+  readonly NullProvider: new (scope: IConstruct, id: string) => unknown;
+  readonly NullResource: new (scope: IConstruct, id: string, config: object) => TerraformResourceLike;
+};
+
+/**
+ * `null_resource` needs generated provider bindings, which exist for cdktf only (`@cdktf/provider-null`, an
+ * optional peer dependency, importing cdktf itself); nobody publishes `@cdktn/provider-null`.
+ */
+function nullBindings(scope: IConstruct, framework: Framework): NullBindings {
+  const fail = (message: string) =>
+    new ConstructValidationError(scope.node.path, [{ field: "resource", message }]);
+  if (framework.name !== "cdktf") {
+    throw fail(
+      `"null_resource" needs null provider bindings, and ${framework.name} has none (no @cdktn/provider-null is ` +
+        'published): use the default "terraform_data" (Terraform >= 1.4)',
+    );
+  }
+  // Deep paths: the package index loads its data source too, for nothing.
+  const provider = requireBeside<{ NullProvider: NullBindings["NullProvider"] }>(
+    framework,
+    "@cdktf/provider-null/lib/provider",
+  );
+  const resource = requireBeside<{ Resource: NullBindings["NullResource"] }>(
+    framework,
+    "@cdktf/provider-null/lib/resource",
+  );
+  if (provider === undefined || resource === undefined) {
+    throw fail(
+      '"null_resource" needs @cdktf/provider-null installed in the app (npm install @cdktf/provider-null)',
+    );
+  }
+  return { NullProvider: provider.NullProvider, NullResource: resource.Resource };
+}
+
+const stacksWithNullProvider = new WeakSet<IConstruct>();
 
 /** null_resource needs a configured `null` provider in its stack; add one unless the stack has it. */
-function ensureNullProvider(scope: Construct): void {
-  const stack = TerraformStack.of(scope);
+function ensureNullProvider(scope: IConstruct, NullProvider: NullBindings["NullProvider"]): void {
+  const { TerraformStack, TerraformProvider } = frameworkOf(scope).cdk;
+  const stack = TerraformStack.of(scope as never);
   if (stacksWithNullProvider.has(stack)) return;
   const present = stack.node
     .findAll()

@@ -1,4 +1,4 @@
-import type { ITerraformDependable } from "cdktf";
+import type { IConstruct } from "constructs";
 import type { WaitMode } from "../contract/apply-job.js";
 import type { BackingResource } from "./backing-resource.js";
 
@@ -6,6 +6,21 @@ import type { BackingResource } from "./backing-resource.js";
  * A script as RouterOS text, or as lines (typically from the helpers in `routerjobs/routeros/helpers`),
  * joined with newlines.
  */
+/**
+ * A `dependsOn` target of either framework: cdktf's and cdktn's `ITerraformDependable` have this one member,
+ * so routerjobs' public types name neither package.
+ */
+export interface TerraformDependable {
+  readonly fqn: string;
+}
+
+/** A Terraform resource built by routerjobs, whichever framework (cdktf or cdktn) built it. */
+export interface TerraformResourceLike extends IConstruct, TerraformDependable {
+  readonly terraformResourceType: string;
+  readonly friendlyUniqueId: string;
+  addOverride(path: string, value: unknown): void;
+}
+
 export type ScriptSource = string | readonly string[];
 
 /** How a job is submitted and awaited; shared by RouterScript, RouterConfig and Fleet (a section overrides). */
@@ -98,7 +113,7 @@ export interface RouterScriptProps extends RouterScriptContent {
    * Resources or constructs (a RouterScript, a RouterConfig) whose jobs must finish first.
    * @default - none
    */
-  readonly dependsOn?: readonly ITerraformDependable[];
+  readonly dependsOn?: readonly TerraformDependable[];
 }
 
 /** One named step of a RouterConfig; options left out come from the RouterConfig. */

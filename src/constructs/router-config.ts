@@ -1,7 +1,6 @@
-import type { ITerraformDependable } from "cdktf";
 import { Construct } from "constructs";
 import { ConstructValidationError } from "./errors.js";
-import type { RouterJobOptions, RouterSection } from "./props.js";
+import type { RouterJobOptions, RouterSection, TerraformDependable } from "./props.js";
 import { noteVersionFallback } from "./router-os-version.js";
 import { RouterScript } from "./router-script.js";
 
@@ -17,7 +16,7 @@ export interface RouterConfigProps extends RouterJobOptions {
    * What the first section waits for; later sections wait for the section before them.
    * @default - none
    */
-  readonly dependsOn?: readonly ITerraformDependable[];
+  readonly dependsOn?: readonly TerraformDependable[];
 }
 
 /**
@@ -25,10 +24,10 @@ export interface RouterConfigProps extends RouterJobOptions {
  * previous section's job, so the jobs of one router run in declaration order, and a change to one section
  * re-runs that section only.
  */
-export class RouterConfig extends Construct implements ITerraformDependable {
+export class RouterConfig extends Construct implements TerraformDependable {
   readonly routerId: string;
   private readonly options: RouterJobOptions;
-  private readonly firstDependsOn: readonly ITerraformDependable[] | undefined;
+  private readonly firstDependsOn: readonly TerraformDependable[] | undefined;
   private readonly ordered: RouterScript[] = [];
 
   constructor(scope: Construct, id: string, props: RouterConfigProps) {

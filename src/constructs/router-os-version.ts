@@ -1,11 +1,11 @@
-import { Annotations } from "cdktf";
 import type { IConstruct } from "constructs";
 import { commandTreeFor, DEFAULT_ROUTEROS_VERSION, isRouterOsVersion } from "../routeros/command-tree.js";
+import { frameworkOf } from "./framework.js";
 
 const WARNING = "@cdktf/warn";
 
 /**
- * Notes on `construct`, as a cdktf warning that `cdktf synth` prints, that its scripts are checked against
+ * Notes on `construct`, as a warning that `cdktf synth` / `cdktn synth` prints (both frameworks write `@cdktf/warn`), that its scripts are checked against
  * another version's command tree than the one asked for. Once per router: a RouterConfig warns for all its
  * sections, and a section warns only when it asks for another version than its RouterConfig.
  */
@@ -25,5 +25,5 @@ export function noteVersionFallback(
   const noted = construct.node.scopes.some((scope) =>
     scope.node.metadata.some((entry) => entry.type === WARNING && entry.data === message),
   );
-  if (!noted) Annotations.of(construct).addWarning(message);
+  if (!noted) frameworkOf(construct).cdk.Annotations.of(construct).addWarning(message);
 }

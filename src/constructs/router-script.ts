@@ -1,4 +1,3 @@
-import type { ITerraformDependable, TerraformResource } from "cdktf";
 import { Construct } from "constructs";
 import {
   APPLY_JOB_VERSION,
@@ -11,7 +10,7 @@ import {
 import { parseDuration } from "../contract/index.js";
 import { DEFAULT_ROUTEROS_VERSION } from "../routeros/command-tree.js";
 import { type BackingResource, createBackingResource } from "./backing-resource.js";
-import type { RouterScriptProps, ScriptSource } from "./props.js";
+import type { RouterScriptProps, ScriptSource, TerraformDependable, TerraformResourceLike } from "./props.js";
 import { noteVersionFallback } from "./router-os-version.js";
 import { type ResolvedScript, validateRouterScript } from "./validation.js";
 
@@ -19,13 +18,13 @@ import { type ResolvedScript, validateRouterScript } from "./validation.js";
  * One script for one router, submitted as an asynchronous job when Terraform creates the backing resource
  * and submitted again whenever anything that defines the job changes. It can be a `dependsOn` target.
  */
-export class RouterScript extends Construct implements ITerraformDependable {
+export class RouterScript extends Construct implements TerraformDependable {
   /** The job handed to `routerjobs apply` at creation, exactly as it appears in ROUTERJOBS_JOB. */
   readonly job: ApplyJob;
   /** The job handed to `routerjobs apply` at destroy, when a destroy script is set. */
   readonly destroyJob: ApplyJob | undefined;
   /** The `terraform_data` or `null_resource` that carries the job. */
-  readonly resource: TerraformResource;
+  readonly resource: TerraformResourceLike;
 
   constructor(scope: Construct, id: string, props: RouterScriptProps) {
     super(scope, id);

@@ -3,7 +3,8 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = join(import.meta.dirname, "..", "..", "src");
-const CDK_IMPORT = /from\s+["'](cdktf|@cdktf\/[^"']+|constructs)["']/;
+const CDK_IMPORT =
+  /from\s+["'](cdktf|cdktn|@cdktf\/[^"']+|@cdktn\/[^"']+|constructs)["']|import\(["']cdkt[fn]["']\)/;
 
 function sources(folder: string): string[] {
   return readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
