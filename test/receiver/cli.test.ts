@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseListen } from "../../src/cli/commands/receiver.js";
+import { parseListen } from "../../src/cli/commands/receiver-flags.js";
 import { type CliProcess, startCli } from "../helpers/cli.js";
 import { newJob, notificationFor, Sender, tempDir } from "./helpers.js";
 

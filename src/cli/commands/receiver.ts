@@ -7,24 +7,13 @@ import { LOG_LEVELS } from "../../http/server-logging.js";
 import { RECEIVER_FILES } from "../../receiver/files.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
 import { untilStopped } from "../until-stopped.js";
+import { parseListen, type ReceiverFlags } from "./receiver-flags.js";
 
 const ENV_HELP = `
 Secrets (environment variables keep them out of the process list, where flags are visible):
   ROUTERJOBS_RECEIVER_SECRET          path secret(s) of notify_url, space-separated for a rotation, as --secret
   ROUTERJOBS_RECEIVER_SIGNING_SECRET  whsec_ signing secret(s), space-separated, as --signing-secret
   ROUTERJOBS_RECEIVER_TOKEN           token of the wait API (default: generated into <data>/reader-token)`;
-
-interface ReceiverFlags {
-  readonly listen: string;
-  readonly data?: string;
-  readonly database?: string;
-  readonly tlsCert?: string;
-  readonly tlsKey?: string;
-  readonly secret: string[];
-  readonly signingSecret: string[];
-  readonly publicUrl?: string;
-  readonly logLevel: string;
-}
 
 /** `routerjobs receiver`: the notification receiver; `routerjobs receiver status`: what it heard lately. */
 export function receiverCommand(): Command {
@@ -60,27 +49,15 @@ Examples:
   $ ROUTERJOBS_RECEIVER_SECRET=... routerjobs receiver --listen 0.0.0.0:8444 --data /var/lib/rj \\
       --database postgres://rj@db/rj --public-url https://hooks.example.net`,
     )
-    .action(async (flags: ReceiverFlags) => runReceiver(flags));
+    .action(async (raw: Record<string, unknown>) =>
+      runReceiver((await import("./receiver-flags.js")).parseReceiverFlags(raw)),
+    );
   command.addCommand(statusCommand());
   return command;
 }
 
 async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  // Checked here rather than with requiredOption, which commander would also apply to `receiver status`.
-  if (!flags.data)
-    throw new UsageError("--data DIR is required: where the receiver keeps its database and secrets");
   const { host, port } = parseListen(flags.listen);
-  if (Boolean(flags.tlsCert) !== Boolean(flags.tlsKey)) {
-    throw new UsageError("--tls-cert and --tls-key go together: pass both, or neither for a local CA");
-  }
-  if (!(LOG_LEVELS as readonly string[]).includes(flags.logLevel)) {
-    throw new UsageError(
-      `--log-level must be one of ${LOG_LEVELS.join(", ")} (got ${JSON.stringify(flags.logLevel)})`,
-    );
-  }
-  if (flags.publicUrl && !/^https:\/\/[^/]/.test(flags.publicUrl)) {
-    throw new UsageError(`--public-url must be an https:// URL (got ${JSON.stringify(flags.publicUrl)})`);
-  }
   const pathSecrets = [...flags.secret, ...splitList(env.ROUTERJOBS_RECEIVER_SECRET)];
   const signingSecrets = [...flags.signingSecret, ...splitList(env.ROUTERJOBS_RECEIVER_SIGNING_SECRET)];
   if (flags.secret.length + flags.signingSecret.length > 0) {
@@ -199,18 +176,6 @@ async function resolveStatusConnection(
   const ca = caFile && existsSync(caFile) ? await readFile(caFile, "utf8") : undefined;
   if (flags.caFile && !ca) throw new UsageError(`--ca-file ${flags.caFile} does not exist`);
   return { url, readerToken, ...(ca ? { ca } : {}) };
-}
-
-/** `HOST:PORT`, `[v6]:PORT`; port 0 picks a free one. */
-export function parseListen(text: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text);
-  const port = Number(match?.[3]);
-  if (!match || port > 65_535) {
-    throw new UsageError(
-      `--listen must be HOST:PORT with a port from 0 to 65535, like 127.0.0.1:8444 (got ${JSON.stringify(text)})`,
-    );
-  }
-  return { host: (match[1] ?? match[2]) as string, port };
 }
 
 function collect(value: string, previous: string[]): string[] {
