@@ -2,6 +2,7 @@
  * The retry policy, kept pure so that it is tested without a network (stripe-node `RequestSender`).
  */
 import type { RouterjobsError } from "../errors.js";
+import { fullJitterMs } from "../http/backoff.js";
 import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "./errors.js";
 
 /** What a call does; it decides how safe a repeat is. */
@@ -57,8 +58,7 @@ export function backoffMs(
   random: () => number = Math.random,
 ): number {
   if (retryAfterMs !== undefined) return retryAfterMs + Math.floor(random() * settings.baseDelayMs);
-  const bound = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * bound);
+  return fullJitterMs(attempt, settings.baseDelayMs, settings.maxDelayMs, random);
 }
 
 /**

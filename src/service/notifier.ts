@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
 import { Agent, request } from "undici";
+import { fullJitterMs } from "../http/backoff.js";
 import type { Database } from "../store/database.js";
 import { GroupCommit } from "../store/group-commit.js";
-import { backoffMs } from "./backoff.js";
 import type { ServiceConfig } from "./config.js";
 import { DestinationGate, destinationOf } from "./destination-gate.js";
 import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
@@ -181,7 +181,9 @@ export class Notifier {
       timedOut = TIMEOUT_CODES.has(String((error as { code?: unknown }).code));
     }
     const now = Date.now();
-    const next = now + backoffMs(row.attempts, this.config.notifyRetryBaseMs, this.config.notifyRetryMaxMs);
+    // row.attempts counts this attempt: after the first one fails, the first retry waits up to the base.
+    const next =
+      now + fullJitterMs(row.attempts, this.config.notifyRetryBaseMs, this.config.notifyRetryMaxMs);
     const giveUp = next > row.created_at.getTime() + this.config.notifyGiveUpMs;
     if (giveUp) this.log("notifier: giving up", { outbox: row.id, job: row.job_id, error: failure });
     await markFailed(this.db, row.id, failure, new Date(now), giveUp ? undefined : new Date(next)).catch(
