@@ -63,23 +63,40 @@ const UNIT_MS: Readonly<Record<string, number>> = {
   s: 1000,
   ms: 1,
 };
-const DURATION = /^(?:\d+(?:w|d|h|ms|m|s))+$/;
-const CLOCK = /^(\d+):(\d{1,2}):(\d{1,2})(?:\.(\d{1,3}))?$/;
+const UNITS = /(\d+)(ms|w|d|h|m|s)/gy;
+const CLOCK = /^(?:(\d+)d)?(\d+):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,3}))?)?$/;
 
-/** `1s`, `500ms`, `1m30s`, `00:00:01.5` or a plain number of seconds, in milliseconds. */
-export function parseDuration(value: RosValue): number {
-  const text = toText(value).trim();
+/**
+ * A RouterOS time in milliseconds, or undefined when `text` is none: `600` (seconds), `1m30s`, `500ms`, `1w2d`,
+ * `00:10:00`, `00:00:01.5`, `1d00:10:00`, `12:30` (hours and minutes). The one reader of times: the language
+ * (`:delay`) and the simulated router's values use it.
+ */
+export function readDuration(text: string): number | undefined {
   if (/^\d+$/.test(text)) return Number(text) * 1000;
-  if (DURATION.test(text)) {
-    let total = 0;
-    for (const [, amount, unit] of text.matchAll(/(\d+)(w|d|h|ms|m|s)/g))
-      total += Number(amount) * (UNIT_MS[unit ?? "s"] ?? 0);
-    return total;
-  }
   const clock = CLOCK.exec(text);
   if (clock) {
-    const [, h, m, s, fraction = ""] = clock;
-    return (Number(h) * 3600 + Number(m) * 60 + Number(s)) * 1000 + Number(fraction.padEnd(3, "0"));
+    const [, days, hours, minutes, seconds, fraction = ""] = clock;
+    return (
+      Number(days ?? 0) * 86_400_000 +
+      Number(hours) * 3_600_000 +
+      Number(minutes) * 60_000 +
+      Number(seconds ?? 0) * 1000 +
+      Number(fraction.padEnd(3, "0"))
+    );
   }
-  throw new RouterOsError("invalid value for argument delay-time");
+  UNITS.lastIndex = 0;
+  let total = 0;
+  let consumed = 0;
+  for (let match = UNITS.exec(text); match; match = UNITS.exec(text)) {
+    total += Number(match[1]) * (UNIT_MS[match[2] ?? "s"] ?? 0);
+    consumed = UNITS.lastIndex;
+  }
+  return consumed === text.length && consumed > 0 ? total : undefined;
+}
+
+/** `:delay`'s argument in milliseconds; anything else than a time fails as RouterOS says. */
+export function parseDuration(value: RosValue): number {
+  const ms = readDuration(toText(value).trim());
+  if (ms === undefined) throw new RouterOsError("invalid value for argument delay-time");
+  return ms;
 }

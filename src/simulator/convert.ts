@@ -4,6 +4,7 @@
  * `where` and the API show (names again). Errors carry RouterOS's own texts.
  */
 import { RouterOsError } from "../routeros/errors.js";
+import { readDuration } from "../routeros/values.js";
 import type { PropDef, RouterState, ValueType } from "./schema.js";
 import {
   formatDuration,
@@ -11,7 +12,6 @@ import {
   isIpRangeOrPrefix,
   isIpv6Prefix,
   isPortList,
-  parseDuration,
   parseIp,
   parseMac,
   parsePrefix,
@@ -52,7 +52,7 @@ function parseOne(name: string, type: ValueType, text: string, router: RouterSta
       if (parseIp(text) === undefined && (text.includes("/") || !isIpv6Prefix(text))) throw invalid(name);
       return text;
     case "interval":
-      if (!intervalWords.has(text) && !text.split("-").every((part) => parseDuration(part) !== undefined))
+      if (!intervalWords.has(text) && !text.split("-").every((part) => readDuration(part) !== undefined))
         throw invalid(name);
       return text;
     case "ipv6-prefix":
@@ -85,7 +85,7 @@ function parseOne(name: string, type: ValueType, text: string, router: RouterSta
       if (text === "no" || text === "false") return "no";
       throw invalid(name);
     case "time": {
-      const ms = parseDuration(text);
+      const ms = readDuration(text);
       if (ms === undefined) throw invalid(name);
       return formatDuration(ms);
     }

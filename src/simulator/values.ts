@@ -69,31 +69,7 @@ const timeUnits: readonly [string, number][] = [
   ["ms", 1],
 ];
 
-/** `1d2h`, `10m`, `00:10:00`, `1d00:10:00`, `600` (seconds) -> milliseconds. */
-export function parseDuration(text: string): number | undefined {
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const clock = /^(?:(\d+)d)?(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text);
-  if (clock) {
-    const [, days, hours, minutes, seconds] = clock;
-    return (
-      Number(days ?? 0) * 86_400_000 +
-      Number(hours) * 3_600_000 +
-      Number(minutes) * 60_000 +
-      Number(seconds ?? 0) * 1000
-    );
-  }
-  const pattern = /(\d+)(ms|w|d|h|m|s)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
-    const unit = timeUnits.find(([name]) => name === match?.[2]);
-    total += Number(match[1]) * (unit?.[1] ?? 0);
-    consumed = pattern.lastIndex;
-  }
-  return consumed === text.length && consumed > 0 ? total : undefined;
-}
-
-/** The compact form RouterOS v7 prints: `1d2h`, `30m`, `0s`. */
+/** The compact form RouterOS v7 prints (times are read by `readDuration`, src/routeros/values.ts). */
 export function formatDuration(ms: number): string {
   if (ms === 0) return "0s";
   let rest = ms;

@@ -1,16 +1,19 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { readDuration } from "../../src/routeros/values.js";
 import {
   formatDuration,
   formatIp,
   isIpRangeOrPrefix,
   isPortList,
   networkPrefix,
-  parseDuration,
   parseIp,
   parseMac,
   parsePrefix,
 } from "../../src/simulator/values.js";
+
+// The simulator reads times with the language's one reader.
+const parseDuration = readDuration;
 
 describe("value parsers", () => {
   it("reads IPv4 addresses and rejects what RouterOS rejects", () => {
@@ -45,6 +48,9 @@ describe("value parsers", () => {
     expect(parseDuration("90")).toBe(90_000);
     expect(parseDuration("10x")).toBeUndefined();
     expect(parseDuration("")).toBeUndefined();
+    // What the language's :delay took before the two readers were one: fractions of a second on a clock.
+    expect(parseDuration("00:00:01.5")).toBe(1500);
+    expect(parseDuration("1m30s")).toBe(90_000);
     expect(formatDuration(0)).toBe("0s");
     expect(formatDuration(5_400_000)).toBe("1h30m");
   });
