@@ -9,7 +9,8 @@ import { parseSigningSecret, webhookSignature as signWebhook } from "../../src/c
 import { formatTimestamp } from "../../src/contract/time.js";
 import { RECEIVER_FILES } from "../../src/receiver/files.js";
 import { type ReceiverOptions, type RunningReceiver, startReceiver } from "../../src/receiver/server.js";
-import { openDatabase } from "../../src/store/database.js";
+import { NotificationStore } from "../../src/receiver/store.js";
+import { type Database, openDatabase } from "../../src/store/database.js";
 
 export const SIGNING_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 
@@ -17,6 +18,25 @@ export const SIGNING_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
  * A receiver data directory whose PGlite database is already initialised. A fresh PGlite initdb takes 8-20 s
  * on a busy 2-core machine; copying a closed one takes well under a second and gives the same database.
  */
+/** A receiver's store on a PGlite in a fresh folder, for tests below the HTTP layer; `close` removes it all. */
+export async function openTestStore(): Promise<{
+  db: Database;
+  store: NotificationStore;
+  close(): Promise<void>;
+}> {
+  const dir = await tempDir();
+  const db = await openDatabase({ location: join(dir.path, RECEIVER_FILES.database) });
+  const store = await NotificationStore.open(db);
+  return {
+    db,
+    store,
+    close: async () => {
+      await db.close();
+      await dir.remove();
+    },
+  };
+}
+
 export async function tempDir(): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), "routerjobs-receiver-"));
   await cp(await pgliteTemplate(), join(path, RECEIVER_FILES.database), { recursive: true });

@@ -1,15 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
 import { notificationSchema } from "../../src/contract/job.js";
-import { RECEIVER_FILES } from "../../src/receiver/files.js";
-import { NotificationStore } from "../../src/receiver/store.js";
+import type { NotificationStore } from "../../src/receiver/store.js";
 import { ReceiverClient } from "../../src/receiver/wait-client.js";
-import { type Database, openDatabase } from "../../src/store/database.js";
+import type { Database } from "../../src/store/database.js";
 import { tempBudgetDir } from "../client/helpers/make-client.js";
 import { startStandIn } from "../standin/standin.js";
-import { getJobs, newJob, notificationFor, type Sender, startTestReceiver, tempDir } from "./helpers.js";
+import {
+  getJobs,
+  newJob,
+  notificationFor,
+  openTestStore,
+  type Sender,
+  startTestReceiver,
+  tempDir,
+} from "./helpers.js";
 
 // The public service documents only job_id and status in a notification (ALTOSTRAT.md).
 describe("receiver: notifications that carry only job_id and status", () => {
@@ -109,19 +115,15 @@ describe("receiver: notifications that carry only job_id and status", () => {
 });
 
 describe("receiver store: a minimal notification keeps its raw payload", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let opened: Awaited<ReturnType<typeof openTestStore>>;
   let db: Database;
   let store: NotificationStore;
 
   beforeAll(async () => {
-    dir = await tempDir();
-    db = await openDatabase({ location: join(dir.path, RECEIVER_FILES.database) });
-    store = await NotificationStore.open(db);
+    opened = await openTestStore();
+    ({ db, store } = opened);
   });
-  afterAll(async () => {
-    await db?.close();
-    await dir?.remove();
-  });
+  afterAll(async () => opened?.close());
 
   it("stores the payload as sent, unknown fields included", async () => {
     const jobId = randomUUID();

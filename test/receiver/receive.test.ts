@@ -1,10 +1,15 @@
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JOB_STATUSES, type Notification, notificationSchema } from "../../src/contract/job.js";
-import { RECEIVER_FILES } from "../../src/receiver/files.js";
-import { NotificationStore } from "../../src/receiver/store.js";
-import { type Database, openDatabase } from "../../src/store/database.js";
-import { getJobs, newJob, notificationFor, type Sender, startTestReceiver, tempDir } from "./helpers.js";
+import type { NotificationStore } from "../../src/receiver/store.js";
+import {
+  getJobs,
+  newJob,
+  notificationFor,
+  openTestStore,
+  type Sender,
+  startTestReceiver,
+  tempDir,
+} from "./helpers.js";
 
 // Real HTTPS on loopback with the receiver's generated local CA, and a real PGlite data directory.
 describe("receiver: notifications over HTTPS", () => {
@@ -207,19 +212,14 @@ describe("receiver: notifications over HTTPS", () => {
 
 // The store itself, below the schema: a write batch that the database refuses because of one notification.
 describe("receiver store: one bad notification in a write batch", () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let db: Database;
+  let opened: Awaited<ReturnType<typeof openTestStore>>;
   let store: NotificationStore;
 
   beforeAll(async () => {
-    dir = await tempDir();
-    db = await openDatabase({ location: join(dir.path, RECEIVER_FILES.database) });
-    store = await NotificationStore.open(db);
+    opened = await openTestStore();
+    ({ store } = opened);
   });
-  afterAll(async () => {
-    await db?.close();
-    await dir?.remove();
-  });
+  afterAll(async () => opened?.close());
 
   it("fails only that notification: the others of its batch are stored and acknowledged", async () => {
     const jobs = [newJob(), newJob(), newJob(), newJob()];
