@@ -21,7 +21,7 @@ describe("a device router through the service", () => {
   beforeAll(async () => {
     device = await startDevice({ tls: true });
     svc = await startTestService(
-      { tickMs: 50, rateLimit: { count: 10_000, windowMs: 1000 } },
+      { tickMs: 50, syncTimeoutMs: 1000, rateLimit: { count: 10_000, windowMs: 1000 } },
       new MixedBackend(new SimulatedBackend(), new DeviceBackend({ jobPollMs: 10, probeIntervalMs: 60_000 })),
       { logger: { level: "trace", stream: { write: (line: string) => logs.push(line) } } as never },
     );
@@ -110,6 +110,23 @@ describe("a device router through the service", () => {
     expect(logs.length).toBeGreaterThan(0);
     expect(all).not.toContain(PASSWORD);
     expect(all).not.toContain("not-the-device-password");
+  });
+
+  it("a command the device does not finish answers 504 at the sync timeout, and the device is told to stop", async () => {
+    const before = device.seen.length;
+    // An endless ping streams until it is cancelled: a device that never finishes the call.
+    const answer = await svc.call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {
+      body: { command: "/tool/ping", parameters: "=address=192.0.2.1" },
+    });
+    expect(answer.status).toBe(504);
+    expect(answer.body.error.code).toBe("router_timeout");
+    const ping = device.seen.slice(before).find((command) => command.path === "/tool/ping");
+    await eventually(async () => (ping?.signal.aborted ? true : undefined));
+    // AND the connection goes on serving the next call
+    const next = await svc.call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {
+      body: { command: "/system/identity/print" },
+    });
+    expect(next.status).toBe(200);
   });
 
   it("leaves simulated routers as they were", async () => {
