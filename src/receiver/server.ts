@@ -56,6 +56,11 @@ export interface RunningReceiver {
   readonly databaseKind: "pglite" | "postgres";
   /** Stops taking requests, lets in-flight ones finish (long polls answer at once), then closes storage. */
   close(): Promise<void>;
+  /**
+   * Resolves if this process loses its PGlite data directory's lock (another process may hold it now): the
+   * database already refuses every query and the receiver has closed itself.
+   */
+  readonly dataDirectoryLost: Promise<Error>;
 }
 
 export async function startReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
@@ -79,7 +84,18 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
 
   await mkdir(options.dataDir, { recursive: true });
   const location = options.database ?? join(options.dataDir, RECEIVER_FILES.database);
-  const db = await openDatabase({ location });
+  let reportLost: (error: Error) => void = () => {};
+  const dataDirectoryLost = new Promise<Error>((resolve) => {
+    reportLost = resolve;
+  });
+  let closeOnLoss: () => void = () => {};
+  const db = await openDatabase({
+    location,
+    onLockLost: (error) => {
+      reportLost(error);
+      closeOnLoss();
+    },
+  });
   const wakeups = new Wakeups();
   let listener: { close(): Promise<void> } | undefined;
   let app: ReturnType<typeof buildReceiverApp> | undefined;
@@ -114,6 +130,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
   await writeFile(join(options.dataDir, RECEIVER_FILES.state), `${JSON.stringify({ url }, null, 2)}\n`);
 
   const server = app;
+  closeOnLoss = () => {
+    server.log.fatal("data directory lost: the receiver stops");
+    void server.close();
+  };
   return {
     url,
     notifyUrl,
@@ -121,6 +141,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
     readerTokenFile: options.readerToken ? undefined : readerTokenFile,
     caFile: local?.caFile,
     databaseKind: db.kind,
+    dataDirectoryLost,
     async close() {
       await server.close();
       await listener?.close();

@@ -92,7 +92,11 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
     `CA certificate: ${receiver.caFile ?? flags.tlsCert}`,
     `signatures: ${signingSecrets.length > 0 ? "required (Standard Webhooks)" : "off (the path secret authenticates)"}`,
   ]);
-  await untilStopped();
+  const lost = await Promise.race([untilStopped().then(() => undefined), receiver.dataDirectoryLost]);
+  if (lost) {
+    await receiver.close().catch(() => {});
+    throw new EnvironmentError(`${lost.message}; restart it once the other process is gone`);
+  }
   process.stderr.write("routerjobs: receiver stopping: finishing requests in flight\n");
   await receiver.close();
 }
