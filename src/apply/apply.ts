@@ -69,9 +69,13 @@ interface Attempt {
   seen: SeenJob | undefined;
 }
 
-export async function applyJob(job: ApplyJob, context: ApplyContext): Promise<ApplyResult> {
+export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<ApplyResult> {
   const deadline = Date.now() + job.timeout_ms;
-  const progress = new Progress(job.resource, context.write);
+  const progress = new Progress(job.resource, given.write);
+  // The sites API has no notify_url, so no notification can reach a receiver: confirm by the job list.
+  const sdxReceiver = given.client.api === "sdx" && given.receiver !== undefined;
+  if (sdxReceiver) progress.line("the sdx API sends no notifications: confirming by polling the job list");
+  const context: ApplyContext = sdxReceiver ? { ...given, receiver: undefined } : given;
   const tags = {
     resourceTag: tagOf(job.resource),
     definitionTag: tagOf(job.job_key),

@@ -12,6 +12,7 @@ import { flagOrEnv } from "./flag-or-env.js";
 export const CLIENT_ENV_HELP = `
 Connection (flags win over environment variables):
   ROUTERJOBS_URL          service base URL, as --url
+  ROUTERJOBS_API          the service's job API, as --api: spec (default) or sdx (the sites API)
   ROUTERJOBS_TOKEN        API token: <uuid>:<uuid>:<secret>, a JWT or an API key (or --token-file FILE)
   ROUTERJOBS_CA_FILE      PEM CA to trust, as --ca-file
   ROUTERJOBS_RATE_LIMIT   request budget shared by every process using the token, as --rate-limit
@@ -22,6 +23,7 @@ Connection (flags win over environment variables):
 export function addClientOptions(command: Command): Command {
   return command
     .option("--url <url>", "service base URL (env ROUTERJOBS_URL)")
+    .option("--api <profile>", "job API: spec (default) or sdx, the sites API (env ROUTERJOBS_API)")
     .option("--token-file <file>", "read the API token from FILE (else env ROUTERJOBS_TOKEN)")
     .option("--ca-file <file>", "PEM CA certificate to trust for https (env ROUTERJOBS_CA_FILE)")
     .option(
@@ -37,6 +39,7 @@ export function addClientOptions(command: Command): Command {
 
 export interface ClientFlags {
   readonly url?: string;
+  readonly api?: string;
   readonly tokenFile?: string;
   readonly caFile?: string;
   readonly rateLimit?: string;
@@ -50,13 +53,19 @@ export async function resolveClientOptions(
   flags: ClientFlags,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RouterJobsClientOptions> {
-  const [{ z }, { parseDuration, parseRateLimit }, { bearerTokenProblem }, { defaultStateDir }] =
-    await Promise.all([
-      import("zod"),
-      import("../contract/duration.js"),
-      import("../contract/token.js"),
-      import("../client/state-dir.js"),
-    ]);
+  const [
+    { z },
+    { parseDuration, parseRateLimit },
+    { bearerTokenProblem },
+    { defaultStateDir },
+    { parseApiProfile },
+  ] = await Promise.all([
+    import("zod"),
+    import("../contract/duration.js"),
+    import("../contract/token.js"),
+    import("../client/state-dir.js"),
+    import("../client/api-profile-name.js"),
+  ]);
   if (flags.token !== undefined) {
     throw new UsageError(
       "--token is not accepted: command lines are visible to other users; set ROUTERJOBS_TOKEN or use --token-file FILE",
@@ -69,6 +78,7 @@ export async function resolveClientOptions(
   if (!url.success)
     throw new UsageError(`${urlSource} must be an http:// or https:// URL (got ${JSON.stringify(urlText)})`);
 
+  const api = flagOrEnv("--api", "ROUTERJOBS_API", flags.api, env, parseApiProfile);
   const { token, tokenSource } = await readToken(flags.tokenFile, env);
   const tokenProblem = bearerTokenProblem(token);
   if (tokenProblem !== undefined)
@@ -82,6 +92,7 @@ export async function resolveClientOptions(
       : await readFlagFile(caFile, flags.caFile ? "--ca-file" : "ROUTERJOBS_CA_FILE");
   return {
     baseUrl: url.data,
+    ...(api === undefined ? {} : { api }),
     token,
     ca,
     rateLimit: flagOrEnv("--rate-limit", "ROUTERJOBS_RATE_LIMIT", flags.rateLimit, env, parseRateLimit),

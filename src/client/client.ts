@@ -1,24 +1,21 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import type { z } from "zod";
-import { type JobAck, jobAckEnvelopeSchema, syncResponseSchema } from "../contract/envelope.js";
+import type { JobAck } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";
-import {
-  type JobListItem,
-  type JobRequestInput,
-  jobListResponseSchema,
-  jobRequestSchema,
-} from "../contract/job.js";
+import { type JobListItem, type JobRequestInput, jobRequestSchema } from "../contract/job.js";
 import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
 import { RouterjobsError } from "../errors.js";
+import type { ApiProfileName } from "./api-profile-name.js";
 import { BadResponseError, RateLimitedError, TimeoutError, ValidationError } from "./errors.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
+import { API_PROFILE, type ApiProfile, type Exchange } from "./profiles.js";
 import { RateBudget } from "./rate-budget.js";
 import { errorFromResponse, parseJson } from "./response-errors.js";
 import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
 import { sleep } from "./sleep.js";
-import { type AttemptRequest, Transport } from "./transport.js";
+import { Transport } from "./transport.js";
 
 /** Per-call settings; each overrides the client option of the same name. */
 export interface CallOptions {
@@ -47,10 +44,8 @@ interface CallLimits {
   readonly signal: AbortSignal | undefined;
 }
 
-interface CallSpec<T> {
+interface CallSpec<T> extends Exchange<T> {
   readonly operation: Operation;
-  readonly request: Omit<AttemptRequest, "timeoutMs" | "signal">;
-  readonly schema: z.ZodType<{ data: T }>;
 }
 
 const ROUTER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -63,8 +58,11 @@ const heldUntil = new WeakMap<RouterjobsError, number>();
 /** Client of the router job execution service. See docs/client.md. */
 export class RouterJobsClient {
   readonly baseUrl: URL;
+  /** The job API this client speaks (`api` option). */
+  readonly api: ApiProfileName;
   readonly #token: string;
   readonly #options: ResolvedOptions;
+  readonly #profile: ApiProfile;
   readonly #transport: Transport;
   readonly #budget: RateBudget;
 
@@ -72,6 +70,8 @@ export class RouterJobsClient {
     this.#options = resolveOptions(options);
     this.#token = options.token;
     this.baseUrl = this.#options.baseUrl;
+    this.api = this.#options.api;
+    this.#profile = API_PROFILE[this.api];
     this.#transport = new Transport(this.#options);
     this.#budget = new RateBudget({
       dir: this.#options.budgetDir,
@@ -81,35 +81,29 @@ export class RouterJobsClient {
     });
   }
 
-  /** Runs a synchronous command. Never retried: the spec gives it no idempotency. */
+  /**
+   * Runs a synchronous command. Never retried: the spec gives it no idempotency. `parameters` is one string of
+   * API words in both profiles; the records come back with the spec's keys, every value a string.
+   */
   async execute(routerId: string, command: string, parameters?: string, options: CallOptions = {}) {
     const body = validate(
       syncRequestSchema,
       parameters === undefined ? { command } : { command, parameters },
     );
-    return this.#call<RouterRecord[]>(
-      {
-        operation: "execute",
-        request: {
-          method: "POST",
-          path: `/api/synchronous/${routerPath(routerId)}`,
-          headers: {},
-          body: JSON.stringify(body),
-        },
-        schema: syncResponseSchema,
-      },
-      options,
-    );
+    const exchange = this.#profile.command(routerPath(routerId), body);
+    return this.#call<RouterRecord[]>({ operation: "execute", ...exchange }, options);
   }
 
-  /** Submits a job. Retried only with the same Idempotency-Key and only when the service cannot have acted. */
+  /**
+   * Submits a job. Retried with the same idempotency key, and only when the service cannot have acted, or
+   * (`sdx`, whose API honours the key) when a resend is answered with the job already made.
+   */
   async submitJob(
     routerId: string,
     request: JobRequestInput,
     options: SubmitOptions = {},
   ): Promise<SubmittedJob> {
     const body = validate(jobRequestSchema, request);
-    const path = `/api/asynchronous/${routerPath(routerId)}`;
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw new ValidationError([
@@ -119,15 +113,8 @@ export class RouterJobsClient {
         },
       ]);
     }
-    const headers = { "idempotency-key": idempotencyKey, "x-idempotency-key": idempotencyKey };
-    const ack = await this.#call<JobAck>(
-      {
-        operation: "submit",
-        request: { method: "POST", path, headers, body: JSON.stringify(body) },
-        schema: jobAckEnvelopeSchema,
-      },
-      options,
-    );
+    const exchange = this.#profile.submit(routerPath(routerId), body, idempotencyKey);
+    const ack = await this.#call<JobAck>({ operation: "submit", ...exchange }, options);
     return { ack, idempotencyKey };
   }
 
@@ -136,14 +123,8 @@ export class RouterJobsClient {
    * may be the envelope or a bare array; a job without `status` gets one from its timestamps.
    */
   async listJobs(routerId: string, options: CallOptions = {}): Promise<JobListItem[]> {
-    return this.#call<JobListItem[]>(
-      {
-        operation: "list",
-        request: { method: "GET", path: `/api/routers/${routerPath(routerId)}/jobs`, headers: {} },
-        schema: jobListResponseSchema,
-      },
-      options,
-    );
+    const exchange = this.#profile.list(routerPath(routerId));
+    return this.#call<JobListItem[]>({ operation: "list", ...exchange }, options);
   }
 
   async close(): Promise<void> {
@@ -151,11 +132,11 @@ export class RouterJobsClient {
   }
 
   toJSON(): Record<string, string> {
-    return { baseUrl: this.baseUrl.href, token: redactToken(this.#token) };
+    return { baseUrl: this.baseUrl.href, api: this.api, token: redactToken(this.#token) };
   }
 
   [inspect.custom](): string {
-    return `RouterJobsClient { baseUrl: '${this.baseUrl.href}', token: '${redactToken(this.#token)}' }`;
+    return `RouterJobsClient { baseUrl: '${this.baseUrl.href}', api: '${this.api}', token: '${redactToken(this.#token)}' }`;
   }
 
   async #call<T>(spec: CallSpec<T>, options: CallOptions): Promise<T> {
@@ -172,7 +153,16 @@ export class RouterJobsClient {
         )
           throw error;
         const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
-        if (!shouldRetry({ operation: spec.operation, attempt, maxAttempts: retry.maxAttempts, error }))
+        const keyHonoured = spec.operation === "submit" && this.#profile.honoursIdempotencyKey;
+        if (
+          !shouldRetry({
+            operation: spec.operation,
+            attempt,
+            maxAttempts: retry.maxAttempts,
+            error,
+            keyHonoured,
+          })
+        )
           throw error;
         const holdMs = (heldUntil.get(error) ?? 0) - Date.now();
         const waitMs = Math.max(backoffMs(attempt, retryAfterMs, retry), holdMs);

@@ -1,3 +1,4 @@
+export { API_PROFILES, type ApiProfileName } from "./api-profile-name.js";
 export {
   type CallOptions,
   RouterJobsClient,

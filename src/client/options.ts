@@ -7,6 +7,12 @@ import type { ErrorDetail } from "../contract/errors.js";
 import { describeValue } from "../contract/ids.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
 import { bearerTokenProblem } from "../contract/token.js";
+import {
+  API_PROFILES,
+  type ApiProfileName,
+  DEFAULT_API_PROFILE,
+  isApiProfileName,
+} from "./api-profile-name.js";
 import { ValidationError } from "./errors.js";
 import { defaultStateDir } from "./state-dir.js";
 import { USER_AGENT } from "./version.js";
@@ -28,6 +34,11 @@ export interface RetryOptions {
 export interface RouterJobsClientOptions {
   /** The service's base address (`https://host:8443`); a path prefix is kept. */
   readonly baseUrl: string | URL;
+  /**
+   * Which job API the service speaks (profiles.ts): `spec`, the spec's `/api/...` paths, or `sdx`, the public
+   * service's sites API (`/sites/{id}/...`). @default "spec"
+   */
+  readonly api?: ApiProfileName;
   /**
    * A bearer token of any shape: the spec's `<token_id>:<team_id>:<secret>`, a JWT, an opaque API key (visible
    * ASCII, no whitespace). Kept private: it never appears in errors, logs or `inspect`.
@@ -55,6 +66,7 @@ export interface RouterJobsClientOptions {
 
 export interface ResolvedOptions {
   readonly baseUrl: URL;
+  readonly api: ApiProfileName;
   readonly ca: string | Buffer | readonly (string | Buffer)[] | undefined;
   readonly connectTimeoutMs: number;
   readonly requestTimeoutMs: number;
@@ -83,8 +95,15 @@ export function resolveOptions(options: RouterJobsClientOptions): ResolvedOption
     return value;
   };
   const retry = options.retry ?? {};
+  const api = options.api ?? DEFAULT_API_PROFILE;
+  if (!isApiProfileName(api))
+    problem(
+      "api",
+      `must be ${API_PROFILES.map((name) => `"${name}"`).join(" or ")} (got ${describeValue(api)})`,
+    );
   const resolved: ResolvedOptions = {
     baseUrl: baseUrl ?? new URL("http://invalid"),
+    api,
     ca: options.ca ?? readCa(options.caFile, problem),
     connectTimeoutMs: positive("connectTimeoutMs", options.connectTimeoutMs, 10_000),
     requestTimeoutMs: positive("requestTimeoutMs", options.requestTimeoutMs, 30_000),

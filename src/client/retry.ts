@@ -14,6 +14,11 @@ export interface RetryContext {
   readonly attempt: number;
   readonly maxAttempts: number;
   readonly error: RouterjobsError;
+  /**
+   * A submission to an API that documents honouring its idempotency key (the `sdx` profile): a resend with the
+   * same key answers the job already made, so it is as safe as a read. @default false
+   */
+  readonly keyHonoured?: boolean;
 }
 
 /** Certificate problems repeat identically on every attempt: retrying them only wastes the deadline. */
@@ -33,8 +38,10 @@ export function shouldRetry(ctx: RetryContext): boolean {
   if (error instanceof RateLimitedError) return true;
   if (error instanceof ApiError && error.statusCode === 503 && error.retryAfterMs !== undefined) return true;
   // A submission is repeated only when it provably never reached the service (the key makes that safe
-  // anyway on our service, but a real service may not honour Idempotency-Key).
-  if (operation === "submit") return transport !== undefined && !transport.requestSent;
+  // anyway on our service, but the public service's spec API documents no idempotency header), unless the
+  // API honours the key: then it falls through to the rules of a read.
+  if (operation === "submit" && ctx.keyHonoured !== true)
+    return transport !== undefined && !transport.requestSent;
   // Reads are safe to repeat after any transport failure or server-side error.
   if (transport) return true;
   return error instanceof ApiError && error.statusCode >= 500 && error.name !== "BadResponseError";

@@ -71,6 +71,7 @@ export function deployCommand(): Command {
 export async function provisionerEnv(flags: ClientFlags): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   if (flags.url) env.ROUTERJOBS_URL = flags.url;
+  if (flags.api) env.ROUTERJOBS_API = flags.api;
   if (flags.caFile) env.ROUTERJOBS_CA_FILE = flags.caFile;
   if (flags.rateLimit) env.ROUTERJOBS_RATE_LIMIT = flags.rateLimit;
   if (flags.timeout) env.ROUTERJOBS_TIMEOUT = flags.timeout;

@@ -16,6 +16,8 @@ export function execCommand(): Command {
       "after",
       `
 A synchronous command has no delivery guarantee and is never retried: use "routerjobs submit" for changes.
+With --api sdx the command must only read (a path ending in print, get, getall or export); the records come
+back with the same keys as with --api spec (.id as id, mac-address as mac_address, every value a string).
 
 Examples:
   $ routerjobs exec 6f1c0d4e-2b7a-4c1e-9f3d-5a8b7c6d5e4f /system/identity/print

@@ -26,7 +26,8 @@ ${CLIENT_ENV_HELP}`,
 
 function jobRow(job: JobListItem): Record<string, unknown> {
   return {
-    seq: job.seq_id,
+    // The sites API (--api sdx) numbers no jobs: its rows show the job's id instead.
+    ...(job.seq_id === undefined ? { id: job.id } : { seq: job.seq_id }),
     status: job.status,
     description: job.description,
     started: job.started_at,

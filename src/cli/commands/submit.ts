@@ -38,7 +38,10 @@ export function submitCommand(): Command {
       "--no-ack",
       "do not wait for the router's acknowledgement (for scripts that reboot it); errors go unreported",
     )
-    .option("--notify-url <url>", "https URL that receives the job's status notifications")
+    .option(
+      "--notify-url <url>",
+      "https URL that receives the job's status notifications (not with --api sdx, which has none)",
+    )
     .option("--idempotency-key <uuid>", "reuse this key to repeat a submission safely (default: a new UUID)")
     .option("--json", "print the acknowledgement as JSON")
     .addHelpText(
@@ -76,6 +79,7 @@ ${CLIENT_ENV_HELP}`,
       else {
         writeLines([
           `submitted job to router ${ack.target}`,
+          ...(typeof ack.job_id === "string" ? [`  job id:          ${ack.job_id}`] : []),
           `  request id:      ${ack.request_id}`,
           `  idempotency key: ${ack.idempotency_key ?? idempotencyKey}`,
           `  date:            ${ack.date}`,

@@ -1,0 +1,172 @@
+/**
+ * The two generations of the job API (docs/public-service.md), and the one place that knows each one's paths
+ * and request and answer shapes. A profile turns a validated call into a request and reads its answer into the
+ * client's types (`JobAck`, `JobListItem[]`, records with the spec's keys), so that callers see the same shapes
+ * whichever API answers. Budget, retries and error mapping stay in the client, the same for both.
+ *
+ * - `spec`: `POST /api/asynchronous/{id}` (JSON), `POST /api/synchronous/{id}`, `GET /api/routers/{id}/jobs`.
+ * - `sdx`: the sites API. `POST /sites/{id}/jobs` with the script as `text/plain` and its metadata in `X-`
+ *   headers, answered by a bare job; `GET /sites/{id}/jobs`, a bare array without `status`;
+ *   `POST /sites/{id}/commands/synchronous` with `parameters` as an array of API words, answered by raw
+ *   RouterOS records (RouterOS keys, typed values).
+ */
+import { z } from "zod";
+import { successEnvelope } from "../contract/envelope.js";
+import { tolerantUuidSchema } from "../contract/ids.js";
+import { type JobAck, type JobListItem, type JobRequest, jobListResponseSchema } from "../contract/job.js";
+import { type RouterRecord, type SyncRequest, tolerantRouterRecordSchema } from "../contract/sync.js";
+import { splitWords, toServiceRecord } from "../routeros-api/service-view.js";
+import type { ApiProfileName } from "./api-profile-name.js";
+import { ValidationError } from "./errors.js";
+import { sdxDescriptionProblem, sdxNotifyUrlProblem, utf8HeaderValue } from "./sdx-headers.js";
+import type { AttemptRequest } from "./transport.js";
+
+export type ProfileRequest = Omit<AttemptRequest, "timeoutMs" | "signal">;
+
+/** One call as a profile shapes it: the request to send and the schema that reads a 2xx answer. */
+export interface Exchange<T> {
+  readonly request: ProfileRequest;
+  readonly schema: z.ZodType<{ data: T }>;
+}
+
+export interface ApiProfile {
+  readonly name: ApiProfileName;
+  /**
+   * Whether the API documents that it honours the submission's idempotency key: then a submission that may have
+   * reached the service is resent with the same key as safely as a read. The spec's API at the public service
+   * documents no such header, so there a resend could run the job twice.
+   */
+  readonly honoursIdempotencyKey: boolean;
+  /** `job` is already valid by the spec's rules; a profile may refuse what its API cannot carry. */
+  submit(routerId: string, job: JobRequest, idempotencyKey: string): Exchange<JobAck>;
+  list(routerId: string): Exchange<JobListItem[]>;
+  command(routerId: string, request: SyncRequest): Exchange<RouterRecord[]>;
+}
+
+/** A bare answer read as the spec's envelope, so both shapes go through one reader. */
+const asEnvelope = (body: unknown) => (isEnvelope(body) ? body : { status: "success", data: body });
+
+function isEnvelope(body: unknown): boolean {
+  return typeof body === "object" && body !== null && (body as { status?: unknown }).status === "success";
+}
+
+/**
+ * Records as users see them in both profiles: the spec's keys (`.id` as `id`, `-` as `_`) and every value a
+ * string (`1500` as "1500", `true` as "true"), from the spec's envelope or a raw RouterOS reply alike.
+ */
+const recordsSchema = z.preprocess(
+  (body) => (Array.isArray(body) ? asEnvelope(body) : body),
+  successEnvelope(z.array(tolerantRouterRecordSchema.transform(toServiceRecord))),
+);
+
+const specAckSchema = successEnvelope(
+  z.looseObject({
+    idempotency_key: tolerantUuidSchema,
+    request_id: tolerantUuidSchema,
+    target: tolerantUuidSchema,
+    notify_url: z.string().nullish(),
+    date: z.string(),
+  }),
+);
+
+export const specProfile: ApiProfile = {
+  name: "spec",
+  honoursIdempotencyKey: false,
+  submit: (routerId, job, idempotencyKey) => ({
+    request: {
+      method: "POST",
+      path: `/api/asynchronous/${routerId}`,
+      // Our service takes either name; the public service's newer API uses the X- one.
+      headers: { "idempotency-key": idempotencyKey, "x-idempotency-key": idempotencyKey },
+      body: JSON.stringify(job),
+    },
+    schema: specAckSchema,
+  }),
+  list: (routerId) => ({
+    request: { method: "GET", path: `/api/routers/${routerId}/jobs`, headers: {} },
+    schema: jobListResponseSchema,
+  }),
+  command: (routerId, request) => ({
+    request: {
+      method: "POST",
+      path: `/api/synchronous/${routerId}`,
+      headers: {},
+      body: JSON.stringify(request),
+    },
+    schema: recordsSchema,
+  }),
+};
+
+/**
+ * The sites API's answer to a submission, a bare job, read as the client's acknowledgement. It has no
+ * `request_id`: the job's `id` stands in (it is what identifies the submission there), and is also kept as
+ * `job_id`. `target` is the site, `date` the job's `created_at`; there is never a `notify_url`.
+ */
+function siteJobAckSchema(siteId: string, idempotencyKey: string): z.ZodType<{ data: JobAck }> {
+  return z.preprocess(
+    (body) => (isEnvelope(body) ? (body as { data?: unknown }).data : body),
+    z
+      .looseObject({
+        id: tolerantUuidSchema,
+        site_id: tolerantUuidSchema.optional(),
+        idempotency_key: tolerantUuidSchema.optional(),
+        created_at: z.string(),
+      })
+      .transform((job) => ({
+        data: {
+          idempotency_key: job.idempotency_key ?? idempotencyKey,
+          request_id: job.id,
+          target: job.site_id ?? siteId,
+          notify_url: null,
+          date: job.created_at,
+          job_id: job.id,
+        },
+      })),
+  );
+}
+
+export const sdxProfile: ApiProfile = {
+  name: "sdx",
+  honoursIdempotencyKey: true,
+  submit: (routerId, job, idempotencyKey) => {
+    const problems = [sdxNotifyUrlProblem(job.notify_url), sdxDescriptionProblem(job.description)].filter(
+      (problem) => problem !== undefined,
+    );
+    if (problems.length > 0) throw new ValidationError(problems);
+    return {
+      request: {
+        method: "POST",
+        path: `/sites/${routerId}/jobs`,
+        headers: {
+          "content-type": "text/plain; charset=utf-8",
+          "x-idempotency-key": idempotencyKey,
+          "x-description": utf8HeaderValue(job.description),
+          "x-needs-ack": String(job.needs_acknowledgement),
+          "x-backup": String(job.make_backup),
+          "x-express-execute": String(job.express_execute),
+        },
+        body: job.script,
+      },
+      schema: siteJobAckSchema(routerId, idempotencyKey),
+    };
+  },
+  list: (routerId) => ({
+    request: { method: "GET", path: `/sites/${routerId}/jobs`, headers: {} },
+    schema: jobListResponseSchema,
+  }),
+  command: (routerId, { command, parameters }) => ({
+    request: {
+      method: "POST",
+      path: `/sites/${routerId}/commands/synchronous`,
+      headers: {},
+      // The spec's one string of API words becomes the array this API takes, split as our service splits it.
+      body: JSON.stringify({ command, parameters: splitWords(parameters ?? "") }),
+    },
+    schema: recordsSchema,
+  }),
+};
+
+export const API_PROFILE: Readonly<Record<ApiProfileName, ApiProfile>> = {
+  spec: specProfile,
+  sdx: sdxProfile,
+};

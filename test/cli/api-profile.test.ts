@@ -1,0 +1,187 @@
+/**
+ * `--api spec|sdx` and ROUTERJOBS_API through the built CLI: `jobs` and `submit` against the stand-in's sites
+ * API (test/standin), and `apply` in the sdx profile against our service and against a stand-in whose spec job
+ * list does not answer (so only the sites API can confirm the job).
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RouterJobsClient } from "../../src/client/index.js";
+import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import { parseMarker } from "../../src/contract/attempt-marker.js";
+import { runCli } from "../helpers/cli.js";
+import { expectOneErrorLine } from "../helpers/cli-expect.js";
+import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import { type StandIn, startStandIn } from "../standin/standin.js";
+
+const TOKEN = "ak_live_cli+profile/9Zq2==";
+const scratch = mkdtempSync(join(tmpdir(), "rj-cli-api-"));
+
+/** A job as the constructs write it, confirmed by polling. */
+function declare(routerId: string, resource: string): ApplyJob {
+  const definition = {
+    phase: "create" as const,
+    router_id: routerId,
+    description: "set identity",
+    script: `/system identity set name=${resource.replaceAll("/", "-")}`,
+    make_backup: true,
+    express_execute: true,
+    needs_acknowledgement: true,
+  };
+  return {
+    version: 1,
+    resource,
+    wait_for: "poll",
+    timeout_ms: 30_000,
+    ...definition,
+    job_key: jobKey(definition),
+  } as ApplyJob;
+}
+
+describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
+  const siteId = randomUUID();
+  let standIn: StandIn;
+  let env: Record<string, string>;
+  let jobId: string;
+
+  beforeAll(async () => {
+    // The spec's job list does not answer (as on the new host): a spec-profile `jobs` would get a 404.
+    standIn = await startStandIn({
+      teams: [{ id: randomUUID(), tokens: [TOKEN], sites: [siteId] }],
+      tickMs: 600_000,
+      rateLimitMax: 10_000,
+      legacyJobList: false,
+    });
+    env = {
+      ROUTERJOBS_URL: standIn.url,
+      ROUTERJOBS_TOKEN: TOKEN,
+      ROUTERJOBS_STATE_DIR: join(scratch, "state"),
+      ROUTERJOBS_RATE_LIMIT: "1000/1s",
+    };
+    const client = new RouterJobsClient({
+      baseUrl: standIn.url,
+      token: TOKEN,
+      api: "sdx",
+      budgetDir: join(scratch, "state"),
+      rateLimit: { count: 1000, windowMs: 1000 },
+    });
+    try {
+      const { ack } = await client.submitJob(siteId, { description: "listed job", script: ":put 1" });
+      jobId = ack.request_id;
+    } finally {
+      await client.close();
+    }
+  });
+  afterAll(async () => standIn?.close());
+
+  it("routerjobs jobs <router> --api sdx lists the sites API's jobs, state from the timestamps", async () => {
+    const result = await runCli(["jobs", siteId, "--api", "sdx"], { env });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const [header, row] = result.stdout.trimEnd().split("\n");
+    expect(header).toMatch(/^ID\s+STATUS\s+DESCRIPTION/);
+    expect(row).toMatch(new RegExp(`^${jobId}\\s+pending\\s+listed job`));
+  });
+
+  it("ROUTERJOBS_API=sdx does the same, and --json shows every field without status or seq_id made up", async () => {
+    const result = await runCli(["jobs", siteId, "--json"], { env: { ...env, ROUTERJOBS_API: "sdx" } });
+    expect(result.code).toBe(0);
+    const jobs = JSON.parse(result.stdout) as Record<string, unknown>[];
+    expect(jobs).toEqual([
+      expect.objectContaining({ id: jobId, status: "pending", should_backup: false, make_backup: false }),
+    ]);
+    expect(jobs[0]).not.toHaveProperty("seq_id");
+  });
+
+  it("without --api the spec profile asks /api/routers/{id}/jobs, which this service does not answer", async () => {
+    const result = await runCli(["jobs", siteId], { env });
+    expectOneErrorLine(result, 3, /404/, [TOKEN]);
+  });
+
+  it("an unknown profile is a usage error naming the flag or the variable and both values", async () => {
+    const flag = await runCli(["jobs", siteId, "--api", "rest"], { env });
+    expectOneErrorLine(flag, 2, /--api must be spec .* or sdx .*\(got "rest"\)/, [TOKEN]);
+    const variable = await runCli(["jobs", siteId], { env: { ...env, ROUTERJOBS_API: "v2" } });
+    expectOneErrorLine(variable, 2, /ROUTERJOBS_API must be spec .* or sdx .*\(got "v2"\)/, [TOKEN]);
+  });
+
+  it("submit --api sdx sends the job; a notify_url or a 2-character description is refused before sending", async () => {
+    const script = join(scratch, "identity.rsc");
+    writeFileSync(script, "/system identity set name=cli\n");
+    const sent = await runCli(["submit", siteId, "--script-file", script, "--api", "sdx", "--json"], { env });
+    expect(sent.code).toBe(0);
+    const ack = JSON.parse(sent.stdout) as Record<string, unknown>;
+    expect(ack).toMatchObject({ target: siteId, notify_url: null });
+    expect(ack.request_id).toBe(ack.job_id);
+
+    const before = standIn.requests().length;
+    const withUrl = await runCli(
+      ["submit", siteId, "--script-file", script, "--api", "sdx", "--notify-url", "https://hooks.example/x"],
+      { env },
+    );
+    expectOneErrorLine(withUrl, 2, /sdx jobs have no notify_url; use --api spec or poll/, [TOKEN]);
+    const short = await runCli(["submit", siteId, "--script-file", script, "--description", "ab"], {
+      env: { ...env, ROUTERJOBS_API: "sdx" },
+    });
+    expectOneErrorLine(short, 2, /X-Description .* 3 to 100 characters \(got 2\)/, [TOKEN]);
+    expect(standIn.requests().length).toBe(before);
+  });
+
+  it("apply --api sdx submits through /sites and confirms by polling the sites API's list", async () => {
+    const job = declare(siteId, "cli/standin/identity");
+    const result = await runCli(["apply", "--api", "sdx"], {
+      env: { ...env, ROUTERJOBS_JOB: JSON.stringify(job), ROUTERJOBS_STATE_DIR: join(scratch, "apply-1") },
+      timeoutMs: 60_000,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("routerjobs: cli/standin/identity: completed");
+    const submissions = standIn.requests().filter((logged) => logged.method === "POST");
+    expect(submissions.at(-1)?.path).toBe(`/sites/${siteId}/jobs`);
+  });
+});
+
+describe("routerjobs apply in the sdx profile against our service", () => {
+  let svc: TestService;
+  let caFile: string;
+  beforeAll(async () => {
+    svc = await startTestService({ rateLimit: { count: 10_000, windowMs: 1000 } });
+    caFile = join(scratch, "service-ca.pem");
+    writeFileSync(caFile, svc.service.ca ?? "");
+  });
+  afterAll(async () => svc?.close());
+
+  it("submits through the sites API, confirms by polling, and the router holds the change", async () => {
+    // GIVEN a declared identity change and ROUTERJOBS_API=sdx
+    const job = declare(ROUTER_A, "cli/service/identity");
+    // WHEN routerjobs apply runs as a provisioner would
+    const result = await runCli(["apply"], {
+      env: {
+        ROUTERJOBS_URL: svc.url,
+        ROUTERJOBS_TOKEN: TOKEN_A,
+        ROUTERJOBS_CA_FILE: caFile,
+        ROUTERJOBS_API: "sdx",
+        ROUTERJOBS_RATE_LIMIT: "1000/1s",
+        ROUTERJOBS_STATE_DIR: join(scratch, "apply-2"),
+        ROUTERJOBS_JOB: JSON.stringify(job),
+      },
+      timeoutMs: 60_000,
+    });
+    // THEN it completed, and the sites API lists one completed attempt of this change
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("routerjobs: cli/service/identity: completed");
+    const listed = (await svc.call("GET", `/sites/${ROUTER_A}/jobs`)).body as Record<string, unknown>[];
+    const attempts = listed.filter((item) => parseMarker(String(item.description)) !== undefined);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]?.completed_at).not.toBeNull();
+    const [identity] = (
+      await svc.call("POST", `/sites/${ROUTER_A}/commands/synchronous`, {
+        body: { command: "/system/identity/print" },
+      })
+    ).body as Record<string, unknown>[];
+    expect(identity?.name).toBe("cli-service-identity");
+  });
+});

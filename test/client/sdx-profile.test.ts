@@ -1,0 +1,388 @@
+/**
+ * The client's `sdx` profile (the public service's sites API) against both things that speak it: the stand-in
+ * written from ALTOSTRAT.md alone (test/standin, API B) and our own service's `/sites/...` routes. The same
+ * behaviour is asserted against each, so that our client and our service cannot agree on one misreading.
+ */
+import { randomUUID } from "node:crypto";
+import { request } from "undici";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ApiError } from "../../src/client/errors.js";
+import {
+  NetworkError,
+  RouterJobsClient,
+  type RouterJobsClientOptions,
+  shouldRetry,
+  ValidationError,
+} from "../../src/client/index.js";
+import type { JobListItem } from "../../src/contract/job.js";
+import { FaultProxy } from "../helpers/fault-proxy.js";
+import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import { type StandIn, startStandIn } from "../standin/standin.js";
+import { tempBudgetDir } from "./helpers/make-client.js";
+
+const STANDIN_TOKEN = "ak_live_sdx+profile/7Hq9==";
+
+/** What a test needs of a service that speaks the sites API. */
+interface SitesTarget {
+  /** A client of the `sdx` profile, with a fresh budget. */
+  client(overrides?: Partial<RouterJobsClientOptions>): RouterJobsClient;
+  /** Express jobs run here at once. */
+  readonly busySite: string;
+  /** Nothing runs here during the tests (no express job, a long tick): a job stays pending. */
+  readonly quietSite: string;
+  /** `GET /sites/{id}/jobs` as the service sends it, without the client's reading. */
+  rawList(siteId: string): Promise<unknown>;
+}
+
+const job = (overrides: Record<string, unknown> = {}) => ({
+  description: "set identity",
+  script: "/system identity set name=sdx-quiet",
+  make_backup: true,
+  express_execute: false,
+  needs_acknowledgement: true,
+  ...overrides,
+});
+
+/** The behaviour both services must show to a client of the `sdx` profile. */
+function describeSitesApi(
+  name: string,
+  setUp: () => Promise<{ target: SitesTarget; close(): Promise<void> }>,
+) {
+  describe(`client (sdx profile) against ${name}`, () => {
+    let target: SitesTarget;
+    let client: RouterJobsClient;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ target, close } = await setUp());
+      client = target.client();
+    });
+    afterAll(async () => {
+      await client?.close();
+      await close?.();
+    });
+    const listed = async (siteId: string, id: string): Promise<JobListItem | undefined> =>
+      (await client.listJobs(siteId)).find((item) => item.id === id);
+
+    it("submits: the bare job answered becomes the client's acknowledgement, its metadata as sent", async () => {
+      // GIVEN a job with a backup, no express execution, acknowledgement needed
+      const key = randomUUID();
+      // WHEN it is submitted with a key of ours
+      const { ack, idempotencyKey } = await client.submitJob(target.quietSite, job(), {
+        idempotencyKey: key,
+      });
+      // THEN the acknowledgement has the spec's shape: our key, the job's id as request_id, the site as target
+      expect(idempotencyKey).toBe(key);
+      expect(ack).toMatchObject({
+        idempotency_key: key,
+        request_id: ack.job_id,
+        target: target.quietSite,
+        notify_url: null,
+      });
+      expect(ack.date).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+      // AND the service holds the script and every header's value
+      const item = await listed(target.quietSite, ack.request_id);
+      expect(item).toMatchObject({
+        idempotency_key: key,
+        description: "set identity",
+        script: "/system identity set name=sdx-quiet",
+        make_backup: true,
+        express_execute: false,
+        needs_acknowledgement: true,
+        status: "pending",
+      });
+      expect(item?.created_at).toBe(ack.date);
+    });
+
+    it("honours the key: a resubmission with the same key answers the same job and makes no other", async () => {
+      const key = randomUUID();
+      const first = await client.submitJob(target.quietSite, job({ description: "once only" }), {
+        idempotencyKey: key,
+      });
+      const again = await client.submitJob(target.quietSite, job({ description: "once only" }), {
+        idempotencyKey: key,
+      });
+      expect(again.ack.request_id).toBe(first.ack.request_id);
+      const withKey = (await client.listJobs(target.quietSite)).filter(
+        (item) => item.idempotency_key === key,
+      );
+      expect(withKey.map((item) => item.id)).toEqual([first.ack.request_id]);
+    });
+
+    it("lists a bare array without status or seq_id, and reads each job's state from its timestamps", async () => {
+      // GIVEN a job nobody runs, one that needs no acknowledgement, and an express one that runs at once
+      const pending = await client.submitJob(target.quietSite, job({ description: "waits" }));
+      const unacked = await client.submitJob(
+        target.quietSite,
+        job({ description: "fire and forget", needs_acknowledgement: false }),
+      );
+      const express = await client.submitJob(
+        target.busySite,
+        job({ description: "runs now", script: "/system identity set name=sdx-busy", express_execute: true }),
+      );
+      // THEN the service's answer is a bare array whose jobs carry no status and no seq_id
+      const raw = (await target.rawList(target.quietSite)) as Record<string, unknown>[];
+      expect(Array.isArray(raw)).toBe(true);
+      expect(raw.length).toBeGreaterThan(0);
+      for (const item of raw) {
+        expect(item).not.toHaveProperty("status");
+        expect(item).not.toHaveProperty("seq_id");
+        expect(item).toHaveProperty("should_backup");
+      }
+      // AND the client reads pending, completed (at submission) and, once it ran, completed
+      expect((await listed(target.quietSite, pending.ack.request_id))?.status).toBe("pending");
+      const done = await listed(target.quietSite, unacked.ack.request_id);
+      expect(done).toMatchObject({ status: "completed", needs_acknowledgement: false });
+      expect(done?.seq_id).toBeUndefined();
+      await vi.waitFor(
+        async () => expect((await listed(target.busySite, express.ack.request_id))?.status).toBe("completed"),
+        { timeout: 15_000, interval: 100 },
+      );
+    });
+
+    it("exec: the typed raw records come back with the spec's keys, every value a string", async () => {
+      const [ether1, ...others] = await client.execute(target.busySite, "/interface/print", "?name=ether1");
+      expect(others).toEqual([]);
+      expect(ether1).toMatchObject({
+        id: "*1",
+        name: "ether1",
+        mac_address: expect.stringMatching(/^([0-9A-F]{2}:){5}[0-9A-F]{2}$/),
+        mtu: "1500",
+        running: "true",
+        disabled: "false",
+      });
+      expect(Object.keys(ether1 ?? {})).not.toContain(".id");
+      expect(Object.keys(ether1 ?? {})).not.toContain("mac-address");
+      for (const value of Object.values(ether1 ?? {})) expect(typeof value).toBe("string");
+    });
+
+    it("exec: the parameters string travels as separate API words (a query and a .proplist)", async () => {
+      const records = await client.execute(
+        target.busySite,
+        "/interface/print",
+        "=.proplist=name,mtu ?name=ether2",
+      );
+      expect(records).toEqual([{ name: "ether2", mtu: "1500" }]);
+    });
+
+    it("exec: a command that would write is refused by the service, as an ApiError", async () => {
+      const refused = await client
+        .execute(target.busySite, "/system/identity/set", "=name=nope")
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ApiError);
+      expect((refused as ApiError).statusCode).toBe(422);
+      // Each service words it its own way; both name the field and say why.
+      expect((refused as ApiError).details).toEqual([
+        { field: "command", message: expect.stringMatching(/read-only/) },
+      ]);
+    });
+  });
+}
+
+describeSitesApi("the stand-in's API B (written from ALTOSTRAT.md)", async () => {
+  const busySite = randomUUID();
+  const quietSite = randomUUID();
+  // A tick far away: only express submissions run anything.
+  const standIn = await startStandIn({
+    teams: [{ id: randomUUID(), tokens: [STANDIN_TOKEN], sites: [busySite, quietSite] }],
+    tickMs: 600_000,
+    rateLimitMax: 10_000,
+  });
+  const target: SitesTarget = {
+    busySite,
+    quietSite,
+    client: (overrides) => standInClient(standIn, overrides),
+    rawList: async (siteId) => {
+      const response = await request(`${standIn.url}/sites/${siteId}/jobs`, {
+        headers: { authorization: `Bearer ${STANDIN_TOKEN}` },
+      });
+      return response.body.json();
+    },
+  };
+  return { target, close: () => standIn.close() };
+});
+
+describeSitesApi("our service's sites API", async () => {
+  const svc = await startTestService({ tickMs: 600_000, rateLimit: { count: 10_000, windowMs: 1000 } });
+  const target: SitesTarget = {
+    busySite: ROUTER_A,
+    quietSite: ROUTER_A2,
+    client: (overrides) => serviceClient(svc, overrides),
+    rawList: async (siteId) => (await svc.call("GET", `/sites/${siteId}/jobs`)).body,
+  };
+  return { target, close: () => svc.close() };
+});
+
+function standInClient(standIn: StandIn, overrides: Partial<RouterJobsClientOptions> = {}) {
+  return new RouterJobsClient({
+    baseUrl: standIn.url,
+    token: STANDIN_TOKEN,
+    api: "sdx",
+    budgetDir: tempBudgetDir(),
+    rateLimit: { count: 1000, windowMs: 1000 },
+    retry: { baseDelayMs: 10, maxDelayMs: 50 },
+    deadlineMs: 20_000,
+    ...overrides,
+  });
+}
+
+function serviceClient(svc: TestService, overrides: Partial<RouterJobsClientOptions> = {}) {
+  return new RouterJobsClient({
+    baseUrl: svc.url,
+    token: TOKEN_A,
+    ca: svc.service.ca,
+    api: "sdx",
+    budgetDir: tempBudgetDir(),
+    rateLimit: { count: 1000, windowMs: 1000 },
+    deadlineMs: 20_000,
+    ...overrides,
+  });
+}
+
+describe("client (sdx profile): what only the stand-in can show", () => {
+  const siteId = randomUUID();
+  let standIn: StandIn;
+  let client: RouterJobsClient;
+  beforeAll(async () => {
+    standIn = await startStandIn({
+      teams: [{ id: randomUUID(), tokens: [STANDIN_TOKEN], sites: [siteId] }],
+      tickMs: 600_000,
+      rateLimitMax: 10_000,
+    });
+    client = standInClient(standIn);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await standIn?.close();
+  });
+  const posts = () => standIn.requests().filter((logged) => logged.method === "POST");
+
+  it("sends the script as text/plain and the metadata in X- headers, the booleans spelled out", async () => {
+    const key = randomUUID();
+    await client.submitJob(
+      siteId,
+      job({
+        description: "headers",
+        make_backup: false,
+        express_execute: false,
+        needs_acknowledgement: true,
+      }),
+      { idempotencyKey: key },
+    );
+    const sent = posts().at(-1);
+    expect(sent?.path).toBe(`/sites/${siteId}/jobs`);
+    expect(sent?.headers).toMatchObject({
+      "content-type": expect.stringMatching(/^text\/plain/),
+      "x-idempotency-key": key,
+      "x-description": "headers",
+      "x-needs-ack": "true",
+      "x-backup": "false",
+      "x-express-execute": "false",
+    });
+  });
+
+  it("refuses, before sending, a description under 3 characters, naming X-Description and the limit", async () => {
+    const before = standIn.requests().length;
+    const refused = await client
+      .submitJob(siteId, job({ description: "ab" }))
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).details).toEqual([
+      {
+        field: "description",
+        message:
+          "description travels as X-Description in the sdx API, which takes 3 to 100 characters (got 2)",
+      },
+    ]);
+    expect(standIn.requests().length).toBe(before);
+  });
+
+  it("refuses a notify_url (the sites API has none) and a description a header cannot carry", async () => {
+    const before = standIn.requests().length;
+    const withUrl = await client
+      .submitJob(siteId, job({ notify_url: "https://hooks.example/rj" }))
+      .catch((error: unknown) => error);
+    expect(withUrl).toBeInstanceOf(ValidationError);
+    expect((withUrl as Error).message).toContain("sdx jobs have no notify_url; use --api spec or poll");
+    const twoLines = await client
+      .submitJob(siteId, job({ description: "first line\nsecond line" }))
+      .catch((error: unknown) => error);
+    expect((twoLines as Error).message).toMatch(/X-Description header .* line breaks/);
+    const padded = await client
+      .submitJob(siteId, job({ description: " padded " }))
+      .catch((error: unknown) => error);
+    expect((padded as Error).message).toMatch(/cannot start or end with whitespace/);
+    expect(standIn.requests().length).toBe(before);
+  });
+
+  it("resends a submission whose answer was lost, with the same key, and the service makes one job", async () => {
+    // GIVEN a link that lets the first submission through and cuts the connection as the answer starts
+    const proxy = await FaultProxy.start({ host: "127.0.0.1", port: Number(new URL(standIn.url).port) });
+    const viaProxy = standInClient(standIn, { baseUrl: `http://127.0.0.1:${proxy.port}` });
+    try {
+      proxy.set({ resetOnResponse: true, times: 1 });
+      const key = randomUUID();
+      const before = posts().length;
+      // WHEN the client submits
+      const { ack } = await viaProxy.submitJob(siteId, job({ description: "lost answer" }), {
+        idempotencyKey: key,
+      });
+      // THEN it sent twice with the same key, and the service holds exactly one job for it
+      const sent = posts().slice(before);
+      expect(sent.map((logged) => logged.headers["x-idempotency-key"])).toEqual([key, key]);
+      expect(proxy.stats.broken).toBe(1);
+      const jobs = (await client.listJobs(siteId)).filter((item) => item.idempotency_key === key);
+      expect(jobs.map((item) => item.id)).toEqual([ack.request_id]);
+    } finally {
+      await viaProxy.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe("client (sdx profile) against our service: over the spec profile's data", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ tickMs: 600_000, rateLimit: { count: 10_000, windowMs: 1000 } });
+  });
+  afterAll(async () => svc?.close());
+
+  it("a job submitted through the sites API is the same job in the spec's list; UTF-8 survives the header", async () => {
+    const sdx = serviceClient(svc);
+    const spec = serviceClient(svc, { api: "spec" });
+    try {
+      const { ack } = await sdx.submitJob(ROUTER_A2, job({ description: "Zürich uplink ✓" }));
+      const [inSpec] = (await spec.listJobs(ROUTER_A2)).filter((item) => item.id === ack.request_id);
+      expect(inSpec).toMatchObject({ description: "Zürich uplink ✓", status: "pending" });
+      expect(inSpec?.seq_id).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([sdx.close(), spec.close()]);
+    }
+  });
+});
+
+describe("the api option and the retry rule of a key that is honoured", () => {
+  it("refuses an unknown profile at construction, naming the option and both values", () => {
+    expect(
+      () =>
+        new RouterJobsClient({
+          baseUrl: "https://127.0.0.1:1",
+          token: TOKEN_A,
+          api: "rest" as never,
+          budgetDir: tempBudgetDir(),
+        }),
+    ).toThrow(/api must be "spec" or "sdx" \(got "rest"\)/);
+  });
+
+  it("resends a submission that may have arrived only when the API honours its key", () => {
+    const sentNoAnswer = new NetworkError("connection reset", { requestSent: true });
+    const serverError = new ApiError({ statusCode: 502, message: "bad gateway" });
+    const base = { operation: "submit" as const, attempt: 1, maxAttempts: 5 };
+    expect(shouldRetry({ ...base, error: sentNoAnswer })).toBe(false);
+    expect(shouldRetry({ ...base, error: serverError })).toBe(false);
+    expect(shouldRetry({ ...base, error: sentNoAnswer, keyHonoured: true })).toBe(true);
+    expect(shouldRetry({ ...base, error: serverError, keyHonoured: true })).toBe(true);
+    // A refusal of the request itself stays final, honoured key or not.
+    const invalid = new ApiError({ statusCode: 422, message: "invalid" });
+    expect(shouldRetry({ ...base, error: invalid, keyHonoured: true })).toBe(false);
+  });
+});
