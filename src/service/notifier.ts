@@ -37,7 +37,8 @@ type NotifierConfig = Pick<
  */
 export class Notifier {
   private readonly dispatcher: Agent;
-  private readonly destinations: NotifyDestinations;
+  /** Where notifications may go; the submission routes check a literal notify_url with the same rules. */
+  readonly destinations: NotifyDestinations;
   private readonly gate: DestinationGate;
   private readonly pollMs: number;
   private readonly inFlight = new Set<Promise<void>>();

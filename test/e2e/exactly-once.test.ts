@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseMarker, tagOf } from "../../src/contract/attempt-marker.js";
 import type { SimulatedBackend } from "../../src/simulator/index.js";
 import { terraformOrSkip } from "../helpers/terraform.js";
@@ -35,6 +35,9 @@ describe.skipIf(terraform === undefined)(
     let stateDir: string;
     const figures: string[] = [];
 
+    afterAll(() => {
+      console.log(`exactly once under SIGKILL: ${figures.join("; ")}`);
+    });
     beforeEach(async () => {
       service = await startTestService({ rateLimit: { count: 1000, windowMs: 1000 } });
       work = mkdtempSync(join(tmpdir(), "rj-once-"));
@@ -243,9 +246,5 @@ describe.skipIf(terraform === undefined)(
       await new Promise((resolve) => child.on("close", resolve));
       return JSON.parse(out);
     }
-
-    it("prints the figures", () => {
-      console.log(`exactly once under SIGKILL: ${figures.join("; ")}`);
-    });
   },
 );

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { Notifier } from "../notifier.js";
-import { type NotifyDestinations, notifyDestinations } from "../notify-destinations.js";
+import type { NotifyDestinations } from "../notify-destinations.js";
 import { RouterCycle } from "../router-cycle.js";
 import { serviceKeyring } from "../router-secrets.js";
 import type { RouterBackend } from "../routers/backend.js";
@@ -46,7 +46,7 @@ export default fp(
     app.decorate("routers", routers);
     app.decorate("scheduler", scheduler);
     app.decorate("notifier", notifier);
-    app.decorate("notifyDestinations", notifyDestinations(app.config.notifyAllow));
+    app.decorate("notifyDestinations", notifier.destinations);
     app.addHook("onReady", async () => {
       await scheduler.start();
       notifier.start();

@@ -36,8 +36,12 @@ export class MixedBackend implements RouterBackend {
     this.owners.get(routerId)?.setOnline?.(routerId, online);
   }
 
-  runScript(routerId: string, script: string, options?: { signal?: AbortSignal; jobName?: string }) {
-    return this.owner(routerId).runScript(routerId, script, options) as Promise<ScriptOutcome>;
+  runScript(
+    routerId: string,
+    script: string,
+    options?: { signal?: AbortSignal; jobName?: string },
+  ): Promise<ScriptOutcome> {
+    return this.owner(routerId).runScript(routerId, script, options);
   }
 
   backup(routerId: string, name: string): Promise<string> {
