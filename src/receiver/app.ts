@@ -2,6 +2,8 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { type ErrorCode, errorEnvelope } from "../contract/errors.js";
 import { type LoggerOptions, serverLogger } from "../http/server-logging.js";
 import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../http/server-timeouts.js";
+import type { StorageFullReport } from "../store/storage-full.js";
+import { isStorageFull, STORAGE_FULL_RETRY_AFTER_S } from "../store/storage-full.js";
 import { type NotifyRouteOptions, notifyRoute } from "./notify-route.js";
 import { MAX_WAIT_MS, type WaitRoutesOptions, waitRoutes } from "./wait-routes.js";
 
@@ -12,6 +14,8 @@ export interface ReceiverAppOptions extends NotifyRouteOptions, WaitRoutesOption
   readonly logger?: boolean | LoggerOptions;
   /** Socket deadlines; the defaults suit production, tests shrink them. */
   readonly timeouts?: Partial<ServerTimeouts>;
+  /** Writes refused for lack of space lately: `/healthz` answers 503 while it says so. */
+  readonly storageFull?: StorageFullReport;
 }
 
 /** A long poll holds its answer back for up to MAX_WAIT_MS: an idle socket must outlive that. */
@@ -49,17 +53,30 @@ export function buildReceiverApp(options: ReceiverAppOptions): FastifyInstance {
       const code = CLIENT_ERROR_CODES[status] ?? "invalid_request";
       return reply.code(status).send(errorEnvelope(code, error.message));
     }
-    // Storage failed (database down): 503 tells the service to retry later, and nothing was acknowledged.
+    // Storage failed (database down, disk full): 503 tells the service to retry later, and nothing was
+    // acknowledged.
     app.log.error(error);
+    if (isStorageFull(error)) reply.header("retry-after", String(STORAGE_FULL_RETRY_AFTER_S));
     return reply
       .code(503)
-      .send(errorEnvelope("service_unavailable", "the receiver could not store or read notifications"));
+      .send(
+        errorEnvelope(
+          "service_unavailable",
+          isStorageFull(error)
+            ? "the receiver's storage is full: the notification was not stored; retry later"
+            : "the receiver could not store or read notifications",
+        ),
+      );
   });
   // The path is not echoed: under /notify/ it holds a secret.
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(errorEnvelope("not_found", `no ${request.method} route for this path`)),
   );
-  app.get("/healthz", async () => ({ status: "success", data: { ok: true } }));
+  app.get("/healthz", async (_request, reply) => {
+    const storageFull = options.storageFull?.current();
+    if (storageFull === undefined) return { status: "success", data: { ok: true } };
+    return reply.code(503).send(errorEnvelope("service_unavailable", storageFull));
+  });
   app.register(notifyRoute, options);
   app.register(waitRoutes, options);
   return app;

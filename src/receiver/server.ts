@@ -6,6 +6,7 @@ import { UsageError } from "../errors.js";
 import type { LoggerOptions } from "../http/server-logging.js";
 import type { ServerTimeouts } from "../http/server-timeouts.js";
 import { isPostgresUrl, openDatabase } from "../store/database.js";
+import { reportStorageFull, StorageFullReport } from "../store/storage-full.js";
 import { certificateHosts, loadOrCreateLocalTls, WILDCARD_HOSTS } from "../tls/certificates.js";
 import { buildReceiverApp } from "./app.js";
 import { RECEIVER_FILES } from "./files.js";
@@ -89,13 +90,17 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
     reportLost = resolve;
   });
   let closeOnLoss: () => void = () => {};
-  const db = await openDatabase({
-    location,
-    onLockLost: (error) => {
-      reportLost(error);
-      closeOnLoss();
-    },
-  });
+  const storageFull = new StorageFullReport();
+  const db = reportStorageFull(
+    await openDatabase({
+      location,
+      onLockLost: (error) => {
+        reportLost(error);
+        closeOnLoss();
+      },
+    }),
+    storageFull,
+  );
   const wakeups = new Wakeups();
   let listener: { close(): Promise<void> } | undefined;
   let app: ReturnType<typeof buildReceiverApp> | undefined;
@@ -109,6 +114,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
       pathSecrets,
       readerTokens: [readerToken],
       tls,
+      storageFull,
       ...(isPostgresUrl(location) ? { recheckMs: POSTGRES_RECHECK_MS } : {}),
       ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),
       ...(options.logger ? { logger: options.logger } : {}),

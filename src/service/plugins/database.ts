@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
 import { type Database, openDatabase } from "../../store/database.js";
 import { migrate } from "../../store/migrations.js";
+import { reportStorageFull, StorageFullReport } from "../../store/storage-full.js";
 import { SERVICE_MIGRATIONS } from "../store/schema.js";
 
 declare module "fastify" {
@@ -9,6 +10,8 @@ declare module "fastify" {
     db: Database;
     /** Resolves if this process loses its PGlite data directory's lock; the service has then closed itself. */
     dataDirectoryLost: Promise<Error>;
+    /** Whether writes were refused for lack of space lately: `/healthz` reports it, requests answer 503. */
+    storageFull: StorageFullReport;
   }
 }
 
@@ -26,8 +29,11 @@ export default fp(
       reportLost(error);
       void app.close();
     };
-    const db = options.db ?? (await openDatabase({ location: app.config.database, onLockLost }));
+    const opened = options.db ?? (await openDatabase({ location: app.config.database, onLockLost }));
+    const storageFull = new StorageFullReport();
+    const db = reportStorageFull(opened, storageFull);
     app.decorate("dataDirectoryLost", lost);
+    app.decorate("storageFull", storageFull);
     await migrate(db, "service", SERVICE_MIGRATIONS);
     app.decorate("db", db);
     if (!options.db) app.addHook("onClose", async () => db.close());

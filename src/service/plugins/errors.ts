@@ -4,6 +4,7 @@ import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail, errorEnvelope } from "../../contract/errors.js";
 import { BODY_MAX_BYTES } from "../../contract/limits.js";
 import { DataDirectoryLostError } from "../../store/data-directory-lock.js";
+import { isStorageFull, STORAGE_FULL_RETRY_AFTER_S } from "../../store/storage-full.js";
 import { HttpError } from "../http-error.js";
 
 /** Fastify's own errors, mapped to the contract's codes. */
@@ -34,6 +35,14 @@ function toHttpError(error: FastifyError): HttpError | undefined {
     return new HttpError(
       "service_unavailable",
       "this service instance is stopping: it lost its data directory",
+    );
+  }
+  if (isStorageFull(error)) {
+    return new HttpError(
+      "service_unavailable",
+      "the service's storage is full: nothing of this request was stored; retry later",
+      [],
+      { "retry-after": String(STORAGE_FULL_RETRY_AFTER_S) },
     );
   }
   if (hasZodFastifySchemaValidationErrors(error)) {
@@ -76,6 +85,8 @@ export default fp(
       reply.header("x-request-id", request.id);
     });
     app.setErrorHandler((error: FastifyError, request, reply) => {
+      // The operator must hear of a full disk (the client only sees a 503 and retries): the log names it.
+      if (isStorageFull(error)) request.log.error({ err: error }, "storage full: a request was refused");
       const known = toHttpError(error);
       if (known) return sendError(reply, known);
       const status = error.statusCode ?? 500;
