@@ -42,6 +42,12 @@ const HOSTILE_ROUTERS = [1, 2, 3, 4, 5, 6, 7, 8].map((r) => router(HOSTILE, r));
 /** The issue's runaway: a 90-character script that doubles a nested array 25 times. */
 const RUNAWAY = ":local a {1;2}; :for i from=1 to=25 do={ :set a {$a;$a} }; :put [:len [:tostr $a]]";
 
+/** The fields of a listed job the bench reads. */
+interface ListedJob {
+  readonly idempotency_key: string;
+  readonly status: string;
+}
+
 interface Answer {
   readonly status: number;
   // biome-ignore lint/suspicious/noExplicitAny: the bench reads the fields it needs
@@ -221,8 +227,7 @@ export async function run(): Promise<BenchReport> {
     };
     const jobOf = async (routerId: string, key: string) => {
       const list = await api.call("GET", `/api/routers/${routerId}/jobs`, VICTIM);
-      // biome-ignore lint/suspicious/noExplicitAny: job records as listed
-      return (list.body.data as any[]).find((job) => job.idempotency_key === key);
+      return (list.body.data as ListedJob[]).find((job) => job.idempotency_key === key);
     };
     const victimLoad = async (ms: number) => {
       const syncMs: number[] = [];
@@ -317,16 +322,15 @@ export async function run(): Promise<BenchReport> {
 
     // Settle: every acknowledged job ends, then compare the job lists with the marks on the routers.
     const settleDeadline = Date.now() + 120_000;
-    let lists = new Map<string, unknown[]>();
+    let lists = new Map<string, ListedJob[]>();
     for (;;) {
       lists = new Map();
       for (const routerId of VICTIM_ROUTERS) {
         lists.set(routerId, (await api.call("GET", `/api/routers/${routerId}/jobs`, VICTIM)).body.data);
       }
-      // biome-ignore lint/suspicious/noExplicitAny: job records as listed
       const open = [...lists.values()]
         .flat()
-        .filter((job: any) => ["pending", "loaded", "running"].includes(job.status));
+        .filter((job) => ["pending", "loaded", "running"].includes(job.status));
       if (open.length === 0 || !until(settleDeadline)) break;
       await pause(500);
     }
@@ -344,10 +348,7 @@ export async function run(): Promise<BenchReport> {
     let wrong = 0;
     let unfinished = 0;
     for (const job of acknowledged) {
-      // biome-ignore lint/suspicious/noExplicitAny: job records as listed
-      const listed = (lists.get(job.routerId) ?? []).filter(
-        (row: any) => row.idempotency_key === job.key,
-      ) as any[];
+      const listed = (lists.get(job.routerId) ?? []).filter((row) => row.idempotency_key === job.key);
       if (listed.length === 0) lost++;
       if (listed.length > 1) twice++;
       const count = marks.get(job.mark) ?? 0;
