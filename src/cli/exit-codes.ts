@@ -11,6 +11,8 @@
  * | 5    | local environment: a file, a port, a missing binary                      |
  * | 130  | interrupted (Ctrl-C) before it finished, as a shell reports 128 + SIGINT  |
  * | 70   | internal error (a bug): please report it                                 |
+ *
+ * `routerjobs plan` alone follows terraform plan -detailed-exitcode: 0 no change, 2 changes, 1 any error.
  */
 import { RouterjobsError } from "../errors.js";
 
@@ -44,6 +46,9 @@ const BY_ERROR_CODE: Readonly<Record<string, number>> = {
   RJ_ERR_RECEIVER: EXIT_CODES.api,
   RJ_ERR_RECEIVER_UNAUTHENTICATED: EXIT_CODES.api,
   RJ_ERR_ADMIN: EXIT_CODES.api,
+  // `routerjobs plan` follows terraform plan -detailed-exitcode: 2 changes, 1 any error (docs/plan.md).
+  RJ_ERR_PLAN_CHANGES: 2,
+  RJ_ERR_PLAN_FAILED: EXIT_CODES.jobFailed,
 };
 
 export function exitCodeFor(error: unknown): number {

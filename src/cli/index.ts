@@ -9,7 +9,9 @@ import { applyCommand } from "./commands/apply.js";
 import { demoCommand } from "./commands/demo.js";
 import { deployCommand } from "./commands/deploy.js";
 import { execCommand } from "./commands/exec.js";
+import { importCommand } from "./commands/import.js";
 import { jobsCommand } from "./commands/jobs.js";
+import { planCommand } from "./commands/plan.js";
 import { receiverCommand } from "./commands/receiver.js";
 import { reconcileCommand } from "./commands/reconcile.js";
 import { routerCommand } from "./commands/router-simulate.js";
@@ -27,6 +29,8 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   applyCommand,
   deployCommand,
   reconcileCommand,
+  planCommand,
+  importCommand,
   receiverCommand,
   serviceCommand,
   demoCommand,

@@ -8,7 +8,8 @@
  *
  * `/execute` runs `=script=` and answers `[{"ret": "<output lines joined by \n>"}]`, like RouterOS REST's
  * `{"ret": ...}`; a failing script throws with the router's text and position. Other verbs answer their
- * value as `ret` (`add` -> `[{"ret":"*1"}]`) or nothing.
+ * value as `ret` (`add` -> `[{"ret":"*1"}]`) or nothing. `/export` (and `/ip/export`...) answers
+ * `[{"ret": "<export text>"}]`, the configuration read of `routerjobs plan`.
  */
 import type { RouterRecord } from "../contract/sync.js";
 import { RouterOsError } from "../routeros/errors.js";
@@ -83,5 +84,7 @@ export async function apiCommand(
   const result = await router.execute(call);
   if (call.verb === "print" && !call.named.has("count-only"))
     return (result.records ?? []).map(toServiceRecord);
+  // `/export` answers one record holding the whole script, as `/execute` answers its output (docs/plan.md).
+  if (call.verb === "export" && result.output !== undefined) return [{ ret: result.output.join("\n") }];
   return result.value === undefined ? [] : [{ ret: toText(result.value) }];
 }

@@ -1,0 +1,50 @@
+/**
+ * The plan for people (text, per router, grouped by menu, `+` added, `-` removed, `~` changed) and for CI
+ * (JSON, the same facts with stable field names).
+ */
+import type { Plan, RouterPlan } from "./plan.js";
+
+function routerLines(router: RouterPlan): string[] {
+  const head = `router ${router.router_id}`;
+  if (router.error !== undefined) return [`${head}: error: ${router.error}`];
+  if (router.jobs.length === 0) return [`${head}: no job would run`];
+  const lines = [`${head}: ${router.jobs.length} job(s) would run: ${router.jobs.join(", ")}`];
+  for (const menu of router.diff) {
+    lines.push(`  ${menu.menu || "(no menu)"}${menu.reordered ? " (lines reordered)" : ""}`);
+    for (const line of menu.removed) lines.push(`    - ${line}`);
+    for (const line of menu.added) lines.push(`    + ${line}`);
+    for (const { before, after } of menu.changed) lines.push(`    ~ ${before}`, `      ${after}`);
+  }
+  if (router.diff.length === 0) lines.push("  no change to the configuration");
+  for (const failure of router.failures) {
+    const at = failure.line === undefined ? "" : ` (line ${failure.line})`;
+    lines.push(`  ! ${failure.resource} would fail: ${failure.error}${at}`);
+  }
+  for (const resource of router.skipped)
+    lines.push(`  ! ${resource} would not start (a job before it failed)`);
+  return lines;
+}
+
+export function planText(plan: Plan): string[] {
+  const lines = plan.routers.flatMap(routerLines);
+  lines.push(
+    `Plan: ${plan.changed} of ${plan.routers.length} router(s) would change; ${plan.failed} with a failing script or an error.`,
+  );
+  return lines;
+}
+
+export function planJson(plan: Plan): unknown {
+  return {
+    format_version: 1,
+    changed: plan.changed,
+    failed: plan.failed,
+    routers: plan.routers.map((router) => ({
+      router_id: router.router_id,
+      jobs: router.jobs,
+      changes: router.diff,
+      failures: router.failures,
+      skipped: router.skipped,
+      error: router.error ?? null,
+    })),
+  };
+}
