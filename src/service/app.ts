@@ -18,6 +18,7 @@ import database from "./plugins/database.js";
 import errors, { notFound } from "./plugins/errors.js";
 import rateLimit from "./plugins/rate-limit.js";
 import jobs from "./plugins/scheduler.js";
+import portal from "./portal/index.js";
 import type { RouterBackend } from "./routers/backend.js";
 import admin from "./routes/admin/index.js";
 import asynchronous from "./routes/asynchronous/index.js";
@@ -67,6 +68,7 @@ async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<vo
   // The sites API (sdx profile) over the same data, with its own scopes (/sites, /site) and the same hooks.
   await app.register(sites);
   if (options.config.adminToken) await app.register(admin, { prefix: "/admin" });
+  if (options.config.portal) await app.register(portal, { prefix: "/portal" });
 }
 
 export default fp(serviceApp, { name: "routerjobs-service" });

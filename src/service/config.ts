@@ -48,6 +48,8 @@ export interface ServiceConfig {
   readonly adminToken?: string;
   /** Accept admin calls from other hosts than loopback. @default false */
   readonly adminRemote: boolean;
+  /** Serve the read-only web portal at `/portal` (docs/portal.md). @default true */
+  readonly portal: boolean;
 }
 
 export type ServiceConfigInput = Partial<ServiceConfig> & Pick<ServiceConfig, "database">;
@@ -68,6 +70,7 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     shutdownGraceMs: input.shutdownGraceMs ?? 30_000,
     jobTimeoutMs: input.jobTimeoutMs ?? 3_600_000,
     adminRemote: input.adminRemote ?? false,
+    portal: input.portal ?? true,
   };
   for (const key of [
     "tickMs",

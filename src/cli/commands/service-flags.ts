@@ -18,6 +18,8 @@ const flagsSchema = z.object({
   notifyCaFile: z.string().optional(),
   notifyAllow: z.array(z.string()).optional(),
   adminRemote: z.boolean().optional(),
+  /** commander's `--no-portal`: false when given, true otherwise. */
+  portal: z.boolean().optional(),
   logLevel: z.enum(LOG_LEVELS),
 });
 export type ServiceFlags = z.output<typeof flagsSchema>;

@@ -55,6 +55,7 @@ function startCommand(): Command {
         "addresses or CIDR ranges notify_url may reach although internal (loopback, private, link-local are refused by default), e.g. 127.0.0.1 10.20.0.0/16",
       )
       .option("--admin-remote", "accept admin API calls from other hosts than loopback")
+      .option("--no-portal", "do not serve the web portal at /portal")
       .option("--log-level <level>", "fatal, error, warn, info, debug, trace or silent", "warn")
       .addHelpText(
         "after",
@@ -120,6 +121,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
       ...(shutdownGraceMs === undefined ? {} : { shutdownGraceMs }),
       ...(flags.jobTimeout ? { jobTimeoutMs: parseDuration(flags.jobTimeout, "--job-timeout") } : {}),
       adminRemote: flags.adminRemote ?? false,
+      portal: flags.portal ?? true,
     }),
   );
   const notifyCa = flags.notifyCaFile

@@ -122,4 +122,29 @@ ALTER TABLE routers ADD CONSTRAINT routers_device_whole CHECK (
 );
 `,
   },
+  {
+    version: 3,
+    description: "portal sessions and one-time sign-in codes; an index for a router's open jobs",
+    // Only a SHA-256 of a session id or a code is stored: a leaked table signs nobody in. team_id is null for
+    // the admin's all-teams view; token_id ties a team session to its token, so revoking the token ends it.
+    sql: `
+CREATE TABLE portal_sessions (
+  id_hash text PRIMARY KEY,
+  team_id uuid REFERENCES teams (id),
+  token_id uuid REFERENCES tokens (id),
+  created_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  CHECK ((team_id IS NULL) = (token_id IS NULL))
+);
+CREATE INDEX portal_sessions_expiry ON portal_sessions (expires_at);
+CREATE TABLE portal_sign_in_codes (
+  code_hash text PRIMARY KEY,
+  team_id uuid REFERENCES teams (id),
+  token_id uuid REFERENCES tokens (id),
+  expires_at timestamptz NOT NULL,
+  CHECK ((team_id IS NULL) = (token_id IS NULL))
+);
+CREATE INDEX jobs_open ON jobs (router_id, seq_id) WHERE status IN ('pending', 'loaded', 'running');
+`,
+  },
 ];

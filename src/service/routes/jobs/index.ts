@@ -1,25 +1,92 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { routerNotFound } from "../../http-error.js";
+import { z } from "zod";
+import { successEnvelope } from "../../../contract/envelope.js";
+import { describeValue } from "../../../contract/ids.js";
+import { JOB_STATUSES, jobRecordSchema, type KnownJobStatus } from "../../../contract/job.js";
+import { HttpError, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
 import { findRouter } from "../../store/directory.js";
+import { InvalidCursorError, isKnownStatus, JOB_PAGE_MAX, jobPage } from "../../store/job-page.js";
 import { listJobs } from "../../store/jobs.js";
 import { toJobRecord } from "../../store/rows.js";
 import { jobListResponseSchema, routerParamsSchema } from "../schemas.js";
 
 const URL = "/routers/:router_id/jobs";
+/** Page size when a client sends `cursor` without `limit`. */
+const DEFAULT_PAGE = 100;
+
+/**
+ * Extension (docs/decisions.md): `limit`, `cursor` and `status` in the query. Without them the answer is the
+ * spec's, every job; unknown query parameters stay ignored as before.
+ */
+const querySchema = z.looseObject({
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, {
+      error: (issue) => `limit must be a whole number (got ${describeValue(issue.input)})`,
+    })
+    .transform(Number)
+    .refine((limit) => limit >= 1 && limit <= JOB_PAGE_MAX, {
+      error: (issue) => `limit must be from 1 to ${JOB_PAGE_MAX} (got ${describeValue(issue.input)})`,
+    })
+    .optional(),
+  cursor: z.string().max(100, { error: "cursor is not one this service handed out" }).optional(),
+  status: z
+    .string()
+    .transform((value) => value.split(","))
+    .refine((values) => values.every(isKnownStatus), {
+      error: (issue) =>
+        `status must be one or more of ${JOB_STATUSES.join(", ")}, comma-separated (got ${describeValue(issue.input)})`,
+    })
+    .optional(),
+});
+
+const pagedResponseSchema = successEnvelope(z.array(jobRecordSchema)).extend({
+  next_cursor: z.string().nullable(),
+});
 
 /** GET /api/routers/:router_id/jobs: every job of the router, newest first (seq_id descending). */
 const jobs: FastifyPluginAsyncZod = async (app) => {
   app.get(
     URL,
-    { schema: { params: routerParamsSchema, response: { 200: jobListResponseSchema } } },
+    {
+      schema: {
+        params: routerParamsSchema,
+        querystring: querySchema,
+        response: { 200: z.union([pagedResponseSchema, jobListResponseSchema]) },
+      },
+    },
     async (request) => {
       const { teamId } = callerOf(request);
       const routerId = request.params.router_id;
       if (!(await findRouter(app.db, teamId, routerId))) throw routerNotFound(routerId);
-      const rows = await listJobs(app.db, teamId, routerId);
-      return { status: "success" as const, data: rows.map(toJobRecord) };
+      const { limit, cursor } = request.query;
+      const statuses = request.query.status as KnownJobStatus[] | undefined;
+      if (limit === undefined && cursor === undefined) {
+        const rows = await listJobs(app.db, teamId, routerId);
+        const shown = statuses ? rows.filter((row) => statuses.includes(row.status)) : rows;
+        return { status: "success" as const, data: shown.map(toJobRecord) };
+      }
+      try {
+        const page = await jobPage(app.db, {
+          teamId,
+          routerId,
+          limit: limit ?? DEFAULT_PAGE,
+          ...(cursor === undefined ? {} : { cursor }),
+          ...(statuses ? { statuses } : {}),
+        });
+        return {
+          status: "success" as const,
+          data: page.jobs.map(toJobRecord),
+          next_cursor: page.nextCursor ?? null,
+        };
+      } catch (error) {
+        if (!(error instanceof InvalidCursorError)) throw error;
+        throw new HttpError("invalid_request", "the request is invalid: check cursor", [
+          { field: "cursor", message: "is not one this service handed out; start again without it" },
+        ]);
+      }
     },
   );
   methodNotAllowed(app, URL, ["GET"]);

@@ -1,0 +1,113 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { isParsedToken, parseToken } from "../../contract/token.js";
+import { authenticate } from "../store/directory.js";
+import { clearCookie, cookie, readCookie, SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from "./cookies.js";
+import type { LiveStreams } from "./events.js";
+import { messagePage } from "./pages/layout.js";
+import { signInPage } from "./pages/sign-in.js";
+import { signedIn, toSignIn } from "./session-guard.js";
+import {
+  createSession,
+  csrfToken,
+  deleteSession,
+  randomId,
+  redeemSignInCode,
+  SESSION_LIFETIME_MS,
+  type SessionOwner,
+  sameSecret,
+} from "./sessions.js";
+
+const NOT_ACCEPTED = "That token was not accepted. Check that it is your team's current API token.";
+const FORM_EXPIRED = "The sign-in form expired. Please enter the token again.";
+// The sign-in form's double-submit cookie lives as long as someone may leave the form open.
+const SIGN_IN_FORM_SECONDS = 3600;
+
+type Form = Record<string, string | undefined>;
+
+/** A fresh sign-in form, with its double-submit CSRF value in a cookie and a hidden field. */
+export function sendSignInForm(reply: FastifyReply, status = 200, message?: string): FastifyReply {
+  const csrf = randomId();
+  return reply
+    .code(status)
+    .header("set-cookie", cookie(SIGN_IN_CSRF_COOKIE, csrf, SIGN_IN_FORM_SECONDS))
+    .type("text/html; charset=utf-8")
+    .send(signInPage(csrf, message).text);
+}
+
+function startSession(reply: FastifyReply, sessionId: string): FastifyReply {
+  return reply
+    .code(303)
+    .header("set-cookie", [
+      cookie(SESSION_COOKIE, sessionId, SESSION_LIFETIME_MS / 1000),
+      clearCookie(SIGN_IN_CSRF_COOKIE),
+    ])
+    .header("location", "/portal")
+    .send();
+}
+
+export function authRoutes(app: FastifyInstance, live: LiveStreams): void {
+  /**
+   * Whose token this is, counted against that token's rate limit first (the admin token has its own key).
+   * Wrong and unknown tokens take the same path and the same constant-time comparison (`authenticate`).
+   */
+  async function ownerOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    token: string,
+  ): Promise<SessionOwner | undefined> {
+    const admin = app.config.adminToken;
+    if (admin && sameSecret(token, admin)) {
+      request.caller = { tokenId: "portal-admin", teamId: "" };
+      await app.rateLimit(request, reply);
+      return { teamId: null, tokenId: null };
+    }
+    const parsed = parseToken(token);
+    if (!isParsedToken(parsed)) return undefined;
+    request.caller = { tokenId: parsed.tokenId, teamId: parsed.teamId };
+    await app.rateLimit(request, reply);
+    const caller = await authenticate(app.db, token);
+    return caller ? { teamId: caller.teamId, tokenId: caller.tokenId } : undefined;
+  }
+
+  app.post("/sign-in", async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const expected = readCookie(request.headers.cookie, SIGN_IN_CSRF_COOKIE);
+    if (!expected || !form.csrf || !sameSecret(form.csrf, expected)) {
+      return sendSignInForm(reply, 403, FORM_EXPIRED);
+    }
+    const owner = await ownerOf(request, reply, (form.token ?? "").trim());
+    if (!owner) return sendSignInForm(reply, 401, NOT_ACCEPTED);
+    const session = await createSession(app.db, owner, new Date());
+    return startSession(reply, session.id);
+  });
+
+  app.post("/sign-out", async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const current = await signedIn(app, request);
+    if (!current) return toSignIn(reply);
+    if (!form.csrf || !sameSecret(form.csrf, csrfToken(current.session.id))) {
+      const page = messagePage(
+        "Not signed out",
+        "That form does not belong to this session.",
+        current.chrome,
+      );
+      return reply.code(403).type("text/html; charset=utf-8").send(page.text);
+    }
+    await deleteSession(app.db, current.session.id);
+    live.endSession(current.session.id);
+    return reply
+      .code(303)
+      .header("set-cookie", clearCookie(SESSION_COOKIE))
+      .header("location", "/portal")
+      .send();
+  });
+
+  /** The one-time link (`mintSignInCode`): a code that is not the token, good once, for a few minutes. */
+  app.get("/sign-in/code/:code", async (request, reply) => {
+    const { code } = request.params as { code: string };
+    const owner = await redeemSignInCode(app.db, code, new Date());
+    if (!owner) return sendSignInForm(reply, 401, "That sign-in link was used already or has expired.");
+    const session = await createSession(app.db, owner, new Date());
+    return startSession(reply, session.id);
+  });
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import { routerFingerprint } from "./queries.js";
+import { SECURITY_HEADERS } from "./security-headers.js";
+import { findSession } from "./sessions.js";
+
+/**
+ * Server-sent events for open router and job pages. Each stream polls the database for the router's
+ * fingerprint (cheap: see `routerFingerprint`) rather than listening to this instance's scheduler, so a page
+ * served by one instance sees jobs run by another. It also re-checks its session: sign-out, expiry or a
+ * revoked token end the stream, at once on this instance and within one poll on any other.
+ */
+export interface LiveStreams {
+  /** `since`: the fingerprint the page was rendered at, so that a change before the stream opened is not lost. */
+  open(reply: FastifyReply, sessionId: string, routerId: string, since: string | undefined): void;
+  /** Ends the streams of one session (sign-out on this instance). */
+  endSession(sessionId: string): void;
+  endAll(): void;
+}
+
+export function liveStreams(app: FastifyInstance, pollMs: number): LiveStreams {
+  const streams = new Map<string, Set<() => void>>();
+  return {
+    open(reply, sessionId, routerId, since) {
+      reply.hijack();
+      const response = reply.raw;
+      response.writeHead(200, {
+        ...SECURITY_HEADERS,
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-store",
+        connection: "keep-alive",
+        "x-request-id": reply.request.id,
+      });
+      response.write("retry: 5000\n\n");
+      let last = since;
+      let timer: NodeJS.Timeout | undefined;
+      let ended = false;
+      const end = () => {
+        if (ended) return;
+        ended = true;
+        clearTimeout(timer);
+        streams.get(sessionId)?.delete(end);
+        if (!response.writableEnded) response.end("event: end\ndata: {}\n\n");
+      };
+      const poll = async () => {
+        try {
+          if (!(await findSession(app.db, sessionId, new Date()))) return end();
+          const fingerprint = await routerFingerprint(app.db, routerId);
+          if (last !== undefined && fingerprint !== last) response.write("event: change\ndata: {}\n\n");
+          last = fingerprint;
+        } catch (error) {
+          app.log.warn({ err: error }, "portal live stream stopped");
+          return end();
+        }
+        if (!ended) timer = setTimeout(poll, pollMs);
+      };
+      const set = streams.get(sessionId) ?? new Set();
+      set.add(end);
+      streams.set(sessionId, set);
+      response.on("close", end);
+      void poll();
+    },
+    endSession(sessionId) {
+      for (const end of [...(streams.get(sessionId) ?? [])]) end();
+      streams.delete(sessionId);
+    },
+    endAll() {
+      for (const set of streams.values()) for (const end of [...set]) end();
+      streams.clear();
+    },
+  };
+}

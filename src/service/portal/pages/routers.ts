@@ -1,0 +1,36 @@
+import { type Html, html } from "../escape.js";
+import type { RouterSummary } from "../queries.js";
+import { statusBadge, timeCell } from "./format.js";
+import { type LayoutOptions, layout } from "./layout.js";
+
+export function routersPage(
+  routers: readonly RouterSummary[],
+  options: { session: NonNullable<LayoutOptions["session"]>; allTeams: boolean; now: Date },
+): Html {
+  const rows = routers.map(
+    (router) => html`<tr>
+<td><a href="/portal/routers/${router.id}">${router.name}</a><br><small class="exact">${router.id}</small></td>
+${options.allTeams && html`<td><small>${router.team_id}</small></td>`}
+<td>${router.device ? "device" : "simulated"}</td>
+<td>${router.online ? html`<span class="online">online</span>` : html`<span class="offline">offline</span>`}</td>
+<td>${
+      router.last_job_id
+        ? html`<a href="/portal/jobs/${router.last_job_id}">${router.last_description}</a><br>${statusBadge(router.last_status ?? "")} ${timeCell(router.last_created_at, options.now)}`
+        : html`<span class="none">no jobs yet</span>`
+    }</td>
+<td>${router.failed_last_day}</td>
+</tr>`,
+  );
+  return layout({
+    title: "Routers",
+    session: options.session,
+    body: html`<h1>Routers</h1>
+<div class="scroll" tabindex="0" role="region" aria-label="Routers">
+<table>
+<caption class="none">${routers.length} router${routers.length === 1 ? "" : "s"}</caption>
+<thead><tr><th scope="col">Router</th>${options.allTeams && html`<th scope="col">Team</th>`}<th scope="col">Kind</th><th scope="col">State</th><th scope="col">Last job</th><th scope="col">Failed (24 h)</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>
+</div>`,
+  });
+}

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import type { Queryable } from "../../store/database.js";
+import type { JobRow } from "../store/rows.js";
+
+/** What the portal's pages read. `teamId` null is the admin's all-teams view; otherwise rows of that team only. */
+
+export interface RouterSummary {
+  id: string;
+  team_id: string;
+  name: string;
+  online: boolean;
+  device: boolean;
+  last_job_id: string | null;
+  last_description: string | null;
+  last_status: string | null;
+  last_created_at: Date | null;
+  failed_last_day: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function routerSummaries(
+  db: Queryable,
+  teamId: string | null,
+  now: Date,
+): Promise<RouterSummary[]> {
+  const { rows } = await db.query<RouterSummary>(
+    `SELECT r.id, r.team_id, r.name, r.online, r.device_host IS NOT NULL AS device,
+       last.id AS last_job_id, last.description AS last_description, last.status AS last_status,
+       last.created_at AS last_created_at,
+       (SELECT count(*)::int FROM jobs f WHERE f.router_id = r.id AND f.status = 'failed' AND f.failed_at > $2)
+         AS failed_last_day
+     FROM routers r
+     LEFT JOIN LATERAL (SELECT id, description, status, created_at FROM jobs j WHERE j.router_id = r.id
+                        ORDER BY seq_id DESC LIMIT 1) last ON true
+     WHERE r.removed_at IS NULL AND ($1::uuid IS NULL OR r.team_id = $1)
+     ORDER BY r.name, r.id`,
+    [teamId, new Date(now.getTime() - DAY_MS)],
+  );
+  return rows;
+}
+
+export interface PortalRouter {
+  id: string;
+  team_id: string;
+  name: string;
+  online: boolean;
+  device: boolean;
+}
+
+export async function portalRouter(
+  db: Queryable,
+  teamId: string | null,
+  routerId: string,
+): Promise<PortalRouter | undefined> {
+  const { rows } = await db.query<PortalRouter>(
+    `SELECT id, team_id, name, online, device_host IS NOT NULL AS device FROM routers
+     WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2) AND removed_at IS NULL`,
+    [routerId, teamId],
+  );
+  return rows[0];
+}
+
+export async function portalJob(
+  db: Queryable,
+  teamId: string | null,
+  jobId: string,
+): Promise<(JobRow & { router_name: string }) | undefined> {
+  const { rows } = await db.query<JobRow & { router_name: string }>(
+    `SELECT j.*, r.name AS router_name FROM jobs j JOIN routers r ON r.id = j.router_id
+     WHERE j.id = $1 AND ($2::uuid IS NULL OR j.team_id = $2)`,
+    [jobId, teamId],
+  );
+  return rows[0];
+}
+
+export interface Delivery {
+  seq: number;
+  state: string;
+  url: string;
+  attempts: number;
+  created_at: Date;
+  next_attempt_at: Date;
+  delivered_at: Date | null;
+  abandoned_at: Date | null;
+  last_error: string | null;
+}
+
+/** The job's notifications in the outbox, in state order. */
+export async function deliveries(db: Queryable, jobId: string): Promise<Delivery[]> {
+  const { rows } = await db.query<Delivery>(
+    `SELECT seq, payload->>'status' AS state, url, attempts, created_at, next_attempt_at, delivered_at,
+       abandoned_at, last_error
+     FROM outbox WHERE job_id = $1 ORDER BY seq`,
+    [jobId],
+  );
+  return rows;
+}
+
+/**
+ * A fingerprint of what a router page shows that can change: its newest job, its open jobs' states, its
+ * online state. Terminal jobs never change again, so these few rows (two small index scans) are enough, and
+ * every instance sharing a PostgreSQL sees the same value.
+ */
+export async function routerFingerprint(db: Queryable, routerId: string): Promise<string> {
+  const { rows } = await db.query<{ fingerprint: string | null }>(
+    `SELECT concat_ws('|',
+       (SELECT online::text FROM routers WHERE id = $1),
+       (SELECT max(seq_id)::text FROM jobs WHERE router_id = $1),
+       (SELECT string_agg(seq_id::text || status, ',' ORDER BY seq_id) FROM jobs
+        WHERE router_id = $1 AND status IN ('pending', 'loaded', 'running'))) AS fingerprint`,
+    [routerId],
+  );
+  // Hashed: a page carries it in its events URL, and a router with many open jobs would make that long.
+  return createHash("sha256")
+    .update(rows[0]?.fingerprint ?? "")
+    .digest("base64url")
+    .slice(0, 22);
+}
