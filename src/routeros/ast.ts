@@ -133,6 +133,22 @@ export type Statement =
       readonly handler: Block;
     })
   | (Position & { readonly kind: "error"; readonly message: Expr })
+  /** `:time {...}`: how long the block (or the value of an expression) took, as a time. */
+  | (Position & { readonly kind: "time"; readonly command: Block | Expr })
+  /** `:parse "<source>"`: the source parsed into a code value, run later with `$f`. */
+  | (Position & { readonly kind: "parse"; readonly source: Expr })
+  /**
+   * `:execute {...}` or `:execute script="<source>"`: runs it in the background as a script job and gives
+   * the job's id; with `as-string`, runs it now and gives what it printed. `file=` keeps a job's output.
+   */
+  | (Position & {
+      readonly kind: "execute";
+      readonly script: Block | Expr;
+      readonly file?: Expr;
+      readonly asString: boolean;
+    })
+  /** `:environment print`: the router's global variables, one `name=value` line each. */
+  | (Position & { readonly kind: "environment" })
   /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`: mostly used as `[:len $x]`. */
   | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });
 

@@ -4,8 +4,13 @@
  * syntax and evaluation; the host knows menus, items and their rules.
  */
 
-/** A value after evaluation. Arrays come from `[find]` (lists of ids) and `{a;b}` literals. */
-export type RosValue = string | number | boolean | readonly RosValue[] | null;
+import type { RosCode } from "./code-value.js";
+
+/**
+ * A value after evaluation. Arrays come from `[find]` (lists of ids) and `{a;b}` literals; code comes from
+ * `:parse` and never leaves the language (a host sees it as its source text).
+ */
+export type RosValue = string | number | boolean | RosCode | readonly RosValue[] | null;
 
 /** Properties of one configuration item as the `where` clause sees them (RouterOS names, string values). */
 export type ItemProperties = Readonly<Record<string, string>>;
@@ -68,4 +73,19 @@ export interface CommandHost {
    * host stops waiting and frees its timer: a stopped script must not hold the process for the rest of it.
    */
   delay(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Optional: `:execute` without `as-string`. Starts `job` in the background as a script job of the host
+   * (`/system script job`) and returns its id (`*1`); without it, `:execute` fails on this host. The host
+   * aborts the signal to stop the job (`/system script job remove`, a reboot) and keeps the output it is
+   * given when `job.file` names a file.
+   */
+  startJob?(job: BackgroundJob): string;
+}
+
+/** A script `:execute` runs in the background. */
+export interface BackgroundJob {
+  /** `file=`: the file its output goes to when it ends (as given; the host adds the extension). */
+  readonly file?: string;
+  /** Runs it to its end; rejects with `RouterOsError` when it fails and with the reason when aborted. */
+  run(signal: AbortSignal, onOutput: (line: string) => void): Promise<void>;
 }

@@ -6,6 +6,8 @@
 import { performance } from "node:perf_hooks";
 import { setImmediate } from "node:timers/promises";
 import type { Block, Expr, Position, Statement } from "./ast.js";
+import { RosCode } from "./code-value.js";
+import { environmentLines } from "./environment.js";
 import { RouterOsError } from "./errors.js";
 import { callFunction } from "./functions.js";
 import type { CommandCall, CommandHost, RosValue } from "./host.js";
@@ -13,7 +15,7 @@ import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "./limits.js";
 import { MemoryBudget, textBytes } from "./memory.js";
 import { parseScript } from "./parser.js";
 import { type Cell, Scope } from "./scope.js";
-import { isTrue, parseDuration, toNumber, toText } from "./values.js";
+import { isTrue, parseDuration, timeText, toNumber, toText } from "./values.js";
 import { compare, compileWhere } from "./where.js";
 
 export interface RunOptions {
@@ -73,17 +75,36 @@ const ARITHMETIC: Readonly<Record<string, (a: number, b: number) => number>> = {
   "%": (a, b) => a % b,
 };
 
+/**
+ * Statements run so far by a script and by every script it `:execute`s in the background (and they in turn):
+ * one count against one limit, so a script cannot escape the limit by handing its loop to a job.
+ */
+interface StatementCount {
+  executed: number;
+}
+
+/**
+ * What `:time` reports. The simulated router measures no wall clock (it would make scripts' results differ
+ * from run to run): the time is the `:delay` time inside plus one millisecond per 1,000 statements started,
+ * so `:time {:put 1}` is `00:00:00.001` and `:time {:delay 1s}` is `00:00:01.001`.
+ */
+const STATEMENTS_PER_MS = 1000;
+
 class Interpreter {
   readonly output: string[] = [];
   private readonly globals: Map<string, Cell>;
   private readonly budget: MemoryBudget;
-  private executed = 0;
   private yieldAt = performance.now() + YIELD_AFTER_MS;
   private callDepth = 0;
+  /** Simulated milliseconds of `:delay` so far, for `:time`. */
+  private delayedMs = 0;
+  /** Lines printed by an `:execute as-string` in progress: they are its value, not the script's output. */
+  private capture: string[] | undefined;
 
   constructor(
     private readonly host: CommandHost,
     private readonly options: RunOptions,
+    private readonly count: StatementCount = { executed: 0 },
   ) {
     this.globals = options.globals ?? new Map();
     this.budget = new MemoryBudget(options.maxMemoryBytes ?? DEFAULT_MAX_MEMORY_BYTES);
@@ -136,7 +157,7 @@ class Interpreter {
    */
   private step(at: Position): Promise<void> | undefined {
     // Synchronous unless it is time for a turn of the event loop: awaiting nothing saves a microtask a statement.
-    if (++this.executed % YIELD_EVERY === 0 || performance.now() >= this.yieldAt) return this.pause(at);
+    if (++this.count.executed % YIELD_EVERY === 0 || performance.now() >= this.yieldAt) return this.pause(at);
     this.check(at);
     return undefined;
   }
@@ -150,7 +171,7 @@ class Interpreter {
   private check(at: Position): void {
     this.options.signal?.throwIfAborted();
     const limit = this.options.maxStatements ?? DEFAULT_MAX_STATEMENTS;
-    if (this.executed > limit) {
+    if (this.count.executed > limit) {
       throw new RouterOsError(`script stopped after ${limit} statements, the limit of this router`).at(
         at.line,
         at.column,
@@ -160,6 +181,10 @@ class Interpreter {
 
   private print(text: string): void {
     this.budget.keep(textBytes(text.length));
+    if (this.capture) {
+      this.capture.push(...text.split("\n"));
+      return;
+    }
     for (const line of text.split("\n")) {
       this.output.push(line);
       this.options.onOutput?.(line);
@@ -282,6 +307,11 @@ class Interpreter {
           }
         } while (statement.while && isTrue(await this.evaluate(statement.while, scope)));
         return null;
+      case "time":
+      case "parse":
+      case "execute":
+      case "environment":
+        return this.runtimeCommand(statement, scope);
       case "function": {
         const args: RosValue[] = [];
         for (const arg of statement.args) args.push(await this.evaluate(arg, scope));
@@ -303,7 +333,7 @@ class Interpreter {
    */
   private async call(statement: Extract<Statement, { kind: "call" }>, scope: Scope): Promise<RosValue> {
     const cell = scope.lookup(statement.name) ?? this.missing(statement);
-    const code = cell.code;
+    const code = cell.code ?? (cell.value instanceof RosCode ? cell.value.body : undefined);
     if (!code) throw new RouterOsError(`bad command name $${statement.name}`);
     if (this.callDepth >= MAX_CALL_DEPTH)
       throw new RouterOsError(
@@ -376,7 +406,87 @@ class Interpreter {
     throw new RouterOsError("syntax error", at.line, at.column);
   }
 
+  private async runtimeCommand(
+    statement: Extract<Statement, { kind: "time" | "parse" | "execute" | "environment" }>,
+    scope: Scope,
+  ): Promise<RosValue> {
+    switch (statement.kind) {
+      case "time": {
+        const executed = this.count.executed;
+        const delayed = this.delayedMs;
+        const { command } = statement;
+        if ("statements" in command) await this.scoped(command, new Scope(scope));
+        else await this.evaluate(command, scope);
+        const statements = this.count.executed - executed;
+        return timeText(this.delayedMs - delayed + Math.ceil(statements / STATEMENTS_PER_MS));
+      }
+      case "parse": {
+        const source = toText(await this.evaluate(statement.source, scope));
+        return this.budget.check(new RosCode(this.parse(source), source));
+      }
+      case "execute": {
+        const { script } = statement;
+        const code = "statements" in script ? script : this.parse(toText(await this.evaluate(script, scope)));
+        if (statement.asString) return this.executeNow(code);
+        const file = statement.file ? toText(await this.evaluate(statement.file, scope)) : undefined;
+        return this.executeInBackground(code, file);
+      }
+      case "environment":
+        for (const line of environmentLines(this.globals)) this.print(line);
+        return null;
+    }
+  }
+
+  /** Source given to `:parse` or `:execute`, read as a function body; its errors name places in it. */
+  private parse(source: string) {
+    return parseScript(source, this.host.catalog, { functionBody: true }).body;
+  }
+
+  /** `:execute as-string`: runs now, in a scope of its own, and gives what it printed. */
+  private async executeNow(code: Block): Promise<string> {
+    if (this.callDepth >= MAX_CALL_DEPTH)
+      throw new RouterOsError(
+        `function calls nested deeper than ${MAX_CALL_DEPTH}, the limit of this router`,
+      );
+    const outer = this.capture;
+    const lines: string[] = [];
+    this.capture = lines;
+    this.callDepth++;
+    try {
+      await this.scoped(code, new Scope());
+    } catch (error) {
+      if (!(error instanceof ReturnSignal || error instanceof QuitSignal)) throw error;
+    } finally {
+      this.capture = outer;
+      this.callDepth--;
+    }
+    return this.join("", lines.join("\n"));
+  }
+
+  /**
+   * `:execute` without `as-string`: a script job of the host, returning its id. It shares this run's
+   * globals and statement count; its own memory budget has this run's limit.
+   */
+  private executeInBackground(code: Block, file: string | undefined): string {
+    if (!this.host.startJob) throw new RouterOsError("failure: :execute is not available on this host");
+    const { maxStatements, maxMemoryBytes } = this.options;
+    return this.host.startJob({
+      ...(file !== undefined ? { file } : {}),
+      run: (signal, onOutput) => {
+        const options: RunOptions = {
+          globals: this.globals,
+          signal,
+          onOutput,
+          ...(maxStatements !== undefined ? { maxStatements } : {}),
+          ...(maxMemoryBytes !== undefined ? { maxMemoryBytes } : {}),
+        };
+        return new Interpreter(this.host, options, this.count).main(code);
+      },
+    });
+  }
+
   private async delay(ms: number): Promise<void> {
+    this.delayedMs += ms;
     const { signal } = this.options;
     if (!signal) return this.host.delay(ms);
     signal.throwIfAborted();

@@ -31,3 +31,9 @@ export const DEFAULT_MAX_MEMORY_BYTES = 4 << 20;
 
 /** Nested calls of `do={...}` functions (each holds a scope and an interpreter frame). */
 export const MAX_CALL_DEPTH = 100;
+
+/**
+ * Scripts one router runs in the background at once (`:execute`). Each is bounded by the limits above, and
+ * all the jobs a script starts share its statement count; this bounds how many hold memory at the same time.
+ */
+export const MAX_BACKGROUND_JOBS = 16;

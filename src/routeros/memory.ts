@@ -3,6 +3,7 @@
  * builds a value that can grow (joined strings, arrays, `:tostr`, `:toarray`) and tells it what variables and
  * kept output hold, so a doubling loop ends with an error long before the process notices.
  */
+import { RosCode } from "./code-value.js";
 import { RouterOsError } from "./errors.js";
 import type { RosValue } from "./host.js";
 import { MAX_NESTING } from "./limits.js";
@@ -25,6 +26,7 @@ export class MemoryBudget {
 
   sizeOf(value: RosValue): number {
     if (typeof value === "string") return textBytes(value.length);
+    if (value instanceof RosCode) return textBytes(value.source.length);
     if (!Array.isArray(value)) return 8;
     return this.measure(value).size;
   }

@@ -4,6 +4,7 @@
  */
 import type { Block, Expr, FunctionName, LogLevel, Position, Statement } from "./ast.js";
 import type { Token } from "./lexer.js";
+import { parseRuntimeCommand } from "./parse-runtime.js";
 import type { Argument, Parser } from "./parser.js";
 
 const LOG_LEVELS: ReadonlySet<string> = new Set(["info", "warning", "error", "debug"]);
@@ -17,7 +18,7 @@ const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = 
   find: { min: 2, max: 3 },
 };
 
-class GlobalArguments {
+export class GlobalArguments {
   private readonly positional: Argument[];
   private readonly named = new Map<string, Argument>();
 
@@ -70,29 +71,42 @@ class GlobalArguments {
   }
 }
 
+/** The named arguments each global command takes; any other `name=` is a syntax error. */
+const ACCEPTED: Readonly<Record<string, readonly string[]>> = {
+  if: ["do", "else"],
+  foreach: ["in", "do"],
+  for: ["from", "to", "step", "do"],
+  while: ["do"],
+  do: ["do", "on-error", "while"],
+  onerror: ["in", "do"],
+  delay: ["delay-time"],
+  // `:local f do={...}` declares a function.
+  local: ["do"],
+  global: ["do"],
+  set: ["do"],
+  time: ["command"],
+  parse: ["value"],
+  execute: ["script", "file", "as-string"],
+};
+
+/** Where a `{ }` is a function body: `do=` of a declaration; what `:execute` runs (it sees no caller local). */
+const isDoBody = (name: string | undefined) => name === "do";
+const isExecuteBody = (name: string | undefined) => name === undefined || name === "script";
+
 export function parseGlobal(parser: Parser, token: Token): Statement {
   const command = token.text.slice(1);
   const at = { line: token.line, column: token.column };
-  const accepted = {
-    if: ["do", "else"],
-    foreach: ["in", "do"],
-    for: ["from", "to", "step", "do"],
-    while: ["do"],
-    do: ["do", "on-error", "while"],
-    onerror: ["in", "do"],
-    delay: ["delay-time"],
-    // `:local f do={...}` declares a function.
-    local: ["do"],
-    global: ["do"],
-    set: ["do"],
-  };
   const declaresFunction = command === "local" || command === "global" || command === "set";
   const isValueFunction = Object.hasOwn(FUNCTIONS, command);
   const firstIsArray = command === "put" || command === "return";
   const { list } = parser.parseArguments({
     typed: true,
     where: false,
-    ...(declaresFunction ? { functionBody: (name: string) => name === "do" } : {}),
+    ...(declaresFunction
+      ? { functionBody: isDoBody }
+      : command === "execute"
+        ? { functionBody: isExecuteBody }
+        : {}),
     // The loop variable exists inside the loop body only, which is parsed after its name.
     isArray: (name, position) =>
       (name === "in" && command !== "onerror") ||
@@ -120,7 +134,12 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
         parser.declare(value.word);
     },
   });
-  const args = new GlobalArguments(parser, at, list, accepted[command as keyof typeof accepted] ?? []);
+  const args = new GlobalArguments(
+    parser,
+    at,
+    list,
+    Object.hasOwn(ACCEPTED, command) ? (ACCEPTED[command] ?? []) : [],
+  );
   switch (command) {
     case "local":
     case "global": {
@@ -223,6 +242,11 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
         body: args.required(args.block(args.option("in"))),
         handler: args.required(args.block(args.option("do"))),
       };
+    case "time":
+    case "parse":
+    case "execute":
+    case "environment":
+      return parseRuntimeCommand(parser, command, at, args, list);
     case "do": {
       args.most(1);
       const onError = args.block(args.option("on-error"));

@@ -17,6 +17,11 @@ import { typeWord } from "./values.js";
 export interface ParseOptions {
   /** Menu that relative commands start from. @default [] (the root) */
   readonly menu?: readonly string[];
+  /**
+   * Parse it as a function body (`:parse`, `:execute`): any `$name` is an argument, nil when not passed,
+   * instead of a syntax error. @default false
+   */
+  readonly functionBody?: boolean;
 }
 
 /**
@@ -57,8 +62,8 @@ export class Parser {
   /** Open scopes (function bodies) in `scopes`: any `$name` there may be an argument. */
   private openScopes = 0;
   private readonly openFlags: boolean[] = [false];
-  /** The next `{ }` block is a function body. */
-  private functionBodyNext = false;
+  /** The next `{ }` block (or the whole script, when set before it is parsed) is a function body. */
+  functionBodyNext = false;
   private depth = 0;
   /** Names a loop declares inside the next block it opens (`:foreach i in=... do={ $i }`). */
   pendingNames: string[] = [];
@@ -127,7 +132,7 @@ export class Parser {
     const savedMenu = this.menu;
     this.scopes.push(new Set(close === "}" ? this.pendingNames : []));
     if (close === "}") this.pendingNames = [];
-    const functionBody = close === "}" && this.functionBodyNext;
+    const functionBody = close !== "]" && this.functionBodyNext;
     this.functionBodyNext = false;
     this.openFlags.push(functionBody);
     if (functionBody) this.openScopes++;
@@ -313,8 +318,11 @@ export class Parser {
     isNamed?: (name: string) => boolean;
     /** Whether a `{ }` in this place is an array literal (`in={"a";"b"}`) rather than a block. */
     isArray?: (name: string | undefined, position: number) => boolean;
-    /** Whether the `{ }` after `name=` is a function body (`:local f do={...}`), where any `$name` may be used. */
-    functionBody?: (name: string) => boolean;
+    /**
+     * Whether the `{ }` after `name=` (or unnamed, `name` undefined) is a function body (`:local f do={...}`,
+     * `:execute {...}`), where any `$name` may be used.
+     */
+    functionBody?: (name: string | undefined) => boolean;
     /** The full argument name for an abbreviated one. */
     expandName?: (name: string) => string;
   }): {
@@ -343,8 +351,8 @@ export class Parser {
         name = options.expandName ? options.expandName(token.text) : token.text;
         this.next();
         this.next();
-        if (options.functionBody?.(name)) this.functionBodyNext = true;
       }
+      if (options.functionBody?.(name)) this.functionBodyNext = true;
       const array = options.isArray?.(name, positional) ?? false;
       if (name === undefined) positional++;
       const value = this.parseValue(options.typed, name !== undefined, array);
@@ -483,5 +491,6 @@ export function parseScript(
   if (source.length > MAX_SOURCE_CHARS)
     throw new RouterOsError(`script too long, at most ${MAX_SOURCE_CHARS} characters`, 1, 1);
   const parser = new Parser(source, catalog, options.menu ?? []);
+  if (options.functionBody) parser.functionBodyNext = true;
   return { source, body: parser.parseStatements("eof", { line: 1, column: 1 }) };
 }

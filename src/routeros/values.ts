@@ -1,4 +1,5 @@
 /** Conversions between RouterOS values and text, shared by the parser, the interpreter and `where`. */
+import { RosCode } from "./code-value.js";
 import { RouterOsError } from "./errors.js";
 import type { RosValue } from "./host.js";
 
@@ -52,6 +53,7 @@ export function typeName(value: RosValue): string {
   if (Array.isArray(value)) return "array";
   if (typeof value === "number") return "num";
   if (typeof value === "boolean") return "bool";
+  if (value instanceof RosCode) return "code";
   return "str";
 }
 
@@ -99,4 +101,26 @@ export function parseDuration(value: RosValue): number {
   const ms = readDuration(toText(value).trim());
   if (ms === undefined) throw new RouterOsError("invalid value for argument delay-time");
   return ms;
+}
+
+const two = (n: number) => String(n).padStart(2, "0");
+
+/**
+ * A time as `:put` prints it: `00:01:30`, `00:00:00.001` (milliseconds only when there are some),
+ * `1d02:00:00`, `1w2d00:00:00`.
+ */
+export function timeText(ms: number): string {
+  const weeks = Math.floor(ms / 604_800_000);
+  const days = Math.floor((ms % 604_800_000) / 86_400_000);
+  const clock = ms % 86_400_000;
+  const hours = Math.floor(clock / 3_600_000);
+  const minutes = Math.floor((clock % 3_600_000) / 60_000);
+  const seconds = Math.floor((clock % 60_000) / 1000);
+  const fraction = clock % 1000;
+  return (
+    (weeks > 0 ? `${weeks}w` : "") +
+    (days > 0 ? `${days}d` : "") +
+    `${two(hours)}:${two(minutes)}:${two(seconds)}` +
+    (fraction > 0 ? `.${String(fraction).padStart(3, "0")}` : "")
+  );
 }

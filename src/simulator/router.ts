@@ -3,8 +3,9 @@
  * the RouterOS interpreter runs scripts against.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { RosCode } from "../routeros/code-value.js";
 import { RouterOsError } from "../routeros/errors.js";
-import type { CommandCall, CommandHost, CommandResult } from "../routeros/host.js";
+import type { BackgroundJob, CommandCall, CommandHost, CommandResult, RosValue } from "../routeros/host.js";
 import { runScript } from "../routeros/interpreter.js";
 import type { Cell } from "../routeros/scope.js";
 import type { ScriptOutcome } from "../service/routers/backend.js";
@@ -16,6 +17,7 @@ import { exportConfig } from "./export.js";
 import { menus } from "./menus/index.js";
 import { print } from "./print.js";
 import type { LogEntry, RefTarget, RouterState } from "./schema.js";
+import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
 import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./snapshot.js";
 import { type Item, Table } from "./table.js";
 import { badCommand, genericVerbs, readOnlyVerbs } from "./verbs.js";
@@ -46,6 +48,10 @@ export const backupLimit = 50;
 
 const formatTime = (at: Date) => at.toISOString().slice(0, 19).replace("T", " ");
 
+/** A global as a snapshot keeps it: code does not outlive the process, as `do={...}` functions do not. */
+const persisted = (value: RosValue): RosValue =>
+  value instanceof RosCode ? null : Array.isArray(value) ? value.map(persisted) : value;
+
 export class SimulatedRouter implements CommandHost, RouterState {
   readonly catalog = catalog;
   readonly seedText: string;
@@ -62,6 +68,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
   /** Derived items are recomputed when next read, not after every change: replaying an export stays linear. */
   private derivedStale = false;
   private readonly baseNow: () => Date;
+  private readonly jobs = new ScriptJobs(this);
 
   constructor(private readonly options: SimulatedRouterOptions = {}) {
     this.seedText = options.seedText ?? options.name ?? "MikroTik";
@@ -142,7 +149,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   async delay(ms: number, signal?: AbortSignal): Promise<void> {
     const real = ms * (this.options.delayScale ?? 1);
-    if (real > 0) await sleep(real, undefined, signal ? { signal } : {});
+    if (real > 0) await sleep(real, undefined, signal ? { signal, ref: !this.jobs.isJob(signal) } : {});
   }
 
   execute(call: CommandCall): CommandResult | Promise<CommandResult> {
@@ -185,7 +192,9 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private configState(): ConfigState {
     for (const key of derivedTables) this.table(key);
     // A table only read (a print of an empty menu) holds nothing worth keeping.
-    const kept = [...this.tables].filter(([, table]) => table.items.length > 0 || table.state().nextId > 1);
+    const kept = [...this.tables].filter(
+      ([key, table]) => key !== JOB_TABLE && (table.items.length > 0 || table.state().nextId > 1),
+    );
     return Object.fromEntries(kept.map(([key, table]) => [key, table.state()]));
   }
 
@@ -242,8 +251,23 @@ export class SimulatedRouter implements CommandHost, RouterState {
     return requested;
   }
 
-  /** What a restart forgets: the numbering of the last prints and the global variables. */
+  /** `:execute`: a background script job, listed in `/system script job` while it runs. */
+  startJob(job: BackgroundJob): string {
+    return this.jobs.start(job);
+  }
+
+  stopJob(id: number): void {
+    this.jobs.stop(id);
+  }
+
+  /** Resolves when no background job runs (tests wait for `:execute` this way, never by sleeping). */
+  jobsIdle(): Promise<void> {
+    return this.jobs.idle();
+  }
+
+  /** What a restart forgets: the numbering of the last prints, the global variables and running jobs. */
   reboot(): void {
+    this.jobs.stopAll();
     this.numbering.clear();
     this.globals.clear();
     this.log(["system", "info"], "router rebooted");
@@ -283,7 +307,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
       log: this.entries.slice(-snapshotLogTail),
       nextLogId: this.nextLogId,
       clockOffsetMs: this.clockOffsetMs,
-      globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, cell.value])),
+      globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, persisted(cell.value)])),
       ...(this.files.size > 0 ? { files: Object.fromEntries(this.files) } : {}),
     };
   }

@@ -81,6 +81,8 @@ export interface RouterState {
   loadBackup(name: string): void;
   /** Takes effect when the current script or command ends (the back end takes the router offline). */
   requestReboot(): void;
+  /** Stops the background script job with that id (`/system script job remove`). */
+  stopJob(id: number): void;
   /** Runs RouterOS source on this router (`/system script run`); returns what it printed. */
   runSource(source: string): Promise<readonly string[]>;
   /** Item ids in the order of each menu's last print, so `set 0 ...` means what the user saw. */

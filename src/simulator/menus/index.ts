@@ -57,6 +57,7 @@ export const menus: readonly MenuDef[] = [
   "system ntp client",
   "system scheduler",
   "system script",
+  "system script job",
   "user",
   "log",
 ].map((path) => byPath(all, path));

@@ -1,4 +1,4 @@
-/** `/system identity|clock|ntp client|scheduler|script|backup` and `/system reboot`. */
+/** `/system identity|clock|ntp client|scheduler|script|script job|backup` and `/system reboot`. */
 import { RouterOsError } from "../../routeros/errors.js";
 import type { CommandCall } from "../../routeros/host.js";
 import {
@@ -179,6 +179,29 @@ export const systemMenus: readonly MenuDef[] = [
       policy,
       "dont-require-permissions": bool("no"),
       comment: commonProps.comment,
+    },
+  },
+  {
+    // Scripts running in the background (`:execute`); the router adds and removes the items itself.
+    path: ["system", "script", "job"],
+    table: "system-script-job",
+    exported: false,
+    canAdd: false,
+    columns: ["script", "owner", "started", "type"],
+    verbs: {
+      remove: {
+        arguments: ["numbers"],
+        run: (call, router, menu) => {
+          for (const item of targets(call, router, menu)) router.stopJob(item.id);
+          return {};
+        },
+      },
+    },
+    properties: {
+      script: { type: { kind: "string" }, readOnly: true },
+      owner: { type: { kind: "string" }, readOnly: true },
+      started: { type: { kind: "string" }, readOnly: true },
+      type: { type: { kind: "string" }, readOnly: true },
     },
   },
   {
