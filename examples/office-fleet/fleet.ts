@@ -4,6 +4,7 @@
  */
 import type { Construct } from "constructs";
 import {
+  checks,
   Fleet,
   type FleetRouter,
   type RouterSection,
@@ -34,6 +35,14 @@ export interface OfficeFleetOptions {
    * @default "initial"
    */
   readonly variant?: "initial" | "changed";
+  /**
+   * Roll the change out with a canary: the first router alone, then the others once its jobs completed (and,
+   * with `check`, once the canary still holds its LAN address and uplink).
+   * @default false: every router at once
+   */
+  readonly canary?: boolean;
+  /** With `canary`: the read-only check between the waves. @default false */
+  readonly check?: boolean;
 }
 
 /** Which job `variant: "changed"` touches, for demos that announce it. */
@@ -67,8 +76,21 @@ export function buildOfficeFleet(scope: Construct, options: OfficeFleetOptions):
     waitFor: options.waitFor,
     expressExecute: options.expressExecute,
     sections: officeSections,
+    ...(options.canary
+      ? {
+          rollout: {
+            waves: [1, "100%"],
+            // The same script for every router: the checks read only names every office shares.
+            ...(options.check ? { verify: [checks.interfaceRunning("ether1"), BRIDGE_CHECK] } : {}),
+          },
+        }
+      : {}),
   });
 }
+
+/** The LAN bridge survived the change (an office whose bridge vanished has cut off its LAN). */
+const BRIDGE_CHECK =
+  ':if ([:len [/interface bridge find where name="bridge-lan"]] = 0) do={:error "bridge-lan is missing"}';
 
 /** ether1 faces the internet; ether2..ether5 are bridged into the LAN. */
 const LAN_PORTS = ["ether2", "ether3", "ether4", "ether5"];

@@ -3,6 +3,8 @@
  * cdktf.out/stacks/office-fleet/cdk.tf.json. The routers come from ROUTERJOBS_FLEET (JSON) or ./routers.json:
  *   [{ "id": "<uuid>", "name": "office-1", "site": "berlin", "lanPrefix": "192.168.10" }, ...]
  * FLEET_VARIANT=changed synthesizes the configuration after one edit (see CHANGED in fleet.ts).
+ * The first router is a canary: the others change only once its jobs completed. FLEET_CHECK=1 also checks the
+ * canary (uplink running, LAN bridge present) before the others start: one synchronous request per router.
  */
 import { readFileSync } from "node:fs";
 import { App, TerraformStack } from "cdktf";
@@ -23,5 +25,11 @@ function readRouters(): OfficeRouter[] {
 const variant = process.env.FLEET_VARIANT === "changed" ? "changed" : "initial";
 const app = new App();
 const stack = new TerraformStack(app, "office-fleet");
-buildOfficeFleet(stack, { routers: readRouters(), variant, cli: process.env.ROUTERJOBS_CLI || undefined });
+buildOfficeFleet(stack, {
+  routers: readRouters(),
+  variant,
+  cli: process.env.ROUTERJOBS_CLI || undefined,
+  canary: true,
+  check: process.env.FLEET_CHECK === "1",
+});
 app.synth();

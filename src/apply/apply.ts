@@ -71,7 +71,7 @@ interface Attempt {
 
 export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<ApplyResult> {
   const deadline = Date.now() + job.timeout_ms;
-  const progress = new Progress(job.resource, given.write);
+  const progress = new Progress(job.resource, given.write, job.rollout);
   // The sites API has no notify_url, so no notification can reach a receiver: confirm by the job list.
   const sdxReceiver = given.client.api === "sdx" && given.receiver !== undefined;
   if (sdxReceiver) progress.line("the sdx API sends no notifications: confirming by polling the job list");

@@ -17,6 +17,7 @@ import { reconcileCommand } from "./commands/reconcile.js";
 import { routerCommand } from "./commands/router-simulate.js";
 import { serviceCommand } from "./commands/service.js";
 import { submitCommand } from "./commands/submit.js";
+import { verifyCommand } from "./commands/verify.js";
 
 /**
  * Every command, in help order. To add one (service, receiver, apply, demo): write
@@ -29,6 +30,7 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   applyCommand,
   deployCommand,
   reconcileCommand,
+  verifyCommand,
   planCommand,
   importCommand,
   receiverCommand,

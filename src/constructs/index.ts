@@ -28,6 +28,14 @@ export type {
   RouterSection,
   ScriptSource,
 } from "./props.js";
+export {
+  ROLLOUT_FAILURE_MODES,
+  type RolloutFailureMode,
+  type RolloutProps,
+} from "./rollout.js";
+export { checks } from "./rollout-checks.js";
+export { WaveGate, type WaveGateProps } from "./rollout-gate.js";
+export type { WaveBoundary, WaveSpec } from "./rollout-waves.js";
 export { RouterConfig, type RouterConfigProps } from "./router-config.js";
 export { RouterScript } from "./router-script.js";
 export { TerraformData, type TerraformDataConfig } from "./terraform-data.js";

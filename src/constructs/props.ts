@@ -1,5 +1,6 @@
 import type { IConstruct } from "constructs";
 import type { WaitMode } from "../contract/apply-job.js";
+import type { Wave } from "../contract/wave-check.js";
 import type { BackingResource } from "./backing-resource.js";
 
 /**
@@ -114,6 +115,12 @@ export interface RouterScriptProps extends RouterScriptContent {
    * @default - none
    */
   readonly dependsOn?: readonly TerraformDependable[];
+  /**
+   * The rollout wave of the job (a Fleet with `rollout` sets it): carried in the job for progress lines, and
+   * outside `job_key`, so a change of waves never runs a job again.
+   * @default - not part of a rollout
+   */
+  readonly rolloutWave?: Wave;
 }
 
 /** One named step of a RouterConfig; options left out come from the RouterConfig. */

@@ -1,4 +1,5 @@
 import { Construct } from "constructs";
+import type { Wave } from "../contract/wave-check.js";
 import { ConstructValidationError } from "./errors.js";
 import type { RouterJobOptions, RouterSection, TerraformDependable } from "./props.js";
 import { noteVersionFallback } from "./router-os-version.js";
@@ -17,6 +18,11 @@ export interface RouterConfigProps extends RouterJobOptions {
    * @default - none
    */
   readonly dependsOn?: readonly TerraformDependable[];
+  /**
+   * The rollout wave the router belongs to (a Fleet with `rollout` sets it), named in progress lines.
+   * @default - not part of a rollout
+   */
+  readonly rolloutWave?: Wave;
 }
 
 /**
@@ -28,12 +34,14 @@ export class RouterConfig extends Construct implements TerraformDependable {
   readonly routerId: string;
   private readonly options: RouterJobOptions;
   private readonly firstDependsOn: readonly TerraformDependable[] | undefined;
+  private readonly rolloutWave: Wave | undefined;
   private readonly ordered: RouterScript[] = [];
 
   constructor(scope: Construct, id: string, props: RouterConfigProps) {
     super(scope, id);
-    const { routerId, sections, dependsOn, ...options } = props;
+    const { routerId, sections, dependsOn, rolloutWave, ...options } = props;
     this.routerId = routerId;
+    this.rolloutWave = rolloutWave;
     this.options = options;
     this.firstDependsOn = dependsOn;
     // Once for the router rather than once per section.
@@ -51,6 +59,7 @@ export class RouterConfig extends Construct implements TerraformDependable {
       script: content.script,
       routerId: this.routerId,
       dependsOn: previous === undefined ? this.firstDependsOn : [previous],
+      ...(this.rolloutWave === undefined ? {} : { rolloutWave: this.rolloutWave }),
     });
     this.ordered.push(script);
     return script;

@@ -8,6 +8,7 @@ import {
   type WaitMode,
 } from "../contract/apply-job.js";
 import { parseDuration } from "../contract/index.js";
+import type { Wave } from "../contract/wave-check.js";
 import { DEFAULT_ROUTEROS_VERSION } from "../routeros/command-tree.js";
 import { type BackingResource, createBackingResource } from "./backing-resource.js";
 import type { RouterScriptProps, ScriptSource, TerraformDependable, TerraformResourceLike } from "./props.js";
@@ -32,7 +33,10 @@ export class RouterScript extends Construct implements TerraformDependable {
     validateRouterScript(this.node.path, resolved);
     noteVersionFallback(this, resolved.routerOsVersion, resolved.checkCommands);
 
-    this.job = applyJob(this.node.path, "create", resolved, resolved.script, resolved.description);
+    this.job = withWave(
+      applyJob(this.node.path, "create", resolved, resolved.script, resolved.description),
+      props.rolloutWave,
+    );
     this.destroyJob =
       resolved.destroyScript === undefined
         ? undefined
@@ -56,6 +60,11 @@ export class RouterScript extends Construct implements TerraformDependable {
   get fqn(): string {
     return this.resource.fqn;
   }
+}
+
+/** The wave rides after `job_key`, and only in a rollout: a job outside one keeps its JSON byte for byte. */
+function withWave(job: ApplyJob, wave: Wave | undefined): ApplyJob {
+  return wave === undefined ? job : { ...job, rollout: { wave: wave.wave, waves: wave.waves } };
 }
 
 /** Defaults in one place; they are repeated as `@default` in props.ts. */

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { UsageError } from "../errors.js";
 import { uuidSchema } from "./ids.js";
 import { descriptionSchema, notifyUrlSchema, scriptSchema } from "./job.js";
+import { waveSchema } from "./wave-check.js";
 
 /** Environment variable holding the job JSON. */
 export const APPLY_JOB_ENV = "ROUTERJOBS_JOB";
@@ -94,6 +95,11 @@ export const applyJobSchema = z
     wait_for: z.enum(WAIT_MODES),
     timeout_ms: z.number().int().positive(),
     job_key: z.string().regex(/^[0-9a-f]{64}$/, { error: "job_key must be 64 lowercase hex characters" }),
+    /**
+     * Rollout (a Fleet with `rollout`): the job's wave, for progress lines. Not part of `job_key`: moving a
+     * router to another wave must not run its job again.
+     */
+    rollout: waveSchema.optional(),
   })
   .refine((job) => job.job_key === jobKey(job), {
     error:

@@ -9,6 +9,9 @@ import { SCRIPT_MAX_CHARS } from "../contract/limits.js";
 import { UsageError } from "../errors.js";
 import { parseExport, words } from "./export-diff.js";
 
+/** The written module imports `Construct` from here (spelled apart: only src/constructs imports it). */
+const CONSTRUCTS_PACKAGE = "constructs";
+
 export interface ImportOptions {
   readonly routerId: string;
   /** Where RouterConfig is imported from. @default "routerjobs/constructs" */
@@ -86,7 +89,7 @@ export function importModule(exportText: string, options: ImportOptions): string
  * Each line can run again without failing; \`routerjobs plan\` of this module against the router shows no change.
  * Secrets (keys, passwords) are not in an export: add them yourself, from a secret store.
  */
-import type { Construct } from "constructs";
+import type { Construct } from ${JSON.stringify(CONSTRUCTS_PACKAGE)};
 import { RouterConfig } from ${JSON.stringify(options.constructsModule ?? "routerjobs/constructs")};
 
 export const routerId = ${JSON.stringify(options.routerId)};

@@ -42,6 +42,8 @@ export function stackJson(outdir: string, stack: string): string {
 export function jobsByPath(text: string): Map<string, { name: string; resource: SynthResource }> {
   const byPath = new Map<string, { name: string; resource: SynthResource }>();
   for (const [name, resource] of Object.entries(resourcesOf(text))) {
+    // A rollout's wave gates carry no job.
+    if (/_rollout-wave-\d+_gate_/.test(name)) continue;
     const create = resource.provisioner?.[0]?.["local-exec"].environment.ROUTERJOBS_JOB;
     if (create === undefined) throw new Error(`${name} has no create provisioner`);
     const path = (JSON.parse(create) as { resource: string }).resource;
