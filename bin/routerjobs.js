@@ -7,4 +7,5 @@ import module from "node:module";
 // lives in NODE_COMPILE_CACHE, else the system's temp folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 // Node 20 has no such API and starts as before. Enabled before the bundle is imported, so that it is cached.
 module.enableCompileCache?.();
-await import("../dist/bundle/main.js");
+// `apply` has a lean entry of its own (Terraform starts one per declared script): no commander, no other command.
+await import(process.argv[2] === "apply" ? "../dist/bundle/apply-main.js" : "../dist/bundle/main.js");

@@ -5,6 +5,9 @@
  * (bench/client.bench.ts measures it). Commands load their heavy parts lazily (`await import`), so the bundle
  * is split at those points and `--version` or `apply` never read the service's code.
  *
+ * `routerjobs apply` has an entry of its own (src/cli/apply-main.ts; bin/routerjobs.js routes to it): it loads no
+ * commander and no other command; zod's unused locales are left out (below).
+ *
  * Kept out of the bundle: packages that find files next to their own code (PGlite's WebAssembly, selfsigned)
  * or are large and only needed by the service, receiver and demo (fastify, pg, cdktf).
  */
@@ -27,8 +30,26 @@ const EXTERNAL = [
 // Chunks are named by their hash: without a clean folder every build leaves the last one's behind, and
 // `npm pack` would ship them all.
 await rm("dist/bundle", { recursive: true, force: true });
+/**
+ * zod re-exports its 40 locales as `z.locales`; nothing here uses them (English, the default, is imported by
+ * zod's schemas directly), yet a namespace import of zod (`await import("zod")`) keeps them all: 575 KB that
+ * every process loading zod parsed, a third of what zod cost an apply (issue 20). They become an empty module.
+ */
+const withoutZodLocales = {
+  name: "without-zod-locales",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: "zod-locales", namespace: "empty" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "empty" }, () => ({ contents: "export {};", loader: "js" }));
+  },
+};
+
 await build({
-  entryPoints: ["src/cli/main.ts"],
+  entryPoints: ["src/cli/main.ts", "src/cli/apply-main.ts"],
+  plugins: [withoutZodLocales],
   outdir: "dist/bundle",
   // Chunks next to the entry: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
   // (`../../package.json`) mean the same in both.

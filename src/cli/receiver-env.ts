@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.js";
-import { readFlagFile } from "./client-options.js";
+import { readFlagFile } from "./client-settings.js";
 
 /**
  * The receiver a waiting command talks to, from the environment (Terraform's provisioners inherit it):

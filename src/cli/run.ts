@@ -4,8 +4,10 @@
  * stack trace appears only for an internal error, and only with --verbose. Commands never call process.exit.
  */
 import { type Command, CommanderError } from "commander";
-import { EnvironmentError, RouterjobsError } from "../errors.js";
-import { EXIT_CODES, exitCodeFor } from "./exit-codes.js";
+import { EXIT_CODES } from "./exit-codes.js";
+import { fileSystemError, formatError, reportError } from "./report-error.js";
+
+export { fileSystemError, formatError };
 
 export async function run(program: Command, argv: readonly string[]): Promise<number> {
   configure(program);
@@ -15,50 +17,9 @@ export async function run(program: Command, argv: readonly string[]): Promise<nu
   } catch (error) {
     // Commander has already printed its own message (through outputError below) or the help/version.
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
-    const verbose = argv.includes("--verbose");
-    const reported = fileSystemError(error) ?? error;
-    process.stderr.write(formatError(reported, verbose));
-    return exitCodeFor(reported);
+    return reportError(error, argv.includes("--verbose"));
   }
 }
-
-export function formatError(error: unknown, verbose: boolean): string {
-  if (!(error instanceof RouterjobsError)) {
-    const message = error instanceof Error ? error.message : String(error);
-    const stack = verbose && error instanceof Error && error.stack ? `\n${error.stack}` : "";
-    return `routerjobs: internal error: ${message}${stack}\n`;
-  }
-  const lines = [`routerjobs: ${summary(error)}`];
-  if (verbose) {
-    const facts = error as RouterjobsError &
-      Partial<Record<"statusCode" | "apiCode" | "requestId" | "causeCode", unknown>>;
-    const detail = [
-      `code ${error.code}`,
-      facts.statusCode === undefined ? "" : `HTTP ${facts.statusCode}`,
-      facts.apiCode ? `api code ${facts.apiCode}` : "",
-      facts.requestId ? `request id ${facts.requestId}` : "",
-      facts.causeCode ? `cause ${facts.causeCode}` : "",
-    ].filter(Boolean);
-    lines.push(`routerjobs: ${detail.join(", ")}`);
-    if (error.cause instanceof Error)
-      lines.push(`routerjobs: caused by ${error.cause.name}: ${error.cause.message}`);
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-/** The message, the service's field details (when the message does not already carry them) and a hint. */
-function summary(error: RouterjobsError): string {
-  const details = (error as { details?: readonly { field: string; message: string }[] }).details ?? [];
-  const extra =
-    error.code === "RJ_ERR_VALIDATION" ? [] : details.map((detail) => `${detail.field}: ${detail.message}`);
-  const hint = HINTS[error.code];
-  return [error.message, ...extra].join("; ") + (hint ? ` (${hint})` : "");
-}
-
-const HINTS: Readonly<Record<string, string>> = {
-  RJ_ERR_UNAUTHENTICATED: "check ROUTERJOBS_TOKEN or --token-file",
-  RJ_ERR_RATE_LIMITED: "the budget is shared by every process using this token; see --rate-limit",
-};
 
 /** Applies error handling to every command: commander's messages become one `routerjobs:` line too. */
 function configure(command: Command): void {
@@ -72,27 +33,4 @@ function configure(command: Command): void {
     },
   });
   for (const sub of command.commands) configure(sub);
-}
-
-/** What the local file system refused, in words: a read-only state directory, a full disk, a missing folder. */
-const FILE_SYSTEM_CODES: Readonly<Record<string, string>> = {
-  EACCES: "permission denied",
-  EPERM: "operation not permitted",
-  EROFS: "read-only file system",
-  ENOSPC: "no space left on the device",
-  EDQUOT: "disk quota exceeded",
-  ENOTDIR: "a part of the path is not a folder",
-};
-
-/**
- * A file-system error that reached the top (a state directory that cannot be written, a full disk) is the
- * local environment, not a bug: exit 5 with the path and the reason, instead of 70 "internal error".
- */
-export function fileSystemError(error: unknown): EnvironmentError | undefined {
-  const { code, path, syscall } = (error ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
-  if (typeof code !== "string" || typeof path !== "string" || !(code in FILE_SYSTEM_CODES)) return undefined;
-  const what = typeof syscall === "string" ? `${syscall} ` : "";
-  return new EnvironmentError(`cannot ${what}${path}: ${FILE_SYSTEM_CODES[code]} (${code})`, {
-    cause: error,
-  });
 }

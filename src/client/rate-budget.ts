@@ -15,8 +15,8 @@ import { randomUUID } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import lockfile from "proper-lockfile";
 import { formatDuration, type RateLimit } from "../contract/duration.js";
+import { tryLockSync } from "../fs/file-lock.js";
 import { isProcessAlive } from "../fs/process-alive.js";
 import { TimeoutError } from "./errors.js";
 import { sleep } from "./sleep.js";
@@ -228,18 +228,7 @@ export class RateBudget {
 
   /** The lock, or undefined while another process holds it. A holder dead for LOCK_STALE_MS loses it. */
   #tryLock(): (() => void) | undefined {
-    // A stat first: a failed mkdir still takes the directory's write lock and slows the holder's rmdir.
-    if (lockfile.checkSync(this.file, { realpath: false, stale: LOCK_STALE_MS })) return undefined;
-    try {
-      return lockfile.lockSync(this.file, {
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        onCompromised: (error) => this.#options.onWarning?.(`rate budget lock lost: ${error.message}`),
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ELOCKED") return undefined;
-      throw error;
-    }
+    return tryLockSync(this.file, { staleMs: LOCK_STALE_MS });
   }
 
   #read(mode: { peek: true }): BudgetState | undefined;

@@ -1,8 +1,15 @@
 /**
  * One HTTP attempt over the client's own undici Pool (keep-alive, timeouts, custom CA). Node's global fetch
  * bundles another undici copy that ignores this dispatcher, hence `request()` (NOTES.md).
+ *
+ * The Pool and `request` come from their own modules, not from undici's index: the index also loads fetch,
+ * WebSocket, the mock agents, the caches and every interceptor, twice the code, and that cost 0.03 s of CPU
+ * and 8 MiB in every `routerjobs apply` process (issue 20, docs/decisions.md). undici has no `exports` map, so
+ * these paths are public by Node's rules; undici-parts.d.ts types them, and the client's tests run them.
  */
-import { Pool, request } from "undici";
+
+import request from "undici/lib/api/api-request.js";
+import Pool from "undici/lib/dispatcher/pool.js";
 import { NetworkError, TimeoutError } from "./errors.js";
 
 export interface TransportSettings {
@@ -58,8 +65,8 @@ export class Transport {
   }
 
   async send(attempt: AttemptRequest): Promise<AttemptResponse> {
-    const response = await request(`${this.#origin}${this.#basePath}${attempt.path}`, {
-      dispatcher: this.#pool,
+    const response = await request.call(this.#pool, {
+      path: `${this.#basePath}${attempt.path}`,
       method: attempt.method,
       headers: attempt.headers,
       body: attempt.body ?? null,

@@ -1,0 +1,45 @@
+/**
+ * The flags of `routerjobs apply` read without commander, for the lean entry (apply-main.ts) that Terraform
+ * starts once per declared script. Only the plain forms: anything else (help, an unknown flag, a missing
+ * value, an argument) returns undefined, and the full CLI parses the command line instead, so that its
+ * messages and help stay the one version users see.
+ */
+import type { ApplyFlags } from "./commands/apply-run.js";
+
+/** Flags that take a value, by their name on the command line; the same as apply.ts declares. */
+const VALUED: Readonly<Record<string, keyof ApplyFlags>> = {
+  "--url": "url",
+  "--api": "api",
+  "--token-file": "tokenFile",
+  "--ca-file": "caFile",
+  "--rate-limit": "rateLimit",
+  "--timeout": "timeout",
+  "--token": "token",
+  "--job-file": "jobFile",
+  "--wait-for": "waitFor",
+};
+const SWITCHES: Readonly<Record<string, keyof ApplyFlags>> = {
+  "--force": "force",
+  "--verbose": "verbose",
+};
+
+/** `args` follow `apply`; undefined when the full CLI must read them. */
+export function parseApplyArgs(args: readonly string[]): ApplyFlags | undefined {
+  const flags: Record<string, string | boolean> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const equals = arg.indexOf("=");
+    const name = arg.startsWith("--") && equals > 0 ? arg.slice(0, equals) : arg;
+    const valued = VALUED[name];
+    if (valued !== undefined) {
+      const value = equals > 0 && name !== arg ? arg.slice(equals + 1) : args[++i];
+      if (value === undefined) return undefined;
+      flags[valued] = value;
+      continue;
+    }
+    const toggle = SWITCHES[arg];
+    if (toggle === undefined) return undefined;
+    flags[toggle] = true;
+  }
+  return flags as ApplyFlags;
+}

@@ -1,0 +1,73 @@
+/**
+ * What `routerjobs apply` does once its flags are read, free of commander: both the full CLI (apply.ts) and the
+ * lean entry that Terraform's provisioners start (apply-main.ts) call it. See docs/apply.md.
+ */
+import { applyJob } from "../../apply/apply.js";
+import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../../apply/deploy-knowledge.js";
+import { Journal } from "../../apply/journal.js";
+import { JobFailedError, TimeoutError } from "../../client/errors.js";
+import { defaultStateDir } from "../../client/state-dir.js";
+import { APPLY_JOB_ENV, INSTANCE_ID_ENV, parseApplyJob } from "../../contract/apply-job.js";
+import { UsageError } from "../../errors.js";
+import { type ClientFlags, readFlagFile, withClientFromFlags } from "../client-settings.js";
+
+export interface ApplyFlags extends ClientFlags {
+  readonly jobFile?: string;
+  readonly waitFor?: string;
+  readonly force?: boolean;
+}
+
+export async function runApply(flags: ApplyFlags): Promise<void> {
+  const text = flags.jobFile ? await readFlagFile(flags.jobFile, "--job-file") : process.env[APPLY_JOB_ENV];
+  if (!text) throw new UsageError(`no job: set ${APPLY_JOB_ENV} or pass --job-file FILE`);
+  const job = parseApplyJob(text);
+  const waitFor = flags.waitFor ?? job.wait_for;
+  if (!["poll", "receiver", "auto"].includes(waitFor)) {
+    throw new UsageError(`--wait-for must be poll, receiver or auto (got ${JSON.stringify(waitFor)})`);
+  }
+  const deployFile = process.env[DEPLOY_FILE_ENV];
+  const knowledge = deployFile ? await readDeployKnowledge(deployFile) : undefined;
+  // The receiver's client only when it may be used: a polling apply never loads it.
+  const receiverClient =
+    waitFor === "poll"
+      ? undefined
+      : await (await import("../receiver-env.js")).receiverFromEnv(waitFor === "receiver");
+  const controller = new AbortController();
+  const stop = () =>
+    controller.abort(new UsageError("interrupted; the next apply resumes waiting for the same job"));
+  process.once("SIGINT", stop).once("SIGTERM", stop);
+  try {
+    const result = await withClientFromFlags(flags, (client) =>
+      applyJob(
+        { ...job, wait_for: waitFor as typeof job.wait_for },
+        {
+          client,
+          journal: new Journal(defaultStateDir()),
+          instanceId: process.env[INSTANCE_ID_ENV] || "manual",
+          knowledge,
+          receiver: receiverClient?.client,
+          notifyUrl: receiverClient?.notifyUrl,
+          force: flags.force ?? process.env.ROUTERJOBS_FORCE === "1",
+          write: (line) => process.stdout.write(`${line}\n`),
+          signal: controller.signal,
+        },
+      ),
+    );
+    if (result.outcome === "timeout") {
+      throw new TimeoutError(
+        `${job.resource}: the job did not finish within its timeout; the next apply resumes waiting for it`,
+        { phase: "deadline", requestSent: true },
+      );
+    }
+    if (result.outcome !== "completed") {
+      throw new JobFailedError(
+        result.job,
+        `${job.resource}: job ${result.job.id} ${result.outcome}: ${result.reason}`,
+      );
+    }
+    process.stdout.write(`routerjobs: ${job.resource}: completed\n`);
+  } finally {
+    process.off("SIGINT", stop).off("SIGTERM", stop);
+    await receiverClient?.client.close();
+  }
+}

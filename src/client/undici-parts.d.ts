@@ -1,0 +1,14 @@
+/** Types of the two undici modules the transport loads directly (transport.ts says why). */
+declare module "undici/lib/dispatcher/pool.js" {
+  import { Pool } from "undici";
+  export default Pool;
+}
+
+declare module "undici/lib/api/api-request.js" {
+  import type { Dispatcher } from "undici";
+  /** Dispatcher#request, called with the dispatcher as `this`. */
+  export default function request(
+    this: Dispatcher,
+    options: Dispatcher.RequestOptions,
+  ): Promise<Dispatcher.ResponseData>;
+}
