@@ -117,7 +117,8 @@ export class RouterCycle {
     if (!job) return "not-started";
     let outcome: ScriptOutcome;
     try {
-      if (job.make_backup) {
+      // A resumed device job took its backup before its script started, in the instance that died.
+      if (job.make_backup && !job.backup_name) {
         await recordBackup(
           this.db,
           job.id,
@@ -127,6 +128,7 @@ export class RouterCycle {
       outcome = await this.backend.runScript(job.router_id, job.script, {
         signal: options.signal,
         jobName: `routerjobs-job-${job.seq_id}`,
+        ...(queued.status === "running" ? { resumed: true } : {}),
       });
     } catch (error) {
       // The back end throws only when it could not run the script at all (router gone mid-job, backup failed,

@@ -1,8 +1,12 @@
 /**
  * `routerjobs router simulate`: one simulated RouterOS device in its own process, speaking the RouterOS API
  * (api, or api-ssl with `--tls` and a self-signed certificate) on the given address. It prints one JSON line
- * once it listens, `{"address","tls","fingerprint","certificate"}`, and stops on SIGTERM or SIGINT, saving
- * its state to `--state-file` when given (read back at the next start).
+ * once it listens, `{"address","tls","fingerprint","certificate"}`, and stops on SIGTERM or SIGINT.
+ *
+ * With `--state-file` it keeps its state as a router keeps its configuration: every change is committed to the
+ * file (grouped, atomically; see device-state-file.ts) before the API answers, so a `kill -9` loses nothing a
+ * client has seen. A start from the file is a reboot: the configuration is back, no script runs, `:global`
+ * variables are gone.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -30,7 +34,7 @@ export function routerCommand(): Command {
       .option("--user <name>", "the user the device accepts")
       .option("--password-file <file>", "file holding that user's password (never a flag: flags are visible)")
       .option("--name <identity>", "the device's /system identity", "MikroTik")
-      .option("--state-file <file>", "JSON state read at start and written at stop")
+      .option("--state-file <file>", "JSON state read at start and written at every change")
       .option("--ping-interval-ms <ms>", "interval of /tool/ping when the command gives none", "1000")
       .addHelpText(
         "after",
@@ -82,7 +86,17 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     ]);
   const { certificateFingerprint } = await import("../../routeros-api/transport.js");
   const { constantTimeEqual } = await import("../../simulator/credentials.js");
-  const device = new SimulatedRouter({ name: flags.name ?? "MikroTik" });
+  const { DeviceStateFile } = await import("../../simulator/device-state-file.js");
+  const { readOnlyVerbs } = await import("../../simulator/verbs.js");
+  let state: InstanceType<typeof DeviceStateFile> | undefined;
+  const device = new SimulatedRouter({
+    name: flags.name ?? "MikroTik",
+    // Whether a command may change what the state file keeps (an export to a file writes one).
+    beforeCommand: (call) => {
+      if (!readOnlyVerbs.has(call.verb) || (call.verb === "export" && call.named.has("file")))
+        state?.changed();
+    },
+  });
   if (flags.stateFile && existsSync(flags.stateFile)) {
     try {
       device.restore(JSON.parse(await readFile(flags.stateFile, "utf8")));
@@ -91,14 +105,24 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
         `--state-file ${flags.stateFile} is not a saved device state: ${(error as Error).message}`,
       );
     }
+    device.reboot();
   }
+  if (flags.stateFile) state = new DeviceStateFile(flags.stateFile, () => device.snapshot());
+  const frontEnd = apiFrontEnd(device, { pingIntervalMs: flags.pingIntervalMs });
   const tls = flags.tls ? await selfSignedDeviceCertificate([host]) : undefined;
   const server = await startRouterApiServer({
     host,
     port,
     ...(tls ? { tls } : {}),
     authenticate: (user, given) => user === flags.user && constantTimeEqual(given, password),
-    handler: apiFrontEnd(device, { pingIntervalMs: flags.pingIntervalMs }),
+    // What a client is answered is on disk first (a background script's changes follow within the delay).
+    handler: async (command) => {
+      try {
+        return await frontEnd(command);
+      } finally {
+        await state?.flush();
+      }
+    },
   }).catch((error: NodeJS.ErrnoException) => {
     throw new EnvironmentError(`cannot listen on ${flags.api}: ${error.message}`);
   });
@@ -113,9 +137,10 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   await untilStopped();
   await server.close();
-  if (flags.stateFile) {
-    const { writeFileAtomic } = await import("../../fs/file-lock.js");
-    await writeFileAtomic(flags.stateFile, JSON.stringify(device.snapshot()), 0o600);
+  if (state) {
+    // The log line of the stop, and anything a running script changed since the last write.
+    state.changed();
+    await state.flush();
   }
 }
 

@@ -21,12 +21,13 @@ export interface RouterBackend {
   setOnline?(routerId: string, online: boolean): void;
   /**
    * Runs a script (RouterOS commands). Never throws for a script error: it reports it. `jobName` names the
-   * job's traces on the router (a device finds a job it started before a lost connection by it).
+   * job's traces on the router (a device finds a job it started before a lost connection by it). `resumed`: an
+   * instance that died may have started this job already (a device router's job after a service restart).
    */
   runScript(
     routerId: string,
     script: string,
-    options?: { signal?: AbortSignal; jobName?: string },
+    options?: { signal?: AbortSignal; jobName?: string; resumed?: boolean },
   ): Promise<ScriptOutcome>;
   /** Takes a backup of the configuration and returns its name. */
   backup(routerId: string, name: string): Promise<string>;

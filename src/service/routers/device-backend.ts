@@ -4,16 +4,17 @@
  *
  * A job's script runs on the device as RouterOS runs anything long: uploaded as a `/system/script` entry named
  * after the job, then started by `/execute` (a background job of the router, which goes on if our connection
- * drops) under a wrapper that writes the outcome into the entry's comment:
- *
- *   routerjobs:loaded -> routerjobs:started (set by us, just before /execute) -> routerjobs:running (the
- *   wrapper's first act) -> routerjobs:completed | routerjobs:failed:<the router's error text>
+ * drops) under a wrapper that writes the outcome into the entry's comment (the states are in job-entry.ts).
  *
  * The outcome is read back from the comment and the entry removed. A connection lost at any point is reopened
  * and the entry read again, so the outcome is never lost and the script never started twice: an entry found
- * `loaded` was never started and is started now; one found `started`, `running` or later is only waited for.
- * Script output (`:put`) of a background job is not returned to the service; the device's log has it.
+ * `loaded` was never started and is started now; one found `started` or `running` is waited for while the
+ * router is in the boot it was started in, and fails at once when the router rebooted since (a reboot stops
+ * every script, none resumes). Each new connection reads the router's boot marker (a `:global` only a reboot
+ * clears). Script output (`:put`) of a background job is not returned to the service; the device's log has it.
  */
+
+import { randomBytes } from "node:crypto";
 import type { RouterRecord } from "../../contract/sync.js";
 import { RouterApiClient } from "../../routeros-api/client.js";
 import {
@@ -31,6 +32,16 @@ import {
   type ScriptOutcome,
 } from "./backend.js";
 import type { DeviceEndpoint } from "./endpoint.js";
+import {
+  bootMarkerScript,
+  jobWrapper,
+  loadedComment,
+  mayStillRun,
+  parseJobComment,
+  RESTARTED_DURING_JOB,
+  RESUMED_WITHOUT_ENTRY,
+  startedComment,
+} from "./job-entry.js";
 
 export interface DeviceBackendOptions {
   /** How often each device is asked whether it answers. @default 30,000 */
@@ -53,20 +64,9 @@ interface Device {
   reachable: boolean;
   /** The operator's switch (`service router offline|online`). */
   enabled: boolean;
+  /** The boot marker read by the current connection; undefined when the device would not run the script. */
+  boot?: string | undefined;
   probe?: NodeJS.Timeout;
-}
-
-const PREFIX = "routerjobs:";
-
-/** The wrapper `/execute` runs: marks the entry running, runs it, writes the outcome (RouterOS 7.13+). */
-export function jobWrapper(entry: string): string {
-  const set = (comment: string) => `/system script set [find name="${entry}"] comment=${comment}`;
-  return [
-    set(`"${PREFIX}running"`),
-    ":local failed false",
-    `:onerror e in={ /system script run [find name="${entry}"] } do={ :set failed true; ${set(`("${PREFIX}failed:" . $e)`)} }`,
-    `:if (!$failed) do={ ${set(`"${PREFIX}completed"`)} }`,
-  ].join("\n");
 }
 
 export class DeviceBackend implements RouterBackend {
@@ -155,34 +155,49 @@ export class DeviceBackend implements RouterBackend {
   async runScript(
     routerId: string,
     script: string,
-    options: { signal?: AbortSignal; jobName?: string } = {},
+    options: { signal?: AbortSignal; jobName?: string; resumed?: boolean } = {},
   ): Promise<ScriptOutcome> {
     const device = this.reachable(routerId);
     const entry = options.jobName ?? `routerjobs-${Date.now().toString(36)}`;
     const deadline = Date.now() + this.jobTimeoutMs;
+    let uploaded = false;
     for (;;) {
       options.signal?.throwIfAborted();
       try {
         const found = await this.entry(device, entry);
+        // A resumed job without an entry: the dead instance may have run it and removed the entry already.
+        if (found === undefined && options.resumed && !uploaded) return failure(RESUMED_WITHOUT_ENTRY);
         if (found === undefined) {
+          uploaded = true;
           await this.call(device, {
             command: "/system/script/add",
-            attributes: { name: entry, source: script, comment: `${PREFIX}loaded` },
+            attributes: { name: entry, source: script, comment: loadedComment() },
           });
           continue;
         }
-        const state = found.comment.startsWith(PREFIX) ? found.comment.slice(PREFIX.length) : "";
-        if (state === "loaded") {
+        const state = parseJobComment(found.comment);
+        if (state.state === "loaded") {
+          const boot = device.boot;
           await this.call(device, {
             command: "/system/script/set",
-            attributes: { ".id": found.id, comment: `${PREFIX}started` },
+            attributes: { ".id": found.id, comment: startedComment(boot) },
           });
-          await this.call(device, { command: "/execute", attributes: { script: jobWrapper(entry) } });
+          // Sent only in the boot the entry names: a reconnect to a rebooted router in between leaves the entry
+          // `started` under the old boot, which the next read fails as a restart (the script never ran twice).
+          await this.call(
+            device,
+            { command: "/execute", attributes: { script: jobWrapper(entry, boot) } },
+            undefined,
+            { boot },
+          );
           continue;
         }
-        if (state === "completed" || state.startsWith("failed:")) {
+        const finished =
+          state.state === "completed" || state.state === "failed" || !mayStillRun(state, device.boot);
+        if (finished) {
           await this.call(device, { command: "/system/script/remove", attributes: { ".id": found.id } });
-          return state === "completed" ? { ok: true, output: "" } : failure(state.slice("failed:".length));
+          if (state.state === "completed") return { ok: true, output: "" };
+          return failure(state.state === "failed" ? state.error : RESTARTED_DURING_JOB);
         }
       } catch (error) {
         // The device went away mid-job: wait for it and read the entry again. Anything else ends the job.
@@ -220,8 +235,12 @@ export class DeviceBackend implements RouterBackend {
     device: Device,
     sentence: { command: string; attributes?: Record<string, string>; queries?: string[] },
     signal?: AbortSignal,
+    expect?: { boot: string | undefined },
   ) {
     const client = await this.connection(device);
+    if (expect && device.boot !== expect.boot) {
+      throw new RouterUnreachableError("the router rebooted since the job's entry was marked started");
+    }
     try {
       const reply = await client.command(
         { command: sentence.command, attributes: sentence.attributes ?? {}, queries: sentence.queries ?? [] },
@@ -242,17 +261,7 @@ export class DeviceBackend implements RouterBackend {
 
   private connection(device: Device): Promise<RouterApiClient> {
     if (!device.connection) {
-      const { endpoint } = device;
-      const opening = RouterApiClient.connect({
-        host: endpoint.host,
-        ...(endpoint.port === undefined ? {} : { port: endpoint.port }),
-        user: endpoint.user,
-        password: endpoint.password,
-        ...(endpoint.plaintext ? { allowPlaintext: true } : { tls: endpoint.tls ?? {} }),
-        connectTimeoutMs: this.connectTimeoutMs,
-        loginTimeoutMs: this.connectTimeoutMs,
-        commandTimeoutMs: this.commandTimeoutMs,
-      });
+      const opening = this.open(device);
       device.connection = opening;
       opening.catch((error: unknown) => {
         if (device.connection === opening) device.connection = undefined;
@@ -266,6 +275,41 @@ export class DeviceBackend implements RouterBackend {
         throw new RouterUnreachableError(error.message);
       throw error;
     });
+  }
+
+  /** Connects, logs in and reads the boot marker, so that every job decision on this connection knows it. */
+  private async open(device: Device): Promise<RouterApiClient> {
+    const { endpoint } = device;
+    const client = await RouterApiClient.connect({
+      host: endpoint.host,
+      ...(endpoint.port === undefined ? {} : { port: endpoint.port }),
+      user: endpoint.user,
+      password: endpoint.password,
+      ...(endpoint.plaintext ? { allowPlaintext: true } : { tls: endpoint.tls ?? {} }),
+      connectTimeoutMs: this.connectTimeoutMs,
+      loginTimeoutMs: this.connectTimeoutMs,
+      commandTimeoutMs: this.commandTimeoutMs,
+    });
+    try {
+      const reply = await client.command(
+        {
+          command: "/execute",
+          attributes: { script: bootMarkerScript(randomBytes(8).toString("hex")), "as-string": "" },
+          queries: [],
+        },
+        { timeoutMs: this.commandTimeoutMs },
+      );
+      device.boot = reply.done.ret?.trim() || undefined;
+    } catch (error) {
+      // A router that refuses the script (a user without the policy for it) still serves; its jobs then wait
+      // for their outcome as before, without telling a reboot apart.
+      if (!(error instanceof RouterApiTrapError)) {
+        client.close();
+        throw error;
+      }
+      device.boot = undefined;
+    }
+    return client;
   }
 
   private lost(device: Device): void {
@@ -292,14 +336,15 @@ function failure(text: string): ScriptOutcome {
 
 function pause(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    // The listener goes with the pause: a job polls thousands of times on one signal.
+    const abort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", abort, { once: true });
   });
 }

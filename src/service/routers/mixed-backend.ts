@@ -39,7 +39,7 @@ export class MixedBackend implements RouterBackend {
   runScript(
     routerId: string,
     script: string,
-    options?: { signal?: AbortSignal; jobName?: string },
+    options?: { signal?: AbortSignal; jobName?: string; resumed?: boolean },
   ): Promise<ScriptOutcome> {
     return this.owner(routerId).runScript(routerId, script, options);
   }

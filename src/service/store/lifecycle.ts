@@ -70,6 +70,7 @@ export async function markStarted(
   now: Date,
 ): Promise<JobRow | undefined> {
   return db.transaction(async (tx) => {
+    const before = await lockJob(tx, jobId);
     const { rows } = await tx.query<JobRow>(
       `UPDATE jobs SET execution = 'started',
          status = CASE WHEN status = 'loaded' THEN 'running' ELSE status END,
@@ -78,7 +79,8 @@ export async function markStarted(
       [jobId, instanceId, now],
     );
     const job = rows[0];
-    if (job?.status === "running") await enqueueNotification(tx, job, now);
+    // A device job resumed after a restart was `running` already: its `running` was announced then.
+    if (job?.status === "running" && before?.status === "loaded") await enqueueNotification(tx, job, now);
     return job;
   });
 }
@@ -169,8 +171,10 @@ export const INTERRUPTED_ERROR = "interrupted by service restart";
 
 /**
  * Jobs held by instances that died. A job whose script never started goes back to the queue (it keeps its
- * status `loaded`, which was already announced); a job whose script started may have changed the router, so it
- * is never run again: it fails with INTERRUPTED_ERROR.
+ * status `loaded`, which was already announced). A job whose script started on a device router goes back to the
+ * queue `running`: its script runs on the router, not in the dead instance, and the device back end finds it
+ * there by its name and reports its real outcome (`resumed`), never starting it twice. Any other job whose
+ * script started may have changed the router, so it is never run again: it fails with INTERRUPTED_ERROR.
  */
 export async function recoverJobs(
   db: Database,
@@ -184,6 +188,12 @@ export async function recoverJobs(
        WHERE execution = 'claimed' AND claimed_by = ANY($1::uuid[]) RETURNING id`,
       [deadInstances],
     );
+    const resumed = await tx.query(
+      `UPDATE jobs SET execution = 'queued', claimed_by = NULL
+       WHERE execution = 'started' AND claimed_by = ANY($1::uuid[]) AND status = 'running'
+         AND router_id IN (SELECT id FROM routers WHERE device_host IS NOT NULL) RETURNING id`,
+      [deadInstances],
+    );
     const interrupted = await tx.query<JobRow>(
       `UPDATE jobs SET execution = 'done', claimed_by = NULL,
          status = CASE WHEN status IN ('loaded', 'running') THEN 'failed' ELSE status END,
@@ -195,6 +205,6 @@ export async function recoverJobs(
     for (const job of interrupted.rows) {
       if (job.status === "failed" && job.error === INTERRUPTED_ERROR) await enqueueNotification(tx, job, now);
     }
-    return requeued.rows.length + interrupted.rows.length;
+    return requeued.rows.length + resumed.rows.length + interrupted.rows.length;
   });
 }

@@ -7,6 +7,7 @@ import type { CommandHandler } from "../../../src/routeros-api/server.js";
 import { RouterCommandError, RouterUnreachableError } from "../../../src/service/routers/backend.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
 import type { DeviceEndpoint } from "../../../src/service/routers/endpoint.js";
+import { RESUMED_WITHOUT_ENTRY } from "../../../src/service/routers/job-entry.js";
 import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros-api/device.js";
 
 const ROUTER = "d1000000-0000-4000-8000-000000000001";
@@ -91,7 +92,8 @@ describe("the device back end", () => {
     let executes = 0;
     const { device, backend } = await setUp((inner, current) => async (command) => {
       const result = await inner(command);
-      if (command.path === "/execute") {
+      // The job's start, not the boot marker each new connection reads (`as-string`).
+      if (command.path === "/execute" && !command.attributes.has("as-string")) {
         executes++;
         // The management path drops right after the router took the job.
         setImmediate(() => current().server.dropSessions());
@@ -104,6 +106,28 @@ describe("the device back end", () => {
     expect(outcome.ok).toBe(true);
     expect(executes).toBe(1);
     expect(device.router.table("system-identity").items[0]?.values.name).toBe("after-drop");
+  });
+
+  it("a resumed job the router has no entry of fails instead of running: the dead instance may have run it", async () => {
+    const { device, backend } = await setUp();
+    const outcome = await backend.runScript(ROUTER, "/system identity set name=twice", {
+      jobName: "routerjobs-job-9",
+      resumed: true,
+    });
+    expect(outcome).toMatchObject({ ok: false, error: RESUMED_WITHOUT_ENTRY });
+    expect(device.router.table("system-identity").items[0]?.values.name).toBe("test-router");
+    expect(entries(device)).toEqual([]);
+    // AND a resumed job still `loaded` on the router was never started: it runs now
+    await device.router.runScript(
+      '/system script add name=routerjobs-job-10 source="/system identity set name=resumed" comment="routerjobs:loaded"',
+    );
+    expect(
+      await backend.runScript(ROUTER, "/system identity set name=resumed", {
+        jobName: "routerjobs-job-10",
+        resumed: true,
+      }),
+    ).toEqual({ ok: true, output: "" });
+    expect(device.router.table("system-identity").items[0]?.values.name).toBe("resumed");
   });
 
   it("is offline with a wrong password or a certificate that does not match the pin, and says why", async () => {

@@ -1,0 +1,82 @@
+/**
+ * A simulated RouterOS device as its own process (`routerjobs router simulate` from the built CLI), in a process
+ * group of its own so that a test can `kill -9` it whole, as a power cut would, and start it again on the same
+ * port and state file.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { RouterApiClient } from "../../src/routeros-api/client.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface DeviceProcessOptions {
+  readonly user: string;
+  readonly password: string;
+  readonly passwordFile: string;
+  readonly stateFile: string;
+  /** 0 picks a free port; a restart passes the port the first start got. */
+  readonly port: number;
+}
+
+export interface DeviceProcess {
+  readonly port: number;
+  readonly child: ChildProcess;
+  /** SIGKILL to the whole process group; resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** A plain-TCP API session to the device, for the test's own looks at its state. */
+  session(): Promise<RouterApiClient>;
+}
+
+export async function startDeviceProcess(options: DeviceProcessOptions): Promise<DeviceProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      "bin/routerjobs.js",
+      "router",
+      "simulate",
+      "--api",
+      `127.0.0.1:${options.port}`,
+      "--user",
+      options.user,
+      "--password-file",
+      options.passwordFile,
+      "--state-file",
+      options.stateFile,
+      "--name",
+      "crash-test",
+    ],
+    { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exited = once(child, "exit");
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const first = await Promise.race([
+    once(lines, "line") as Promise<[string]>,
+    exited.then(([code]) => {
+      throw new Error(`router simulate exited with ${code} before it listened`);
+    }),
+  ]);
+  const ready = JSON.parse(first[0]) as { address: string };
+  const port = Number(ready.address.slice(ready.address.lastIndexOf(":") + 1));
+  let gone = false;
+  return {
+    port,
+    child,
+    async kill() {
+      if (gone) return;
+      gone = true;
+      if (child.exitCode === null && child.signalCode === null)
+        process.kill(-(child.pid as number), "SIGKILL");
+      await exited;
+    },
+    session: () =>
+      RouterApiClient.connect({
+        host: "127.0.0.1",
+        port,
+        user: options.user,
+        password: options.password,
+        allowPlaintext: true,
+      }),
+  };
+}
