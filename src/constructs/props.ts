@@ -1,4 +1,5 @@
 import type { IConstruct } from "constructs";
+import type { ApiProfileName } from "../client/api-profile-name.js";
 import type { WaitMode } from "../contract/apply-job.js";
 import type { Wave } from "../contract/wave-check.js";
 import type { BackingResource } from "./backing-resource.js";
@@ -77,6 +78,13 @@ export interface RouterJobOptions {
    * @default "7.24"
    */
   readonly routerOsVersion?: string;
+  /**
+   * The service's job API: `spec`, the spec's `/api/...` paths (our service and the public service), or
+   * `sdx`, the public service's sites API (docs/public-service.md). `routerjobs apply --api` overrides it; it
+   * wins over `ROUTERJOBS_API`. The sites API takes no `notify_url`: with `sdx`, apply confirms by polling.
+   * @default - `ROUTERJOBS_API`, else `spec`
+   */
+  readonly api?: ApiProfileName;
   /**
    * Check the names in the scripts against the RouterOS command tree. Set false for scripts that use menus or
    * arguments the tree lacks (an extra package, hardware-specific settings); the syntax is still checked.

@@ -85,6 +85,7 @@ function resolve(path: string, props: RouterScriptProps): ResolvedScript & Requi
     cli: props.cli ?? "routerjobs",
     routerOsVersion: props.routerOsVersion ?? DEFAULT_ROUTEROS_VERSION,
     checkCommands: props.checkCommands ?? true,
+    api: props.api,
     makeBackup: props.makeBackup ?? true,
     expressExecute: props.expressExecute ?? false,
     needsAcknowledgement: props.needsAcknowledgement ?? true,
@@ -123,5 +124,8 @@ function applyJob(
     wait_for: resolved.waitFor as WaitMode,
     timeout_ms: parseDuration(resolved.timeout),
     job_key: jobKey(definition),
+    // Only when declared: a job without it keeps its JSON byte for byte. Outside job_key: the API a job is
+    // submitted through does not change what runs on the router.
+    ...(resolved.api === undefined ? {} : { api: resolved.api }),
   } as ApplyJob;
 }

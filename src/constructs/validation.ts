@@ -1,3 +1,4 @@
+import { API_PROFILES } from "../client/api-profile-name.js";
 import { WAIT_MODES } from "../contract/apply-job.js";
 import {
   charCount,
@@ -28,6 +29,7 @@ export interface ResolvedScript {
   readonly cli: string;
   readonly routerOsVersion: string;
   readonly checkCommands: boolean;
+  readonly api: string | undefined;
 }
 
 /** The props that hold text: the ones the rules table checks. */
@@ -111,6 +113,16 @@ const RULES: readonly { readonly field: TextField; readonly checks: readonly Che
     ],
   },
   { field: "waitFor", checks: [oneOf(WAIT_MODES)] },
+  {
+    field: "api",
+    checks: [
+      oneOf(API_PROFILES),
+      (value, props) =>
+        value === "sdx" && props.notifyUrl !== undefined
+          ? "sdx (the sites API) takes no notify_url: leave notifyUrl unset, apply confirms by polling"
+          : undefined,
+    ],
+  },
   { field: "resource", checks: [oneOf(BACKING_RESOURCES)] },
   {
     field: "cli",

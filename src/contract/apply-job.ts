@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { API_PROFILES } from "../client/api-profile-name.js";
 import { UsageError } from "../errors.js";
 import { uuidSchema } from "./ids.js";
 import { descriptionSchema, notifyUrlSchema, scriptSchema } from "./job.js";
@@ -100,6 +101,8 @@ export const applyJobSchema = z
      * router to another wave must not run its job again.
      */
     rollout: waveSchema.optional(),
+    /** The job API to submit through (`spec` or `sdx`), when the construct declares one; not in `job_key`. */
+    api: z.enum(API_PROFILES).optional(),
   })
   .refine((job) => job.job_key === jobKey(job), {
     error:

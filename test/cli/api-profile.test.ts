@@ -141,6 +141,43 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
     const submissions = standIn.requests().filter((logged) => logged.method === "POST");
     expect(submissions.at(-1)?.path).toBe(`/sites/${siteId}/jobs`);
   });
+
+  it("a job that declares api: sdx (the constructs' prop) is applied through /sites with no flag or variable", async () => {
+    const job = { ...declare(siteId, "cli/standin/declared"), api: "sdx" };
+    const result = await runCli(["apply"], {
+      env: { ...env, ROUTERJOBS_JOB: JSON.stringify(job), ROUTERJOBS_STATE_DIR: join(scratch, "apply-3") },
+      timeoutMs: 60_000,
+    });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const submissions = standIn.requests().filter((logged) => logged.method === "POST");
+    expect(submissions.at(-1)?.path).toBe(`/sites/${siteId}/jobs`);
+
+    // AND --api overrides what the job declares: the spec profile posts where this service does not answer
+    const before = standIn.requests().length;
+    const overridden = await runCli(["apply", "--api", "spec"], {
+      env: {
+        ...env,
+        ROUTERJOBS_JOB: JSON.stringify({ ...declare(siteId, "cli/standin/overridden"), api: "sdx" }),
+        ROUTERJOBS_STATE_DIR: join(scratch, "apply-4"),
+      },
+      timeoutMs: 60_000,
+    });
+    expect(overridden.code).not.toBe(0);
+    expect(
+      standIn
+        .requests()
+        .slice(before)
+        .some((logged) => logged.path.startsWith("/api/")),
+    ).toBe(true);
+  });
+
+  it("a job whose api is neither spec nor sdx is refused naming the field", async () => {
+    const result = await runCli(["apply"], {
+      env: { ...env, ROUTERJOBS_JOB: JSON.stringify({ ...declare(siteId, "cli/standin/bad"), api: "rest" }) },
+    });
+    expectOneErrorLine(result, 2, /ROUTERJOBS_JOB is not a valid job: api: /, [TOKEN]);
+  });
 });
 
 describe("routerjobs apply in the sdx profile against our service", () => {

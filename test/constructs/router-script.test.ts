@@ -40,6 +40,7 @@ describe("RouterScript", () => {
       timeout_ms: 600_000,
     });
     expect(job).not.toHaveProperty("notify_url");
+    expect(job).not.toHaveProperty("api");
     // AND the job key is what Terraform compares to decide on a re-run
     expect(resourceAt(text, "dns").triggers_replace).toEqual({ job_key: job.job_key });
     // AND the state keeps the job's identity (and nothing else without a destroy script), for reconcile
@@ -82,6 +83,21 @@ describe("RouterScript", () => {
       timeout_ms: 90_000,
       wait_for: "poll",
     });
+  });
+
+  it("carries a declared API profile in the job, outside the job key", () => {
+    const jobOf = (api?: "spec" | "sdx") => {
+      const text = synth(
+        (stack) =>
+          new RouterScript(stack, "dns", { routerId: ROUTER_A, script: SCRIPT, ...(api ? { api } : {}) }),
+      );
+      const [create] = provisioners(resourceAt(text, "dns"));
+      return parseApplyJob(create?.environment.ROUTERJOBS_JOB ?? "");
+    };
+    const sdx = jobOf("sdx");
+    expect(sdx.api).toBe("sdx");
+    // Changing the API a job goes through does not run it again on the router.
+    expect(sdx.job_key).toBe(jobOf().job_key);
   });
 
   it("joins builder lines with newlines", () => {

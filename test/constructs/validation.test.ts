@@ -106,6 +106,12 @@ describe("RouterScript validation at synth time", () => {
       { resource: "null_data_source" },
       'resource must be one of terraform_data, null_resource (got "null_data_source")',
     ],
+    ["an unknown API profile", { api: "rest" }, 'api must be one of spec, sdx (got "rest")'],
+    [
+      "a notify URL for the sites API",
+      { api: "sdx", notifyUrl: "https://hooks.example.net/x" },
+      "api sdx (the sites API) takes no notify_url",
+    ],
     ["an empty cli", { cli: "" }, "cli must not be empty"],
     ["a multi-line cli", { cli: "routerjobs\nrm -rf /" }, "cli must be a single line"],
   ])("refuses %s, naming the construct path, the field and the limit", (_case, props, message) => {

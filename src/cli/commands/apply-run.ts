@@ -37,7 +37,9 @@ export async function runApply(flags: ApplyFlags): Promise<void> {
     controller.abort(new UsageError("interrupted; the next apply resumes waiting for the same job"));
   process.once("SIGINT", stop).once("SIGTERM", stop);
   try {
-    const result = await withClientFromFlags(flags, (client) =>
+    // The API the construct declared, unless --api says otherwise (it wins over ROUTERJOBS_API).
+    const clientFlags = flags.api === undefined && job.api !== undefined ? { ...flags, api: job.api } : flags;
+    const result = await withClientFromFlags(clientFlags, (client) =>
       applyJob(
         { ...job, wait_for: waitFor as typeof job.wait_for },
         {
