@@ -253,6 +253,7 @@ async function confirm(
       firstDelayMs: job.express_execute ? 500 : 1000,
       signal: context.signal,
       onUpdate: (seen) => progress.status(seen),
+      vanishedIsDeleted: context.client.api === "sdx",
     });
   if (!context.receiver || job.wait_for === "poll") return (await poll()) ?? attempt.seen;
   let last: SeenJob | undefined = attempt.seen;

@@ -21,7 +21,16 @@ export interface PollOptions {
   readonly maxDelayMs?: number;
   readonly signal?: AbortSignal;
   readonly onUpdate?: (job: JobListItem) => void;
+  /**
+   * The list leaves deleted jobs out (the sites API, `sdx`): a job listed before and gone now was deleted.
+   * Without this, such a job would be awaited until the deadline. @default false
+   */
+  readonly vanishedIsDeleted?: boolean;
 }
+
+/** The reason given for a job the sites API stopped listing. */
+export const VANISHED_REASON =
+  "the sites API no longer lists the job: it was deleted (that API leaves deleted jobs out of its list)";
 
 const GROWTH = 1.6;
 const LAST_LOOK_MS = 2000;
@@ -49,6 +58,11 @@ export async function pollJob(
       if (!isPassing(error)) throw error;
       delay = Math.min(max, Math.max(delay * GROWTH, (error as { retryAfterMs?: number }).retryAfterMs ?? 0));
       continue;
+    }
+    if (job === undefined && last !== undefined && options.vanishedIsDeleted) {
+      const deleted: JobListItem = { ...last, status: "deleted", error: VANISHED_REASON };
+      options.onUpdate?.(deleted);
+      return deleted;
     }
     if (job && job.status !== last?.status) {
       options.onUpdate?.(job);

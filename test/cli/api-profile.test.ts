@@ -11,23 +11,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { parseMarker } from "../../src/contract/attempt-marker.js";
-import { runCli } from "../helpers/cli.js";
+import { runCli, startCli } from "../helpers/cli.js";
 import { expectOneErrorLine } from "../helpers/cli-expect.js";
-import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import { ADMIN_TOKEN, ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 import { type StandIn, startStandIn } from "../standin/standin.js";
 
 const TOKEN = "ak_live_cli+profile/9Zq2==";
 const scratch = mkdtempSync(join(tmpdir(), "rj-cli-api-"));
 
 /** A job as the constructs write it, confirmed by polling. */
-function declare(routerId: string, resource: string): ApplyJob {
+function declare(routerId: string, resource: string, express = true): ApplyJob {
   const definition = {
     phase: "create" as const,
     router_id: routerId,
     description: "set identity",
     script: `/system identity set name=${resource.replaceAll("/", "-")}`,
     make_backup: true,
-    express_execute: true,
+    express_execute: express,
     needs_acknowledgement: true,
   };
   return {
@@ -220,5 +220,46 @@ describe("routerjobs apply in the sdx profile against our service", () => {
       })
     ).body as Record<string, unknown>[];
     expect(identity?.name).toBe("cli-service-identity");
+  });
+});
+
+describe("routerjobs apply in the sdx profile when the job is deleted", () => {
+  let svc: TestService;
+  let caFile: string;
+  beforeAll(async () => {
+    // No tick for an hour: the job waits pending until the test deletes it.
+    svc = await startTestService({ rateLimit: { count: 10_000, windowMs: 1000 }, tickMs: 3_600_000 });
+    caFile = join(scratch, "service-ca-deleted.pem");
+    writeFileSync(caFile, svc.service.ca ?? "");
+  });
+  afterAll(async () => svc?.close());
+
+  it("fails at once as deleted when the sites API stops listing it, instead of waiting out the timeout", async () => {
+    // GIVEN an apply waiting on a pending, non-express job through the sites API (which hides deleted jobs)
+    const job = { ...declare(ROUTER_A, "cli/service/deleted", false), timeout_ms: 600_000 };
+    const apply = startCli(["apply"], {
+      env: {
+        ROUTERJOBS_URL: svc.url,
+        ROUTERJOBS_TOKEN: TOKEN_A,
+        ROUTERJOBS_CA_FILE: caFile,
+        ROUTERJOBS_API: "sdx",
+        ROUTERJOBS_RATE_LIMIT: "1000/1s",
+        ROUTERJOBS_STATE_DIR: join(scratch, "apply-deleted"),
+        ROUTERJOBS_JOB: JSON.stringify(job),
+      },
+    });
+    try {
+      await apply.printed(/(pending)/, "apply's first look");
+      // WHEN an operator deletes the job
+      const [listed] = (await svc.jobs(ROUTER_A)) as { id: string }[];
+      const deleted = await svc.call("DELETE", `/admin/jobs/${listed?.id}`, { token: ADMIN_TOKEN });
+      expect(deleted.status).toBeLessThan(300);
+      // THEN apply ends with exit 1 naming the deletion, long before its 10-minute timeout
+      expect(await apply.exited).toBe(1);
+      const { stdout, stderr } = apply.output();
+      expect(`${stdout}${stderr}`).toMatch(/deleted: the sites API no longer lists the job/);
+    } finally {
+      await apply.stop();
+    }
   });
 });
