@@ -129,8 +129,28 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     write(
       `redeploy ran ${rerun.length} job(s), on ${redeployedRouters.join(", ") || "no router"}; the other routers were left alone`,
     );
+    if (!options.keep)
+      write(
+        `the orchestration log is at ${service.url}/portal while the service runs: npm run demo -- --keep leaves it open`,
+      );
 
     if (options.keep) {
+      // A one-time code in the link, never the token: it signs the browser in once, within 5 minutes.
+      const { mintSignInCode } = await import("../service/portal/sessions.js");
+      const { parseToken, isParsedToken } = await import("../contract/token.js");
+      const parsed = parseToken(token);
+      if (isParsedToken(parsed)) {
+        const code = await mintSignInCode(
+          service.app.db,
+          { teamId: parsed.teamId, tokenId: parsed.tokenId },
+          new Date(),
+        );
+        write("");
+        write(`portal: ${service.url}/portal/sign-in/code/${code}`);
+        write(
+          `        (a one-time sign-in link, good for 5 minutes; the browser must trust ${service.caFile ?? "the service's CA"})`,
+        );
+      }
       const envFile = join(dir, "env.sh");
       await writeFile(
         envFile,

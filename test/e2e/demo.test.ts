@@ -76,6 +76,8 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     // AND a router's configuration was read back, and only the changed router ran a job on redeploy
     expect(output).toMatch(/office-1 read back through the synchronous endpoint: identity "office-1"/);
     expect(output).toMatch(/redeploy ran 1 job\(s\), on office-1; the other routers were left alone/);
+    // AND it says where the portal shows the orchestration log
+    expect(output).toMatch(/the orchestration log is at https:\/\/127\.0\.0\.1:\d+\/portal/);
     // AND the live progress showed jobs queued, running and completed with times
     expect(output).toMatch(/office-\d +#\d +\S+ +completed after \d+\.\ds/);
     // AND the token it generated is in no line it printed
