@@ -4,7 +4,7 @@
  * gates), and the service on loopback with TLS and simulated routers. What reached each router is counted in
  * its job list at the service.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
@@ -33,6 +33,8 @@ const ROOT = join(import.meta.dirname, "..", "..");
  * setup, and another run in the same tree must not pull it away while terraform runs this one's provisioners.
  */
 function snapshotCli(): { cli: string; remove(): void } {
+  // A fresh `npm ci` has no node_modules/.cache yet.
+  mkdirSync(join(ROOT, "node_modules", ".cache"), { recursive: true });
   const home = mkdtempSync(join(ROOT, "node_modules", ".cache", "rj-rollout-cli-"));
   for (const part of ["bin/routerjobs.js", "dist/bundle", "package.json"]) {
     if (!existsSync(join(ROOT, part))) throw new Error(`${part} is missing: the global setup builds it`);
