@@ -13,7 +13,7 @@ import { App, LocalBackend, TerraformStack } from "cdktf";
 import { RouterConfig } from "../src/constructs/index.js";
 import { PACKAGE_ROOT, startLocalStack } from "../src/demo/local-stack.js";
 import { locateTerraform, runGroup } from "../src/terraform/terraform.js";
-import { type BenchReport, round } from "./harness.js";
+import { type BenchReport, mustSucceed, round } from "./harness.js";
 
 const ROUTERS = Number(process.env.FLEET_ROUTERS ?? 50);
 const SECTIONS = 2;
@@ -102,7 +102,9 @@ async function deploy(terraform: string, mode: Mode): Promise<ModeResult> {
     }
     app.synth();
     const env = stack.env;
-    await must(runGroup(terraform, ["init", "-input=false", "-no-color"], { cwd: stackDir, env }).done);
+    await mustSucceed(
+      runGroup(terraform, ["init", "-input=false", "-no-color"], { cwd: stackDir, env }).done,
+    );
     const started = performance.now();
     // The deploys go through `routerjobs deploy` (its reconciliation reads each router's job list once, and
     // hands the lists to the provisioners); the no-op baseline is Terraform's own cost, so plain apply.
@@ -116,7 +118,7 @@ async function deploy(terraform: string, mode: Mode): Promise<ModeResult> {
             cwd: stackDir,
             env,
           });
-    await must(apply.done);
+    await mustSucceed(apply.done);
     const seconds = (performance.now() - started) / 1000;
     const counts = (map: ReadonlyMap<string, number>) => [...map.values()].reduce((a, b) => a + b, 0);
     const { rows } = await stack.service.app.db.query<{ status: string; n: number }>(
@@ -137,9 +139,4 @@ async function deploy(terraform: string, mode: Mode): Promise<ModeResult> {
     await stack.close();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-async function must(step: Promise<{ code: number | null; output: string }>): Promise<void> {
-  const { code, output } = await step;
-  if (code !== 0) throw new Error(`terraform failed (exit ${code}):\n${output.slice(-4000)}`);
 }

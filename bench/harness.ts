@@ -62,3 +62,9 @@ export async function rssMiB(pid: number): Promise<number | undefined> {
     return undefined;
   }
 }
+
+/** Awaits a Terraform step of a bench; a failure throws with the end of its output, where the reason is. */
+export async function mustSucceed(step: Promise<{ code: number | null; output: string }>): Promise<void> {
+  const { code, output } = await step;
+  if (code !== 0) throw new Error(`terraform failed (exit ${code}):\n${output.slice(-4000)}`);
+}

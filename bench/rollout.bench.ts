@@ -15,7 +15,7 @@ import { App, LocalBackend, TerraformStack } from "cdktf";
 import { checks, Fleet, type FleetRouter, type RolloutProps } from "../src/constructs/index.js";
 import { startLocalStack } from "../src/demo/local-stack.js";
 import { locateTerraform, runGroup } from "../src/terraform/terraform.js";
-import { type BenchReport, round } from "./harness.js";
+import { type BenchReport, mustSucceed, round } from "./harness.js";
 
 const ROUTERS = Number(process.env.ROLLOUT_ROUTERS ?? 40);
 const RATE = { count: 600, windowMs: 1000 };
@@ -77,9 +77,11 @@ async function deploy(terraform: string, rollout: RolloutProps<FleetRouter> | un
     });
     app.synth();
     const env = stack.env;
-    await must(runGroup(terraform, ["init", "-input=false", "-no-color"], { cwd: stackDir, env }).done);
+    await mustSucceed(
+      runGroup(terraform, ["init", "-input=false", "-no-color"], { cwd: stackDir, env }).done,
+    );
     const started = performance.now();
-    await must(
+    await mustSucceed(
       runGroup(terraform, ["apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=10"], {
         cwd: stackDir,
         env,
@@ -95,9 +97,4 @@ async function deploy(terraform: string, rollout: RolloutProps<FleetRouter> | un
     await stack.close();
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-async function must(step: Promise<{ code: number | null; output: string }>): Promise<void> {
-  const { code, output } = await step;
-  if (code !== 0) throw new Error(`terraform failed (exit ${code}):\n${output.slice(-4000)}`);
 }

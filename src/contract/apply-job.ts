@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { API_PROFILES } from "../client/api-profile-name.js";
-import { UsageError } from "../errors.js";
+import { parseEnvJson } from "./env-json.js";
 import { uuidSchema } from "./ids.js";
 import { descriptionSchema, notifyUrlSchema, scriptSchema } from "./job.js";
 import { waveSchema } from "./wave-check.js";
@@ -113,18 +113,5 @@ export type ApplyJob = z.output<typeof applyJobSchema>;
 
 /** Reads `ROUTERJOBS_JOB` text; every problem is a UsageError naming the field. */
 export function parseApplyJob(text: string): ApplyJob {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${APPLY_JOB_ENV} is not valid JSON: ${(error as Error).message}`);
-  }
-  const result = applyJobSchema.safeParse(raw);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const field = issue.path.join(".") || "job";
-    // The contract's messages often start with the field name already.
-    return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
-  });
-  throw new UsageError(`${APPLY_JOB_ENV} is not a valid job: ${problems.join("; ")}`);
+  return parseEnvJson(applyJobSchema, text, APPLY_JOB_ENV, "job");
 }

@@ -4,7 +4,7 @@
  * reads it. Like apply-job.ts, it must not import cdktf: the CLI imports it.
  */
 import { z } from "zod";
-import { UsageError } from "../errors.js";
+import { parseEnvJson } from "./env-json.js";
 import { uuidSchema } from "./ids.js";
 import { scriptSchema } from "./job.js";
 
@@ -38,19 +38,7 @@ export type WaveCheck = z.output<typeof waveCheckSchema>;
 
 /** Reads `ROUTERJOBS_VERIFY` text; every problem is a UsageError naming the field. */
 export function parseWaveCheck(text: string): WaveCheck {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${WAVE_CHECK_ENV} is not valid JSON: ${(error as Error).message}`);
-  }
-  const result = waveCheckSchema.safeParse(raw);
-  if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => {
-    const field = issue.path.join(".") || "check";
-    return issue.message.startsWith(field) ? issue.message : `${field}: ${issue.message}`;
-  });
-  throw new UsageError(`${WAVE_CHECK_ENV} is not a valid wave check: ${problems.join("; ")}`);
+  return parseEnvJson(waveCheckSchema, text, WAVE_CHECK_ENV, "wave check");
 }
 
 /** `wave 2/3`, as every progress line of a rollout names it. */
