@@ -36,7 +36,7 @@ export async function resolveClientOptions(
     import("../contract/duration.js"),
     import("../contract/token.js"),
     import("../client/state-dir.js"),
-    import("../client/api-profile-name.js"),
+    import("../contract/api-profile-name.js"),
   ]);
   if (flags.token !== undefined) {
     throw new UsageError(

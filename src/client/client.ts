@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
 import type { z } from "zod";
+import type { ApiProfileName } from "../contract/api-profile-name.js";
 import type { JobAck } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";
 import { type JobListItem, type JobRequestInput, jobRequestSchema } from "../contract/job.js";
 import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
 import { RouterjobsError } from "../errors.js";
-import type { ApiProfileName } from "./api-profile-name.js";
 import { BadResponseError, RateLimitedError, TimeoutError, ValidationError } from "./errors.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
 import { API_PROFILE, type ApiProfile, type Exchange } from "./profiles.js";

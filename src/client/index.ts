@@ -1,4 +1,4 @@
-export { API_PROFILES, type ApiProfileName } from "./api-profile-name.js";
+export { API_PROFILES, type ApiProfileName } from "../contract/api-profile-name.js";
 export {
   type CallOptions,
   RouterJobsClient,

@@ -2,17 +2,17 @@
  * The client's options, their defaults (one `??` block) and their validation, done once at construction.
  */
 import { readFileSync } from "node:fs";
-import type { RateLimit } from "../contract/duration.js";
-import type { ErrorDetail } from "../contract/errors.js";
-import { describeValue } from "../contract/ids.js";
-import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
-import { bearerTokenProblem } from "../contract/token.js";
 import {
   API_PROFILES,
   type ApiProfileName,
   DEFAULT_API_PROFILE,
   isApiProfileName,
-} from "./api-profile-name.js";
+} from "../contract/api-profile-name.js";
+import type { RateLimit } from "../contract/duration.js";
+import type { ErrorDetail } from "../contract/errors.js";
+import { describeValue } from "../contract/ids.js";
+import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
+import { bearerTokenProblem } from "../contract/token.js";
 import { ValidationError } from "./errors.js";
 import { defaultStateDir } from "./state-dir.js";
 import { USER_AGENT } from "./version.js";

@@ -11,12 +11,12 @@
  *   RouterOS records (RouterOS keys, typed values).
  */
 import { z } from "zod";
+import type { ApiProfileName } from "../contract/api-profile-name.js";
 import { successEnvelope } from "../contract/envelope.js";
 import { tolerantUuidSchema } from "../contract/ids.js";
 import { type JobAck, type JobListItem, type JobRequest, jobListResponseSchema } from "../contract/job.js";
 import { type RouterRecord, type SyncRequest, tolerantRouterRecordSchema } from "../contract/sync.js";
 import { splitWords, toServiceRecord } from "../routeros-api/service-view.js";
-import type { ApiProfileName } from "./api-profile-name.js";
 import { ValidationError } from "./errors.js";
 import { sdxDescriptionProblem, sdxNotifyUrlProblem, utf8HeaderValue } from "./sdx-headers.js";
 import type { AttemptRequest } from "./transport.js";

@@ -1,5 +1,5 @@
 import type { IConstruct } from "constructs";
-import type { ApiProfileName } from "../client/api-profile-name.js";
+import type { ApiProfileName } from "../contract/api-profile-name.js";
 import type { WaitMode } from "../contract/apply-job.js";
 import type { Wave } from "../contract/wave-check.js";
 import type { BackingResource } from "./backing-resource.js";

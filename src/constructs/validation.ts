@@ -1,4 +1,4 @@
-import { API_PROFILES } from "../client/api-profile-name.js";
+import { API_PROFILES } from "../contract/api-profile-name.js";
 import { WAIT_MODES } from "../contract/apply-job.js";
 import {
   charCount,

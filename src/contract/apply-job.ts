@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { API_PROFILES } from "../client/api-profile-name.js";
+import { API_PROFILES } from "./api-profile-name.js";
 import { parseEnvJson } from "./env-json.js";
 import { uuidSchema } from "./ids.js";
 import { descriptionSchema, notifyUrlSchema, scriptSchema } from "./job.js";
