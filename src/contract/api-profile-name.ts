@@ -1,6 +1,6 @@
 /**
  * The names of the API profiles, without zod or any schema: the CLI validates `--api` on its start-up path,
- * before it loads the client (profiles.ts holds what each profile means).
+ * before it loads the client (src/client/profiles.ts holds what each profile means).
  */
 export const API_PROFILES = ["spec", "sdx"] as const;
 export type ApiProfileName = (typeof API_PROFILES)[number];
