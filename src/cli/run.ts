@@ -5,9 +5,7 @@
  */
 import { type Command, CommanderError } from "commander";
 import { EXIT_CODES } from "./exit-codes.js";
-import { fileSystemError, formatError, reportError } from "./report-error.js";
-
-export { fileSystemError, formatError };
+import { reportError } from "./report-error.js";
 
 export async function run(program: Command, argv: readonly string[]): Promise<number> {
   configure(program);

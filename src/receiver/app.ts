@@ -2,8 +2,7 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } f
 import { type ErrorCode, errorEnvelope } from "../contract/errors.js";
 import { type LoggerOptions, serverLogger } from "../http/server-logging.js";
 import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../http/server-timeouts.js";
-import type { StorageFullReport } from "../store/storage-full.js";
-import { isStorageFull, STORAGE_FULL_RETRY_AFTER_S } from "../store/storage-full.js";
+import { isStorageFull, STORAGE_FULL_RETRY_AFTER_S, type StorageFullReport } from "../store/storage-full.js";
 import { type NotifyRouteOptions, notifyRoute } from "./notify-route.js";
 import { MAX_WAIT_MS, type WaitRoutesOptions, waitRoutes } from "./wait-routes.js";
 
@@ -56,13 +55,14 @@ export function buildReceiverApp(options: ReceiverAppOptions): FastifyInstance {
     // Storage failed (database down, disk full): 503 tells the service to retry later, and nothing was
     // acknowledged.
     app.log.error(error);
-    if (isStorageFull(error)) reply.header("retry-after", String(STORAGE_FULL_RETRY_AFTER_S));
+    const full = isStorageFull(error);
+    if (full) reply.header("retry-after", String(STORAGE_FULL_RETRY_AFTER_S));
     return reply
       .code(503)
       .send(
         errorEnvelope(
           "service_unavailable",
-          isStorageFull(error)
+          full
             ? "the receiver's storage is full: the notification was not stored; retry later"
             : "the receiver could not store or read notifications",
         ),

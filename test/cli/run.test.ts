@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EXIT_CODES, exitCodeFor } from "../../src/cli/exit-codes.js";
-import { formatError } from "../../src/cli/run.js";
+import { formatError } from "../../src/cli/report-error.js";
 import {
   ApiError,
   AuthenticationError,

@@ -66,11 +66,12 @@ export function csrfToken(sessionId: string): string {
   return createHmac("sha256", sessionId).update("routerjobs-portal-csrf").digest("base64url");
 }
 
-/** Timing-safe equality of two strings an attacker may choose one of. */
+/**
+ * Timing-safe equality of two strings an attacker may choose one of: their SHA-256 digests have one length
+ * whatever the inputs', so the comparison reveals neither the length nor a prefix.
+ */
 export function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(sha256(given), "hex");
-  const b = Buffer.from(sha256(expected), "hex");
-  return timingSafeEqual(a, b) && given.length === expected.length;
+  return timingSafeEqual(Buffer.from(sha256(given), "hex"), Buffer.from(sha256(expected), "hex"));
 }
 
 /**
