@@ -4,7 +4,6 @@
  */
 
 import { performance } from "node:perf_hooks";
-import { setImmediate } from "node:timers/promises";
 import type { Block, Expr, Position, Statement } from "./ast.js";
 import { RosCode } from "./code-value.js";
 import { environmentLines } from "./environment.js";
@@ -15,6 +14,7 @@ import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "./limits.js";
 import { MemoryBudget, textBytes } from "./memory.js";
 import { parseScript } from "./parser.js";
 import { type Cell, Scope } from "./scope.js";
+import { nextTurn } from "./turns.js";
 import { isTrue, parseDuration, timeText, toNumber, toText } from "./values.js";
 import { compare, compileWhere } from "./where.js";
 
@@ -163,7 +163,7 @@ class Interpreter {
   }
 
   private async pause(at: Position): Promise<void> {
-    await setImmediate();
+    await nextTurn();
     this.yieldAt = performance.now() + YIELD_AFTER_MS;
     this.check(at);
   }
