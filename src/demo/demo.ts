@@ -12,6 +12,7 @@ import type { RunningService } from "../service/server.js";
 import { locateTerraform, runGroup, stopGroup } from "../terraform/terraform.js";
 import { describeStatus, JobWatch } from "./job-watch.js";
 import { PACKAGE_ROOT as ROOT, startLocalStack } from "./local-stack.js";
+import { startRouterProcesses } from "./router-processes.js";
 
 /**
  * `routerjobs demo`: the main job on one machine. Starts the service (simulated routers) and the receiver on
@@ -24,6 +25,11 @@ export interface DemoOptions {
   readonly keep: boolean;
   /** Working folder (data, stack, state). @default a new temporary folder */
   readonly dir?: string;
+  /**
+   * Run each router as its own `routerjobs router simulate` process speaking the RouterOS API, driven by the
+   * service as a device, instead of inside the service. @default false
+   */
+  readonly routerProcesses?: boolean;
   readonly write: (line: string) => void;
   readonly signal: AbortSignal;
 }
@@ -63,12 +69,26 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       site,
       lanPrefix: `192.168.${(index + 1) * 10}`,
     }));
-    const stack = await startLocalStack({ dir, routers, tickMs: TICK_MS });
+    const devices = options.routerProcesses ? await startRouterProcesses(dir, routers) : undefined;
+    if (devices) cleanups.unshift(() => devices.close());
+    const stack = await startLocalStack({
+      dir,
+      routers: routers.map(({ id, name }) => {
+        const device = devices?.devices.get(id);
+        return { id, name, ...(device ? { device } : {}) };
+      }),
+      tickMs: TICK_MS,
+    });
     cleanups.unshift(() => stack.close());
-    const { service, backend, token } = stack;
+    const { service, token } = stack;
     const receiver = stack.receiver as RunningReceiver;
     const env = { ...stack.env, CDKTF_OUTDIR: join(dir, "cdktf.out") };
-    write(`service  ${service.url}  (simulated RouterOS routers: ${routers.map((r) => r.name).join(", ")})`);
+    const routerNames = routers.map((r) => r.name).join(", ");
+    write(
+      devices
+        ? `service  ${service.url}  (RouterOS API devices, each its own process on loopback: ${routerNames})`
+        : `service  ${service.url}  (simulated RouterOS routers: ${routerNames})`,
+    );
     write(`receiver ${receiver.url}`);
 
     const watch = new JobWatch(service.app.db, (job) => {
@@ -107,7 +127,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
     await deploy("initial");
     const firstJobs = await watch.jobs();
     const jobs = countBy(firstJobs.map((job) => job.status));
-    const backups = routers.reduce((sum, router) => sum + backend.router(router.id).backupNames.length, 0);
+    const backups = firstJobs.filter((job) => job.backupName !== null).length;
     const spent = [...service.app.admittedRequests.values()].reduce((a, b) => a + b, 0);
     write("");
     write(

@@ -9,6 +9,8 @@ export interface WatchedJob {
   readonly createdAt: Date;
   readonly startedAt: Date | null;
   readonly endedAt: Date | null;
+  /** The backup the job took before its script, by its name on the router. */
+  readonly backupName: string | null;
 }
 
 /**
@@ -54,9 +56,10 @@ export class JobWatch {
       created_at: Date;
       started_at: Date | null;
       ended_at: Date | null;
+      backup_name: string | null;
     }>(
       `SELECT r.name, j.seq_id, j.description, j.status, j.created_at, j.started_at,
-              coalesce(j.completed_at, j.failed_at, j.deleted_at) AS ended_at
+              coalesce(j.completed_at, j.failed_at, j.deleted_at) AS ended_at, j.backup_name
          FROM jobs j JOIN routers r ON r.id = j.router_id
         ORDER BY j.created_at, r.name, j.seq_id`,
     );
@@ -68,6 +71,7 @@ export class JobWatch {
       createdAt: new Date(row.created_at),
       startedAt: row.started_at ? new Date(row.started_at) : null,
       endedAt: row.ended_at ? new Date(row.ended_at) : null,
+      backupName: row.backup_name,
     }));
   }
 

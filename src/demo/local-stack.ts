@@ -2,9 +2,13 @@ import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Device } from "../contract/device.js";
 import { formatDuration, type RateLimit } from "../contract/duration.js";
 import { type RunningReceiver, startReceiver } from "../receiver/server.js";
 import { resolveConfig } from "../service/config.js";
+import type { RouterBackend } from "../service/routers/backend.js";
+import { DeviceBackend } from "../service/routers/device-backend.js";
+import { MixedBackend } from "../service/routers/mixed-backend.js";
 import { type RunningService, startService } from "../service/server.js";
 import { newToken } from "../service/store/directory.js";
 import { SimulatedBackend } from "../simulator/index.js";
@@ -15,7 +19,8 @@ export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", 
 export interface LocalStackOptions {
   /** Holds the service's and the receiver's data. */
   readonly dir: string;
-  readonly routers: readonly { readonly id: string; readonly name: string }[];
+  /** A router with a `device` is driven over the RouterOS API (router-processes.ts); the rest are simulated. */
+  readonly routers: readonly { readonly id: string; readonly name: string; readonly device?: Device }[];
   /** @default 1 s */
   readonly tickMs?: number;
   /** The service's limit per key. @default the spec's 60/1m */
@@ -27,7 +32,6 @@ export interface LocalStackOptions {
 export interface LocalStack {
   readonly service: RunningService;
   readonly receiver: RunningReceiver | undefined;
-  readonly backend: SimulatedBackend;
   /** The seeded team's API token: hand it to processes through the environment only. */
   readonly token: string;
   /** What terraform and its provisioners (`routerjobs apply`) need to deploy against this stack. */
@@ -47,7 +51,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ? undefined
       : await startReceiver({ dataDir: join(dir, "receiver"), host: "127.0.0.1", port: 0, logger: false });
   try {
-    const backend = new SimulatedBackend({ seed: 42, commandLatencyMs: 20 });
+    const simulated = new SimulatedBackend({ seed: 42, commandLatencyMs: 20 });
+    const backend: RouterBackend = options.routers.some((router) => router.device)
+      ? new MixedBackend(simulated, new DeviceBackend())
+      : simulated;
     const teamId = randomUUID();
     const token = newToken(teamId);
     const service = await startService({
@@ -71,7 +78,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             id: teamId,
             customer_id: randomUUID(),
             tokens: [token],
-            routers: options.routers.map(({ id, name }) => ({ id, name })),
+            routers: options.routers.map(({ id, name, device }) => ({
+              id,
+              name,
+              ...(device ? { device } : {}),
+            })),
           },
         ],
       },
@@ -103,7 +114,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     return {
       service,
       receiver,
-      backend,
       token,
       env,
       close: async () => {

@@ -15,15 +15,22 @@ it ends, exit 0). Exit 5 when Terraform is missing.
 
 Examples:
   npm run demo
-  routerjobs demo --keep        # leave the service and receiver running to deploy against them yourself`;
+  routerjobs demo --keep        # leave the service and receiver running to deploy against them yourself
+  routerjobs demo --router-processes
+                                # each router its own process speaking the RouterOS API (api-ssl) on
+                                # loopback, driven by the service as it drives a MikroTik device`;
 
 export function demoCommand(): Command {
   return new Command("demo")
     .description("deploy the example office fleet with Terraform against an embedded service (the main job)")
     .option("--keep", "leave the service and receiver running, and print how to deploy against them")
     .option("--dir <dir>", "working folder for data, stack and state (default: a new temporary folder)")
+    .option(
+      "--router-processes",
+      "run the five routers as `routerjobs router simulate` processes the service drives over the RouterOS API",
+    )
     .addHelpText("after", HELP)
-    .action(async (options: { keep?: boolean; dir?: string }) => {
+    .action(async (options: { keep?: boolean; dir?: string; routerProcesses?: boolean }) => {
       const { runDemo } = await import("../../demo/demo.js");
       const controller = new AbortController();
       const stop = () => controller.abort(new Error("interrupted"));
@@ -32,6 +39,7 @@ export function demoCommand(): Command {
         await runDemo({
           keep: options.keep ?? false,
           ...(options.dir ? { dir: options.dir } : {}),
+          routerProcesses: options.routerProcesses ?? false,
           write: (line) => process.stdout.write(`${line}\n`),
           signal: controller.signal,
         });
