@@ -106,6 +106,13 @@ export class RouterCycle {
     }
   }
 
+  /** The export text of a backup on the router (the portal's download). A read: nothing is saved. */
+  async readBackup(router: RouterRef, name: string, timeoutMs: number): Promise<string> {
+    if (!router.online) throw new RouterUnreachableError("it is offline");
+    await this.load(router);
+    return withTimeout(this.backend.readBackup(router.id, name), timeoutMs);
+  }
+
   /**
    * Runs a claimed job: `running`, the backup when asked, the script, then `completed` or `failed` saved together
    * with the router's new state. A job deleted or recovered by another instance since its claim does not start.

@@ -12,7 +12,9 @@ import {
   RouterUnreachableError,
   type ScriptOutcome,
 } from "../service/routers/backend.js";
+import { allMenus } from "./all-menus.js";
 import { apiCommand } from "./api-view.js";
+import { exportConfig } from "./export.js";
 import { SeededRandom } from "./random.js";
 import { SimulatedRouter } from "./router.js";
 import type { RouterSnapshot } from "./snapshot.js";
@@ -124,6 +126,23 @@ export class SimulatedBackend implements RouterBackend {
 
   async backup(routerId: string, name: string): Promise<string> {
     return this.reachable(routerId).router.saveBackup(name);
+  }
+
+  /**
+   * A simulated backup is a saved configuration: it is loaded into a scratch copy of the router (the router
+   * itself stays as it is) and exported there, secrets left out as `export` leaves them out.
+   */
+  async readBackup(routerId: string, name: string): Promise<string> {
+    const device = this.reachable(routerId);
+    const scratch = new SimulatedRouter({ seedText: `${this.seed}:${routerId}`, now: this.now });
+    scratch.restore(device.router.snapshot());
+    try {
+      scratch.loadBackup(name);
+    } catch (error) {
+      if (error instanceof RouterOsError) throw new RouterCommandError(`no backup ${name} on the router`);
+      throw error;
+    }
+    return exportConfig(allMenus(), [], scratch).join("\n");
   }
 
   async command(

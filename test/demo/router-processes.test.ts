@@ -12,10 +12,9 @@ import { ApiError } from "../../src/client/errors.js";
 import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
 import { type RouterProcesses, startRouterProcesses } from "../../src/demo/router-processes.js";
 
-const ROUTERS = [
-  { id: "0b9c6c52-5a0e-4d4b-9f43-1a2b3c4d5e01", name: "branch-a" },
-  { id: "0b9c6c52-5a0e-4d4b-9f43-1a2b3c4d5e02", name: "branch-b" },
-];
+const BRANCH_A = { id: "0b9c6c52-5a0e-4d4b-9f43-1a2b3c4d5e01", name: "branch-a" };
+const BRANCH_B = { id: "0b9c6c52-5a0e-4d4b-9f43-1a2b3c4d5e02", name: "branch-b" };
+const ROUTERS = [BRANCH_A, BRANCH_B];
 
 describe("the demo's routers as RouterOS API processes", () => {
   let dir: string;
@@ -48,23 +47,23 @@ describe("the demo's routers as RouterOS API processes", () => {
   });
 
   it("answers a synchronous call from the device process, which carries the router's name", async () => {
-    const [identity] = await client.execute(ROUTERS[0].id, "/system/identity/print");
+    const [identity] = await client.execute(BRANCH_A.id, "/system/identity/print");
     expect(identity?.name).toBe("branch-a");
   });
 
   it("runs a job with a backup on the device, and the backup is a file on the device", async () => {
-    const { ack } = await client.submitJob(ROUTERS[1].id, {
+    const { ack } = await client.submitJob(BRANCH_B.id, {
       script: "/ip address add address=10.9.0.1/24 interface=ether2",
       description: "address",
       make_backup: true,
       express_execute: true,
       needs_acknowledgement: true,
     });
-    const job = await waitUntilTerminal(client, ROUTERS[1].id, ack.idempotency_key);
+    const job = await waitUntilTerminal(client, BRANCH_B.id, ack.idempotency_key);
     expect(job.status).toBe("completed");
-    const addresses = await client.execute(ROUTERS[1].id, "/ip/address/print");
+    const addresses = await client.execute(BRANCH_B.id, "/ip/address/print");
     expect(addresses.map((address) => address.address)).toContain("10.9.0.1/24");
-    const files = await client.execute(ROUTERS[1].id, "/file/print");
+    const files = await client.execute(BRANCH_B.id, "/file/print");
     // The device back end names a job's backup after its seq_id (src/service/router-cycle.ts).
     expect(files.map((file) => file.name)).toContain(`routerjobs-job-${job.seq_id}.rsc`);
   });
@@ -81,7 +80,7 @@ describe("the demo's routers as RouterOS API processes", () => {
 
   it("close stops every device: the service then answers 502 router_unreachable", async () => {
     await devices.close();
-    const failure = await client.execute(ROUTERS[0].id, "/system/identity/print").catch((error) => error);
+    const failure = await client.execute(BRANCH_A.id, "/system/identity/print").catch((error) => error);
     expect(failure).toBeInstanceOf(ApiError);
     expect(failure).toMatchObject({ statusCode: 502, apiCode: "router_unreachable" });
   });

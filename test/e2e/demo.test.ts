@@ -3,15 +3,18 @@
  * receiver. Checks the summary it prints, that the token never shows, and that nothing it started outlives it.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Agent, request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { processes } from "../helpers/processes.js";
 import { terraformOrSkip } from "../helpers/terraform.js";
 
 const terraform = terraformOrSkip("the demo (it deploys with terraform)");
 const ROOT = join(import.meta.dirname, "..", "..");
+const SIGN_IN_LINK =
+  /portal: (https:\/\/127\.0\.0\.1:\d+)(\/portal\/sign-in\/code\/\S+)\n\s+\(a one-time sign-in link.*must trust (\S+)\)/;
 
 function startDemo(dir: string, ...flags: string[]) {
   const child = spawn(
@@ -107,7 +110,7 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     expect(readdirSync(dir)).toContain("service");
   });
 
-  it("--keep leaves the service and receiver up for the user's own deploys, and Ctrl-C stops them", {
+  it("--keep leaves the service and receiver up for the user's own deploys and the portal link, and Ctrl-C stops them", {
     timeout: 300_000,
   }, async () => {
     const dir = mkdtempSync(join(tmpdir(), "rj-demo-test-"));
@@ -122,6 +125,39 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(demo.output()).toMatch(/source \S+env\.sh/);
+    // WHEN the one-time portal link it printed is followed (a code in it, never the token)
+    const [, origin, path, caFile] = SIGN_IN_LINK.exec(demo.output()) ?? [];
+    expect(path, demo.output()).toBeDefined();
+    const dispatcher = new Agent({ connect: { ca: readFileSync(caFile as string, "utf8") } });
+    try {
+      const first = await request(`${origin}${path}`, { dispatcher });
+      await first.body.dump();
+      // THEN it signs the browser in: a session cookie and a redirect to the routers, all five listed
+      expect(first.statusCode).toBe(303);
+      expect(first.headers.location).toBe("/portal");
+      const session = [first.headers["set-cookie"] ?? []]
+        .flat()
+        .find((line) => line.startsWith("__Host-rj_session="));
+      expect(session).toMatch(/HttpOnly; Secure; SameSite=Strict/);
+      const routers = await request(`${origin}/portal`, {
+        dispatcher,
+        headers: { cookie: (session as string).split(";")[0] as string },
+      });
+      const page = await routers.body.text();
+      expect(routers.statusCode).toBe(200);
+      for (const name of ["office-1", "office-2", "office-3", "office-4", "office-5"])
+        expect(page).toContain(`>${name}</a>`);
+      expect(page).toContain("status-completed");
+      // AND followed a second time, it is refused and signs nothing in
+      const second = await request(`${origin}${path}`, { dispatcher });
+      expect(second.statusCode).toBe(401);
+      expect(await second.body.text()).toContain("That sign-in link was used already or has expired.");
+      expect(
+        [second.headers["set-cookie"] ?? []].flat().some((line) => line.startsWith("__Host-rj_session=")),
+      ).toBe(false);
+    } finally {
+      await dispatcher.close();
+    }
     // WHEN the user points the CLI at what the demo printed (env.sh holds the token: mode 0600)
     const envFile = join(dir, "env.sh");
     expect(statSync(envFile).mode & 0o077).toBe(0);

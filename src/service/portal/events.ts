@@ -1,17 +1,18 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { routerFingerprint } from "./queries.js";
+import type { Fingerprint } from "./fingerprints.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
 import { findSession } from "./sessions.js";
 
 /**
- * Server-sent events for open router and job pages. Each stream polls the database for the router's
- * fingerprint (cheap: see `routerFingerprint`) rather than listening to this instance's scheduler, so a page
- * served by one instance sees jobs run by another. It also re-checks its session: sign-out, expiry or a
- * revoked token end the stream, at once on this instance and within one poll on any other.
+ * Server-sent events for the open pages (routers, a router, a job): one mechanism for all three. Each stream
+ * polls the database for its page's fingerprint (cheap: see `fingerprints.ts`) rather than listening to this
+ * instance's scheduler, so a page served by one instance sees jobs run and notifications sent by another. It
+ * also re-checks its session: sign-out, expiry or a revoked token end the stream, at once on this instance
+ * and within one poll on any other.
  */
 export interface LiveStreams {
   /** `since`: the fingerprint the page was rendered at, so that a change before the stream opened is not lost. */
-  open(reply: FastifyReply, sessionId: string, routerId: string, since: string | undefined): void;
+  open(reply: FastifyReply, sessionId: string, fingerprint: Fingerprint, since: string | undefined): void;
   /** Ends the streams of one session (sign-out on this instance). */
   endSession(sessionId: string): void;
   endAll(): void;
@@ -20,7 +21,7 @@ export interface LiveStreams {
 export function liveStreams(app: FastifyInstance, pollMs: number): LiveStreams {
   const streams = new Map<string, Set<() => void>>();
   return {
-    open(reply, sessionId, routerId, since) {
+    open(reply, sessionId, fingerprintNow, since) {
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, {
@@ -44,7 +45,7 @@ export function liveStreams(app: FastifyInstance, pollMs: number): LiveStreams {
       const poll = async () => {
         try {
           if (!(await findSession(app.db, sessionId, new Date()))) return end();
-          const fingerprint = await routerFingerprint(app.db, routerId);
+          const fingerprint = await fingerprintNow();
           if (last !== undefined && fingerprint !== last) response.write("event: change\ndata: {}\n\n");
           last = fingerprint;
         } catch (error) {

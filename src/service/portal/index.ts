@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from "fastify";
 import { ASSETS } from "./assets.js";
 import { authRoutes } from "./auth-routes.js";
+import { backupRoute } from "./backup-route.js";
+import { eventRoutes } from "./event-routes.js";
 import { liveStreams } from "./events.js";
 import { LIVE_POLL_MS, notFoundPage, pageRoutes } from "./page-routes.js";
 import { messagePage } from "./pages/layout.js";
@@ -40,7 +42,9 @@ export default async function portal(app: FastifyInstance): Promise<void> {
     });
   }
   authRoutes(app, live);
-  pageRoutes(app, live);
+  pageRoutes(app);
+  eventRoutes(app, live);
+  backupRoute(app);
 
   app.setNotFoundHandler(async (_request, reply) => notFoundPage(reply));
   app.setErrorHandler(async (error: FastifyError, request, reply) => {

@@ -3,12 +3,12 @@ import { UUID_PATTERN } from "../../contract/ids.js";
 import { HttpError } from "../http-error.js";
 import { InvalidCursorError, isKnownStatus, JOB_TEXT_FILTER_MAX, jobPage } from "../store/job-page.js";
 import { sendSignInForm } from "./auth-routes.js";
-import type { LiveStreams } from "./events.js";
+import { jobFingerprint, routerFingerprint, routersFingerprint } from "./fingerprints.js";
 import { jobPage as jobView } from "./pages/job.js";
 import { messagePage } from "./pages/layout.js";
 import { routerLogPage } from "./pages/router-log.js";
 import { routersPage } from "./pages/routers.js";
-import { deliveries, portalJob, portalRouter, routerFingerprint, routerSummaries } from "./queries.js";
+import { deliveries, portalJob, portalRouter, routerSummaries } from "./queries.js";
 import { type SignedIn, signedIn, toSignIn } from "./session-guard.js";
 
 export const LOG_PAGE_SIZE = 50;
@@ -27,20 +27,27 @@ export const notFoundPage = (reply: FastifyReply, chrome?: SignedIn["chrome"]) =
   );
 
 /** A query value as one string: a repeated parameter or a missing one is treated as absent. */
-const single = (value: unknown): string | undefined =>
+export const single = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : undefined;
 
-const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 
-export function pageRoutes(app: FastifyInstance, live: LiveStreams): void {
+export function pageRoutes(app: FastifyInstance): void {
   app.get("/", async (request, reply) => {
     const current = await signedIn(app, request);
     if (!current) return sendSignInForm(reply);
     const now = new Date();
+    // Read before the rows, as on the other live pages: a change in between refreshes once more.
+    const fingerprint = await routersFingerprint(app.db, current.session.teamId);
     const routers = await routerSummaries(app.db, current.session.teamId, now);
     return sendPage(
       reply,
-      routersPage(routers, { session: current.chrome, allTeams: current.session.teamId === null, now }),
+      routersPage(routers, {
+        session: current.chrome,
+        allTeams: current.session.teamId === null,
+        now,
+        fingerprint,
+      }),
     );
   });
 
@@ -98,9 +105,11 @@ export function pageRoutes(app: FastifyInstance, live: LiveStreams): void {
     const current = await signedIn(app, request);
     if (!current) return toSignIn(reply);
     const { jobId } = request.params as { jobId: string };
-    const job = isUuid(jobId) ? await portalJob(app.db, current.session.teamId, jobId) : undefined;
-    if (!job) return notFoundPage(reply, current.chrome);
-    const fingerprint = await routerFingerprint(app.db, job.router_id);
+    const found = isUuid(jobId) ? await portalJob(app.db, current.session.teamId, jobId) : undefined;
+    if (!found) return notFoundPage(reply, current.chrome);
+    // The fingerprint before what the page shows (the job read again after it), as on the router page.
+    const fingerprint = await jobFingerprint(app.db, found.id, found.router_id);
+    const job = (await portalJob(app.db, current.session.teamId, jobId)) ?? found;
     return sendPage(
       reply,
       jobView({
@@ -111,17 +120,5 @@ export function pageRoutes(app: FastifyInstance, live: LiveStreams): void {
         fingerprint,
       }),
     );
-  });
-
-  app.get("/routers/:routerId/events", async (request, reply) => {
-    const current = await signedIn(app, request);
-    // 401 rather than a redirect: an EventSource that gets it stops reconnecting.
-    if (!current) return reply.code(401).type("text/plain; charset=utf-8").send("signed out");
-    const { routerId } = request.params as { routerId: string };
-    const router = isUuid(routerId)
-      ? await portalRouter(app.db, current.session.teamId, routerId)
-      : undefined;
-    if (!router) return notFoundPage(reply, current.chrome);
-    live.open(reply, current.session.id, router.id, single((request.query as Record<string, unknown>).since));
   });
 }

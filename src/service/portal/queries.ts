@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Queryable } from "../../store/database.js";
 import type { JobRow } from "../store/rows.js";
 
@@ -95,25 +94,4 @@ export async function deliveries(db: Queryable, jobId: string): Promise<Delivery
     [jobId],
   );
   return rows;
-}
-
-/**
- * A fingerprint of what a router page shows that can change: its newest job, its open jobs' states, its
- * online state. Terminal jobs never change again, so these few rows (two small index scans) are enough, and
- * every instance sharing a PostgreSQL sees the same value.
- */
-export async function routerFingerprint(db: Queryable, routerId: string): Promise<string> {
-  const { rows } = await db.query<{ fingerprint: string | null }>(
-    `SELECT concat_ws('|',
-       (SELECT online::text FROM routers WHERE id = $1),
-       (SELECT max(seq_id)::text FROM jobs WHERE router_id = $1),
-       (SELECT string_agg(seq_id::text || status, ',' ORDER BY seq_id) FROM jobs
-        WHERE router_id = $1 AND status IN ('pending', 'loaded', 'running'))) AS fingerprint`,
-    [routerId],
-  );
-  // Hashed: a page carries it in its events URL, and a router with many open jobs would make that long.
-  return createHash("sha256")
-    .update(rows[0]?.fingerprint ?? "")
-    .digest("base64url")
-    .slice(0, 22);
 }

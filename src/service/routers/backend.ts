@@ -32,6 +32,12 @@ export interface RouterBackend {
   /** Takes a backup of the configuration and returns its name. */
   backup(routerId: string, name: string): Promise<string>;
   /**
+   * The configuration a backup holds, as export text (`name` is what `backup` returned). Secrets are left out,
+   * as RouterOS's `export` leaves them out without `show-sensitive`. Throws `RouterCommandError` when the
+   * router has no such backup or cannot hand it over whole, `RouterUnreachableError` when it is offline.
+   */
+  readBackup(routerId: string, name: string): Promise<string>;
+  /**
    * A synchronous API call: `/ip/arp/print` with API words. Returns records keyed the service's way.
    * Throws `RouterCommandError` (router said no), `RouterUnreachableError` (offline), `RouterTimeoutError`.
    * `signal` ends the call when the caller stops waiting (a script run by `/execute` stops with it).

@@ -152,6 +152,29 @@ export class DeviceBackend implements RouterBackend {
     return `${name}.rsc`;
   }
 
+  /**
+   * The `.rsc` file `backup` wrote, read with `/file/print` (docs/plan.md). `/export` hides sensitive values by
+   * default, so the file holds no secrets. Older RouterOS versions hand over only the first few KiB of a file's
+   * `contents`: a file larger than what came back is refused rather than returned cut short.
+   */
+  async readBackup(routerId: string, name: string): Promise<string> {
+    const reply = await this.call(this.reachable(routerId), {
+      command: "/file/print",
+      attributes: { ".proplist": "name,size,contents" },
+      queries: [`?name=${name}`],
+    });
+    const file = reply.records[0];
+    if (!file) throw new RouterCommandError(`no file ${name} on the router`);
+    const contents = file.contents ?? "";
+    const size = Number(file.size);
+    if (Number.isFinite(size) && Buffer.byteLength(contents) < size) {
+      throw new RouterCommandError(
+        `${name} is ${size} bytes but the router's API gave ${Buffer.byteLength(contents)} of them`,
+      );
+    }
+    return contents;
+  }
+
   async runScript(
     routerId: string,
     script: string,

@@ -48,6 +48,10 @@ export class MixedBackend implements RouterBackend {
     return this.owner(routerId).backup(routerId, name);
   }
 
+  readBackup(routerId: string, name: string): Promise<string> {
+    return this.owner(routerId).readBackup(routerId, name);
+  }
+
   command(
     routerId: string,
     command: string,

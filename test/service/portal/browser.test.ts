@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTER_A, ROUTER_B, startTestService, type TestService, TOKEN_A } from "../harness.js";
@@ -112,6 +112,29 @@ describe.skipIf(!executablePath)("portal in a real browser (headless Chromium)",
     expect(await page.locator("ol.script li").nth(1).getAttribute("class")).toBe("failing");
     expect(await failing.locator(".router-error").textContent()).toContain("already have such address");
     if (SCREENSHOTS) await screenshots(page, "job");
+  });
+
+  it("downloads a job's backup as its export text, from the job page", async () => {
+    const page = await newPage();
+    await signIn(page, TOKEN_A);
+    await svc.submit(ROUTER_A, {
+      description: "with a backup",
+      script: "/system identity set name=after-backup",
+      express_execute: true,
+      make_backup: true,
+    });
+    await page.goto(`${svc.url}/portal/routers/${ROUTER_A}`);
+    const row = page.locator("#live tbody tr", { hasText: "with a backup" });
+    await row.locator(".status-completed").waitFor({ timeout: 20_000 });
+    await row.getByRole("link", { name: "with a backup" }).click();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "download its export" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^routerjobs-job-\d+\.rsc$/);
+    const text = readFileSync(await download.path(), "utf8");
+    expect(text).toMatch(/^# RouterOS .* export/);
+    expect(text).not.toContain("after-backup");
   });
 
   it("renders an HTML description as text and runs none of it", async () => {

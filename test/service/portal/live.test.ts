@@ -1,6 +1,15 @@
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROUTER_A, ROUTER_B, startTestService, type TestService, TOKEN_A } from "../harness.js";
+import {
+  ADMIN_TOKEN,
+  ROUTER_A,
+  ROUTER_A2,
+  ROUTER_B,
+  startTestService,
+  type TestService,
+  TOKEN_A,
+  TOKEN_B,
+} from "../harness.js";
 import { hiddenCsrf, PortalClient } from "./portal-client.js";
 
 /**
@@ -60,10 +69,44 @@ describe("portal live updates (server-sent events over the session)", () => {
     await again.body.dump();
   });
 
-  it("opens no stream on another team's router", async () => {
+  it("opens no stream on another team's router or job", async () => {
     await browser.signIn(TOKEN_A);
     const answer = await stream(`/portal/routers/${ROUTER_B}/events`);
     expect(answer.statusCode).toBe(404);
     await answer.body.dump();
+    const theirs = await svc.submit(ROUTER_B, { description: "theirs", script: "/log info x" }, TOKEN_B);
+    expect(theirs.status).toBe(202);
+    const [theirJob] = await svc.jobs(ROUTER_B, TOKEN_B);
+    for (const path of [`/portal/jobs/${theirJob.id}/events`, "/portal/jobs/not-a-job/events"]) {
+      const refused = await stream(path);
+      expect(refused.statusCode).toBe(404);
+      await refused.body.dump();
+    }
+  });
+
+  it("announces on the routers list a job on any of the team's routers, and on a job page its own change", async () => {
+    await browser.signIn(TOKEN_A);
+    const list = await browser.get("/portal");
+    const listEvents = /data-events="([^"]+)"/.exec(list.text)?.[1] as string;
+    expect(listEvents).toMatch(/^\/portal\/events\?since=/);
+    const listStream = await stream(listEvents);
+    const listBody = listStream.body[Symbol.asyncIterator]();
+    await readEvents(listBody, (text) => text.includes("retry:"));
+    await svc.submit(ROUTER_A2, { description: "on the second router", script: "/log info x" });
+    expect(await readEvents(listBody, (text) => text.includes("event: change"))).toContain("event: change");
+    listStream.body.destroy();
+
+    const [job] = await svc.jobs(ROUTER_A2);
+    const jobPage = await browser.get(`/portal/jobs/${job.id}`);
+    const jobEvents = /data-events="([^"]+)"/.exec(jobPage.text)?.[1] as string;
+    expect(jobEvents).toMatch(new RegExp(`^/portal/jobs/${job.id}/events\\?since=`));
+    const jobStream = await stream(jobEvents);
+    const jobBody = jobStream.body[Symbol.asyncIterator]();
+    await readEvents(jobBody, (text) => text.includes("retry:"));
+    // The job is deleted while pending: its page's stream says so.
+    const deleted = await svc.call("DELETE", `/admin/jobs/${job.id}`, { token: ADMIN_TOKEN });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBeLessThan(300);
+    expect(await readEvents(jobBody, (text) => text.includes("event: change"))).toContain("event: change");
+    jobStream.body.destroy();
   });
 });

@@ -60,7 +60,7 @@ export function jobPage(options: {
   deliveries: readonly Delivery[];
   session: NonNullable<LayoutOptions["session"]>;
   now: Date;
-  /** The router's fingerprint when the page was read: its events stream starts from it. */
+  /** The job's fingerprint when the page was read: its events stream starts from it. */
   fingerprint: string;
 }): Html {
   const { job, now } = options;
@@ -68,7 +68,7 @@ export function jobPage(options: {
   return layout({
     title: job.description,
     session: options.session,
-    eventsUrl: `/portal/routers/${job.router_id}/events?since=${options.fingerprint}`,
+    eventsUrl: `/portal/jobs/${job.id}/events?since=${options.fingerprint}`,
     body: html`<p><a href="/portal">Routers</a> › <a href="/portal/routers/${job.router_id}">${job.router_name}</a> ›</p>
 <h1>${job.description}</h1>
 <div id="live">
@@ -79,7 +79,13 @@ export function jobPage(options: {
 <dt>Duration</dt><dd>${duration(job.started_at, job.completed_at ?? job.failed_at)}</dd>
 <dt>Express</dt><dd>${yesNo(job.express_execute)}</dd>
 <dt>Needs ack</dt><dd>${yesNo(job.needs_acknowledgement)}</dd>
-<dt>Backup</dt><dd>${job.backup_name ?? (job.make_backup ? "asked, not taken yet" : "no")}</dd>
+<dt>Backup</dt><dd>${
+      job.backup_name
+        ? html`${job.backup_name} (<a href="/portal/jobs/${job.id}/backup">download its export</a>)`
+        : job.make_backup
+          ? "asked, not taken yet"
+          : "no"
+    }</dd>
 ${job.error && html`<dt>Router error</dt><dd class="router-error">${job.error}${failing ? html` (<a href="#failing-line">line ${failing}</a>)` : ""}</dd>`}
 </dl>
 <h2>Lifecycle</h2>

@@ -5,7 +5,13 @@ import { type LayoutOptions, layout } from "./layout.js";
 
 export function routersPage(
   routers: readonly RouterSummary[],
-  options: { session: NonNullable<LayoutOptions["session"]>; allTeams: boolean; now: Date },
+  options: {
+    session: NonNullable<LayoutOptions["session"]>;
+    allTeams: boolean;
+    now: Date;
+    /** The list's fingerprint when it was read: its events stream starts from it. */
+    fingerprint: string;
+  },
 ): Html {
   const rows = routers.map(
     (router) => html`<tr>
@@ -24,8 +30,9 @@ ${options.allTeams && html`<td><small>${router.team_id}</small></td>`}
   return layout({
     title: "Routers",
     session: options.session,
+    eventsUrl: `/portal/events?since=${options.fingerprint}`,
     body: html`<h1>Routers</h1>
-<div class="scroll" tabindex="0" role="region" aria-label="Routers">
+<div id="live" class="scroll" tabindex="0" role="region" aria-label="Routers">
 <table>
 <caption class="none">${routers.length} router${routers.length === 1 ? "" : "s"}</caption>
 <thead><tr><th scope="col">Router</th>${options.allTeams && html`<th scope="col">Team</th>`}<th scope="col">Kind</th><th scope="col">State</th><th scope="col">Last job</th><th scope="col">Failed (24 h)</th></tr></thead>
