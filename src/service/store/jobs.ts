@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { JobRequest } from "../../contract/job.js";
 import type { Database, Queryable } from "../../store/database.js";
+import { noteJobsAdded } from "./planner-statistics.js";
 import { enqueueNotification, type JobRow } from "./rows.js";
 
 export interface SubmitInput {
@@ -39,6 +40,12 @@ export function requestHash(routerId: string, request: JobRequest): string {
  * row is inserted first: a concurrent duplicate waits on the primary key and then finds the winner's row.
  */
 export async function submitJob(db: Database, input: SubmitInput): Promise<SubmitResult> {
+  const result = await insertJob(db, input);
+  if (result.kind === "created") noteJobsAdded(db);
+  return result;
+}
+
+async function insertJob(db: Database, input: SubmitInput): Promise<SubmitResult> {
   const hash = requestHash(input.routerId, input.request);
   return db.transaction(async (tx) => {
     const router = await tx.query<{ seq: number }>(

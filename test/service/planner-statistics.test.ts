@@ -1,0 +1,64 @@
+/**
+ * PGlite runs no autovacuum: without the service analyzing `jobs` as they come, the planner keeps the
+ * statistics of the empty table and sorts every job of a router to show the first page of its list.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTER_A, ROUTER_A2, startTestService, TEAM_A, type TestService } from "./harness.js";
+
+const HISTORY = 5_000;
+const FIRST_PAGE = `EXPLAIN SELECT * FROM jobs
+  WHERE router_id = $1 AND ($2::uuid IS NULL OR team_id = $2) AND ($3::int IS NULL OR seq_id < $3)
+    AND ($4::text[] IS NULL OR status = ANY($4::text[])) AND ($5::text IS NULL OR strpos(lower(description), $5) > 0)
+  ORDER BY seq_id DESC LIMIT $6`;
+
+describe("planner statistics of the embedded store", () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ tickMs: 60_000, rateLimit: { count: 10_000, windowMs: 60_000 } });
+    // A long history written straight into the table, as years of jobs would be (and unseen by any count).
+    await svc.service.app.db.query(
+      `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+         description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+       SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h', 'deploy ' || n,
+         '/log info x', false, false, true, 'completed', 'done', now()
+       FROM generate_series(1, $3::int) AS n`,
+      [ROUTER_A2, TEAM_A, HISTORY],
+    );
+    await svc.service.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [
+      ROUTER_A2,
+      HISTORY + 1,
+    ]);
+  });
+  afterAll(async () => svc?.close());
+
+  it("analyzes jobs once enough were submitted, so a router's first page reads its index, not every job", async () => {
+    const db = svc.service.app.db;
+    for (let index = 0; index < 60; index++) {
+      const answer = await svc.submit(ROUTER_A, {
+        script: "/log info x",
+        description: `job ${index}`,
+        make_backup: false,
+        express_execute: false,
+        needs_acknowledgement: true,
+      });
+      expect(answer.status).toBe(202);
+    }
+    // The analysis runs beside the submissions: poll for its result (a condition with a deadline).
+    const deadline = Date.now() + 30_000;
+    let rows = 0;
+    while (rows < HISTORY && Date.now() < deadline) {
+      const stats = await db.query<{ rows: number }>(
+        "SELECT reltuples::bigint::int AS rows FROM pg_class WHERE relname = 'jobs'",
+      );
+      rows = stats.rows[0]?.rows ?? 0;
+    }
+    expect(rows).toBeGreaterThanOrEqual(HISTORY);
+    const plan = (
+      await db.query<{ "QUERY PLAN": string }>(FIRST_PAGE, [ROUTER_A2, TEAM_A, null, null, null, 51])
+    ).rows
+      .map((row) => row["QUERY PLAN"])
+      .join("\n");
+    expect(plan).toMatch(/Index Scan Backward/);
+    expect(plan).not.toMatch(/Sort/);
+  });
+});
