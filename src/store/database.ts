@@ -1,6 +1,9 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { lockDataDirectory } from "./data-directory-lock.js";
+import { DurableNodeFS, durableStartParams, walFlusher } from "./pglite-durability.js";
+import { initialiseDataDirectory } from "./pglite-init.js";
+import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "./pglite-memory.js";
 
 /**
  * One SQL surface over embedded PGlite (a data directory, one process) and PostgreSQL (a URL, several
@@ -45,11 +48,14 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 /** A data directory is locked while open (a second process would corrupt it); `memory://` needs no lock. */
 async function openPglite(dataDir: string, onLockLost?: (error: Error) => void): Promise<Database> {
+  keepWasmAtBaselineTier();
+  // A throwaway database has no disk to reach: it keeps PGlite's own start (no fsync, synchronous commits).
   if (dataDir === "memory://")
     return wrapPglite(
-      await PGlite.create(),
+      await PGlite.create({ postgresqlconf: [...PGLITE_MEMORY_SETTINGS] }),
       async () => {},
       () => undefined,
+      async () => {},
     );
   let lost: Error | undefined;
   const unlock = await lockDataDirectory(dataDir, (error) => {
@@ -57,15 +63,31 @@ async function openPglite(dataDir: string, onLockLost?: (error: Error) => void):
     onLockLost?.(error);
   });
   try {
-    return wrapPglite(await PGlite.create(dataDir), unlock, () => lost);
+    await initialiseDataDirectory(dataDir);
+    const db = await PGlite.create({
+      dataDir,
+      fs: new DurableNodeFS(dataDir),
+      startParams: durableStartParams(),
+      postgresqlconf: [...PGLITE_MEMORY_SETTINGS],
+    });
+    return wrapPglite(db, unlock, () => lost, walFlusher(db));
   } catch (error) {
     await unlock();
     throw error;
   }
 }
 
-/** `lost()` names why the data directory is no longer this process's: then nothing runs any more. */
-function wrapPglite(db: PGlite, unlock: () => Promise<void>, lost: () => Error | undefined): Database {
+/**
+ * `lost()` names why the data directory is no longer this process's: then nothing runs any more.
+ * `durable()` resolves once what was committed so far is on disk: every query and transaction waits for it
+ * before it resolves, so nothing is answered from a commit that a power loss could undo.
+ */
+function wrapPglite(
+  db: PGlite,
+  unlock: () => Promise<void>,
+  lost: () => Error | undefined,
+  durable: () => Promise<void>,
+): Database {
   const fence = () => {
     const error = lost();
     if (error) throw error;
@@ -75,10 +97,11 @@ function wrapPglite(db: PGlite, unlock: () => Promise<void>, lost: () => Error |
     query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
       fence();
       const result = await db.query<Row>(sql, params ? [...params] : undefined);
+      await durable();
       return { rows: result.rows };
     },
-    transaction: (fn) =>
-      db.transaction((tx) =>
+    transaction: async (fn) => {
+      const value = await db.transaction((tx) =>
         fn({
           query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
             fence();
@@ -86,7 +109,10 @@ function wrapPglite(db: PGlite, unlock: () => Promise<void>, lost: () => Error |
             return { rows: result.rows };
           },
         }),
-      ),
+      );
+      await durable();
+      return value;
+    },
     close: async () => {
       await db.close();
       await unlock();

@@ -1,0 +1,91 @@
+import { fsyncSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { NodeFS } from "@electric-sql/pglite/nodefs";
+import { GroupCommit } from "./group-commit.js";
+
+/**
+ * PGlite, as shipped, acknowledges a commit from the page cache: it starts PostgreSQL with `-F` (fsync off),
+ * and emscripten's NODEFS has no `fsync` (PostgreSQL's fsync() returns 0 having done nothing; its
+ * `relaxedDurability` option only concerns browser file systems). A power loss could then lose acknowledged
+ * submissions and notifications, and even corrupt the directory: a checkpoint could reach the disk before
+ * the pages it covers.
+ * Here PostgreSQL runs with fsync on, over a NODEFS whose fsync is the real one, so its checkpoints and WAL
+ * writes are as safe as PostgreSQL's own. Commits are asynchronous (`synchronous_commit=off`: a commit does
+ * not wait for the disk) and `flushWal` makes them durable in groups: one WAL fsync covers every commit
+ * made before it, so N concurrent requests pay for about one fsync instead of N.
+ */
+
+/** emscripten's NODEFS stream, as far as fsync needs it: `nfd` is Node's own file descriptor. */
+interface NodefsStream {
+  readonly nfd?: number;
+}
+
+interface NodefsModule {
+  NODEFS?: { stream_ops: Record<string, unknown>; tryFSOperation?: (operation: () => void) => unknown };
+}
+
+/** NODEFS with a real fsync: PostgreSQL's fsync() of a data directory file reaches the disk. */
+export class DurableNodeFS extends NodeFS {
+  override async init(pg: PGlite, opts: Parameters<NodeFS["init"]>[1]): ReturnType<NodeFS["init"]> {
+    const result = await super.init(pg, opts);
+    const preRun = result.emscriptenOpts.preRun ?? [];
+    result.emscriptenOpts.preRun = [
+      ...(Array.isArray(preRun) ? preRun : [preRun]),
+      (module: NodefsModule) => {
+        // Refuse to run without it: a store that silently acknowledges from the page cache is the bug fixed.
+        if (!module.NODEFS) throw new Error("PGlite's NODEFS is missing: cannot make commits durable");
+        const nodefs = module.NODEFS;
+        nodefs.stream_ops.fsync = (stream: NodefsStream) => {
+          if (stream.nfd === undefined) return 0;
+          const sync = () => fsyncSync(stream.nfd as number);
+          // As NODEFS's own operations do: a failed fsync reaches PostgreSQL as its errno (it then refuses the
+          // commit) instead of a JavaScript exception unwinding through the wasm.
+          if (nodefs.tryFSOperation) nodefs.tryFSOperation(sync);
+          else sync();
+          return 0;
+        };
+      },
+    ];
+    return result;
+  }
+}
+
+/**
+ * PGlite's own start parameters without `-F` (fsync off), plus the WAL sync method that goes through
+ * fsync(): emscripten's fdatasync is a stub, and `open_datasync` needs an open flag NODEFS refuses.
+ */
+export function durableStartParams(): string[] {
+  const defaults = (PGlite as unknown as { defaultStartParams?: unknown }).defaultStartParams;
+  if (!Array.isArray(defaults))
+    throw new Error("PGlite.defaultStartParams is missing: cannot start it durably");
+  return [
+    ...defaults.filter((param) => param !== "-F"),
+    ...["-c", "wal_sync_method=fsync", "-c", "synchronous_commit=off"],
+  ];
+}
+
+/**
+ * `pg_logical_emit_message(..., flush => true)` writes a small WAL record and flushes the WAL up to it, which
+ * covers every commit before it. (A transaction that only takes an xid would not do: it commits
+ * asynchronously, having written no WAL before its commit record.)
+ */
+async function flushWalOnce(db: PGlite): Promise<void> {
+  const { rows } = await db.query<{ behind: boolean }>(
+    "SELECT pg_current_wal_insert_lsn() > pg_current_wal_flush_lsn() AS behind",
+  );
+  // Reads write no WAL: they need no fsync and must not pay for one.
+  if (!rows[0]?.behind) return;
+  await db.query("SELECT pg_logical_emit_message(false, 'routerjobs', '', true)");
+}
+
+/**
+ * Resolves once everything committed before the call is on stable storage. Calls made while a flush runs
+ * share the next one (group commit).
+ */
+export function walFlusher(db: PGlite): () => Promise<void> {
+  const group = new GroupCommit<undefined, undefined>(async (items) => {
+    await flushWalOnce(db);
+    return items.map(() => undefined);
+  }, Number.POSITIVE_INFINITY);
+  return () => group.submit(undefined);
+}

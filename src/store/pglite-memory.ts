@@ -1,0 +1,24 @@
+import { setFlagsFromString } from "node:v8";
+
+/**
+ * PostgreSQL settings for embedded PGlite, chosen for memory. PGlite's defaults are a server's:
+ * `shared_buffers=128MB` lives inside the wasm memory, which never shrinks, so each process held it from
+ * start whatever its load. The service's and the receiver's working sets are small (jobs and notifications
+ * by primary key); 8 MB of buffers keeps them cached while the operating system's page cache holds the rest.
+ * Figures: docs/decisions.md ("Embedded store: durable, and small").
+ */
+export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
+  "shared_buffers=8MB",
+  // Follows shared_buffers by default (1/32); named so a change to one does not silently move the other.
+  "wal_buffers=256kB",
+];
+
+/**
+ * PostgreSQL compiled to wasm is a 9 MB module: V8 compiles it with Liftoff, then recompiles its hot functions
+ * with TurboFan in the background. That second copy cost 50-70 MiB of RSS and, on 2 shared cores, was slower
+ * for the first few thousand transactions than Liftoff's code (833 vs 333 tx/s over 2,000; 952 vs 983 over
+ * 8,000). Process-wide, set before the module compiles, as `routerjobs apply` does for undici's llhttp.
+ */
+export function keepWasmAtBaselineTier(): void {
+  setFlagsFromString("--liftoff-only");
+}
