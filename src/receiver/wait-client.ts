@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { Agent, request } from "undici";
 import type { z } from "zod";
-import { NetworkError } from "../client/errors.js";
+import { NetworkError, TimeoutError } from "../client/errors.js";
 import { readErrorBody } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";
 import { UsageError } from "../errors.js";
+import { fullJitterMs } from "../http/backoff.js";
+import { HttpOrigin, jsonOrUndefined } from "../http/request.js";
 import { ReceiverAuthError, ReceiverRequestError } from "./errors.js";
 import { type ReceivedJob, receivedJobEnvelopeSchema, receivedJobListEnvelopeSchema } from "./job-view.js";
 import { MAX_WAIT_MS } from "./wait-routes.js";
@@ -17,7 +18,11 @@ export interface ReceiverClientOptions {
   readonly ca?: string;
   /** Length of each long poll. @default 30_000 */
   readonly longPollMs?: number;
-  /** Pause after a failed attempt (receiver restarting, network) before the next. @default 1000 */
+  /**
+   * Bound of the first pause after a failed attempt (receiver restarting, network) before the next; later
+   * pauses double up to 8 times this, each a random part of its bound (full jitter), so that the waiters of a
+   * restarting receiver do not all come back at once. @default 1000
+   */
   readonly retryDelayMs?: number;
 }
 
@@ -49,10 +54,14 @@ export interface WaitResult {
   readonly lastError: Error | undefined;
 }
 
+/** A long poll's answer may come this long after the wait it asked for (the receiver's own work, the network). */
+const LONG_POLL_GRACE_MS = 10_000;
+/** The longest of the other calls (a job's state, the recent jobs). */
+const READ_TIMEOUT_MS = 30_000;
+
 /** The waiter side of the receiver, used by `routerjobs apply` and `receiver status`. */
 export class ReceiverClient {
-  private readonly dispatcher: Agent;
-  private readonly base: string;
+  private readonly http: HttpOrigin;
 
   constructor(private readonly options: ReceiverClientOptions) {
     const url = new URL(options.url);
@@ -60,8 +69,13 @@ export class ReceiverClient {
     if (options.longPollMs !== undefined && !(options.longPollMs > 0 && options.longPollMs <= MAX_WAIT_MS)) {
       throw new UsageError(`longPollMs must be between 1 and ${MAX_WAIT_MS} (got ${options.longPollMs})`);
     }
-    this.base = url.origin;
-    this.dispatcher = new Agent(options.ca ? { connect: { ca: options.ca } } : {});
+    this.http = new HttpOrigin({
+      baseUrl: new URL(url.origin),
+      peerName: "the receiver",
+      ca: options.ca,
+      bearerToken: options.readerToken,
+      responseTimeoutMs: READ_TIMEOUT_MS,
+    });
   }
 
   /** The job's current state, or undefined when the receiver heard nothing of it. */
@@ -93,6 +107,7 @@ export class ReceiverClient {
     let job: ReceivedJob | undefined;
     let lastError: Error | undefined;
     let lastNewsAt = started;
+    let failures = 0;
     const result = (outcome: WaitResult["outcome"]): WaitResult => ({
       outcome,
       job,
@@ -107,30 +122,38 @@ export class ReceiverClient {
       const waitMs = Math.ceil(Math.min(longPollMs, deadline - now, lastNewsAt + quietMs - now));
       const query = new URLSearchParams({ ...name, wait: `${waitMs}ms` });
       try {
-        const next = await this.fetchJob(query, options.signal);
+        const next = await this.fetchJob(query, options.signal, waitMs + LONG_POLL_GRACE_MS);
+        failures = 0;
         if (next && next.last_heard_at !== job?.last_heard_at) lastNewsAt = performance.now();
         job = next ?? job;
         if (job && isTerminal(job.status)) return result("terminal");
       } catch (error) {
-        // Only what a wait can outlast is retried: the network, a restarting receiver (5xx). A refused
+        // Only what a wait can outlast is retried: the network, a hung or restarting receiver (5xx). A refused
         // token or a refused query would fail the same way on every attempt.
         const transient =
           error instanceof NetworkError ||
+          error instanceof TimeoutError ||
           (error instanceof ReceiverRequestError && (error.statusCode ?? 500) >= 500);
         if (!transient || options.signal?.aborted) throw error;
         lastError = error as Error;
-        const pauseMs = Math.min(this.options.retryDelayMs ?? 1000, deadline - performance.now());
+        const baseMs = this.options.retryDelayMs ?? 1000;
+        const backoffMs = fullJitterMs(++failures, baseMs, baseMs * 8);
+        const pauseMs = Math.min(backoffMs, deadline - performance.now());
         if (pauseMs > 0) await sleep(pauseMs, undefined, { signal: options.signal });
       }
     }
   }
 
   close(): Promise<void> {
-    return this.dispatcher.close();
+    return this.http.close();
   }
 
-  private async fetchJob(query: URLSearchParams, signal?: AbortSignal): Promise<ReceivedJob | undefined> {
-    const { statusCode, body } = await this.get(query, signal);
+  private async fetchJob(
+    query: URLSearchParams,
+    signal?: AbortSignal,
+    timeoutMs?: number,
+  ): Promise<ReceivedJob | undefined> {
+    const { statusCode, body } = await this.get(query, signal, timeoutMs);
     if (statusCode === 404) return undefined;
     return parse(receivedJobEnvelopeSchema, statusCode, body).data;
   }
@@ -138,24 +161,16 @@ export class ReceiverClient {
   private async get(
     query: URLSearchParams,
     signal?: AbortSignal,
+    timeoutMs?: number,
   ): Promise<{ statusCode: number; body: string }> {
-    try {
-      const response = await request(`${this.base}/v1/jobs?${query}`, {
-        method: "GET",
-        dispatcher: this.dispatcher,
-        headers: { authorization: `Bearer ${this.options.readerToken}`, accept: "application/json" },
-        ...(signal ? { signal } : {}),
-      });
-      return { statusCode: response.statusCode, body: await response.body.text() };
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      const code = (error as { code?: string }).code;
-      throw new NetworkError(`cannot reach the receiver at ${this.base}: ${(error as Error).message}`, {
-        requestSent: true,
-        causeCode: code,
-        cause: error,
-      });
-    }
+    const response = await this.http.send({
+      method: "GET",
+      path: `/v1/jobs?${query}`,
+      headers: { accept: "application/json" },
+      timeoutMs,
+      signal,
+    });
+    return { statusCode: response.statusCode, body: response.text };
   }
 }
 
@@ -168,12 +183,7 @@ function jobQuery(options: WaitForJobOptions): Record<string, string> {
 }
 
 function parse<T extends z.ZodType>(schema: T, statusCode: number, body: string): z.output<T> {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    json = undefined;
-  }
+  const json = jsonOrUndefined(body);
   if (statusCode >= 200 && statusCode < 300) {
     const parsed = schema.safeParse(json);
     if (parsed.success) return parsed.data;

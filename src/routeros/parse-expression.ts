@@ -6,7 +6,7 @@
  */
 import type { BinaryOperator, Expr } from "./ast.js";
 import type { Token } from "./lexer.js";
-import type { Parser } from "./parser.js";
+import type { ParseContext } from "./parse-context.js";
 import { typeWord } from "./values.js";
 
 const LEVELS: readonly Readonly<Record<string, BinaryOperator>>[] = [
@@ -22,7 +22,7 @@ const COMPARISONS = LEVELS[3] as Readonly<Record<string, BinaryOperator>>;
 
 class ExpressionParser {
   constructor(
-    private readonly parser: Parser,
+    private readonly parser: ParseContext,
     /** Inside `( )` new lines are blanks; after `where` they end the command. */
     private readonly skipNewlines: boolean,
   ) {}
@@ -133,7 +133,7 @@ const END_OF_WHERE = new Set(["eol", ";", "]", "}", ")", "eof"]);
  * An expression; after `where`, conditions written one after another without `and`
  * (`print where disabled interface=ether1`) must all hold, as the console reads them.
  */
-export function parseExpression(parser: Parser, options: { where: boolean }): Expr {
+export function parseExpression(parser: ParseContext, options: { where: boolean }): Expr {
   const expressions = new ExpressionParser(parser, !options.where);
   let expr = expressions.level(0);
   if (!options.where) return expr;

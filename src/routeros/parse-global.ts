@@ -2,10 +2,11 @@
  * Global commands (`:local`, `:put`, `:if`, ...): the arguments are read like any command's, then checked
  * against what each command takes. Bare words are typed here (`:local n 3` holds a number).
  */
-import type { Block, Expr, FunctionName, LogLevel, Position, Statement } from "./ast.js";
+import type { Expr, FunctionName, LogLevel, Statement } from "./ast.js";
+import { GlobalArguments } from "./global-arguments.js";
 import type { Token } from "./lexer.js";
+import type { ParseContext } from "./parse-context.js";
 import { parseRuntimeCommand } from "./parse-runtime.js";
-import type { Argument, Parser } from "./parser.js";
 
 const LOG_LEVELS: ReadonlySet<string> = new Set(["info", "warning", "error", "debug"]);
 const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = {
@@ -17,59 +18,6 @@ const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = 
   toarray: { min: 1, max: 1 },
   find: { min: 2, max: 3 },
 };
-
-export class GlobalArguments {
-  private readonly positional: Argument[];
-  private readonly named = new Map<string, Argument>();
-
-  constructor(
-    private readonly parser: Parser,
-    private readonly command: Position,
-    list: readonly Argument[],
-    accepted: readonly string[],
-  ) {
-    this.positional = list.filter((arg) => arg.name === undefined);
-    for (const arg of list) {
-      if (arg.name === undefined) continue;
-      if (!accepted.includes(arg.name)) throw parser.fail("syntax error", arg);
-      this.named.set(arg.name, arg);
-    }
-  }
-
-  /** Fails on unnamed arguments beyond `count`: RouterOS stops reading the command there. */
-  most(count: number): void {
-    const extra = this.positional[count];
-    if (extra) throw this.parser.fail("expected end of command", extra);
-  }
-
-  expr(arg: Argument | undefined): Expr | undefined {
-    if (arg === undefined) return undefined;
-    if ("statements" in arg.value) throw this.parser.fail("syntax error", arg);
-    return arg.value;
-  }
-  block(arg: Argument | undefined): Block | undefined {
-    if (arg === undefined) return undefined;
-    if (!("statements" in arg.value)) throw this.parser.fail("syntax error", arg);
-    return arg.value;
-  }
-  at(index: number): Expr | undefined {
-    return this.expr(this.positional[index]);
-  }
-  option(name: string): Argument | undefined {
-    return this.named.get(name);
-  }
-  required<T>(value: T | undefined): T {
-    if (value === undefined) throw this.parser.fail("syntax error", this.command);
-    return value;
-  }
-  /** A variable name, bare or quoted (`:local x`, `:local "my var"`, `:foreach i in=...`). */
-  name(index: number): string {
-    const expr = this.required(this.at(index));
-    if (expr.type === "literal" && expr.word !== undefined) return expr.word;
-    if (expr.type === "literal" && typeof expr.value === "string" && expr.value !== "") return expr.value;
-    throw this.parser.fail("syntax error", expr);
-  }
-}
 
 /** The named arguments each global command takes; any other `name=` is a syntax error. */
 const ACCEPTED: Readonly<Record<string, readonly string[]>> = {
@@ -93,7 +41,7 @@ const ACCEPTED: Readonly<Record<string, readonly string[]>> = {
 const isDoBody = (name: string | undefined) => name === "do";
 const isExecuteBody = (name: string | undefined) => name === undefined || name === "script";
 
-export function parseGlobal(parser: Parser, token: Token): Statement {
+export function parseGlobal(parser: ParseContext, token: Token): Statement {
   const command = token.text.slice(1);
   const at = { line: token.line, column: token.column };
   const declaresFunction = command === "local" || command === "global" || command === "set";
@@ -121,7 +69,7 @@ export function parseGlobal(parser: Parser, token: Token): Statement {
         value.type === "literal" &&
         value.word
       ) {
-        parser.pendingNames = [value.word];
+        parser.declareLoopVariable(value.word);
       }
       // The error variable: declared before the blocks are parsed, so `do={ :put $e }` knows it.
       if (

@@ -4,20 +4,20 @@
  * script`.
  */
 import type { Position, Statement } from "./ast.js";
-import type { GlobalArguments } from "./parse-global.js";
-import type { Argument, Parser } from "./parser.js";
+import type { GlobalArguments } from "./global-arguments.js";
+import type { Argument, ParseContext } from "./parse-context.js";
 
 /** An unnamed argument written as the bare word `word` (a flag such as `as-string`, a verb such as `print`). */
 function isWord(arg: Argument, word: string): boolean {
   return "type" in arg.value && arg.value.type === "literal" && arg.value.word === word;
 }
 
-function missing(parser: Parser, name: string, at: Position): Error {
+function missing(parser: ParseContext, name: string, at: Position): Error {
   return parser.fail(`missing value(s) of argument(s) ${name}`, at);
 }
 
 export function parseRuntimeCommand(
-  parser: Parser,
+  parser: ParseContext,
   command: "time" | "parse" | "execute" | "environment",
   at: Position,
   args: GlobalArguments,

@@ -10,6 +10,7 @@ import { RouterOsError } from "./errors.js";
 import type { CommandCatalog } from "./host.js";
 import { Lexer, type LexMode, type Token } from "./lexer.js";
 import { MAX_NESTING, MAX_SOURCE_CHARS } from "./limits.js";
+import type { Argument, ArgumentOptions, ParseContext } from "./parse-context.js";
 import { parseExpression } from "./parse-expression.js";
 import { parseGlobal } from "./parse-global.js";
 import { typeWord } from "./values.js";
@@ -47,15 +48,11 @@ export const FLAG_WORDS: ReadonlySet<string> = new Set([
   "stats-detail",
 ]);
 
-/** An argument as written: `name=value`, a flag, an unnamed value, or a `{ }` block (global commands only). */
-export interface Argument extends Position {
-  readonly name?: string;
-  readonly value: Expr | Block;
-}
+export type { Argument } from "./parse-context.js";
 
 const END_KINDS = new Set(["eol", ";", "]", "}", ")", "eof"]);
 
-export class Parser {
+export class Parser implements ParseContext {
   readonly lexer: Lexer;
   private menu: readonly string[];
   private readonly scopes: Set<string>[] = [new Set()];
@@ -63,18 +60,21 @@ export class Parser {
   private openScopes = 0;
   private readonly openFlags: boolean[] = [false];
   /** The next `{ }` block (or the whole script, when set before it is parsed) is a function body. */
-  functionBodyNext = false;
+  private functionBodyNext: boolean;
   private depth = 0;
-  /** Names a loop declares inside the next block it opens (`:foreach i in=... do={ $i }`). */
-  pendingNames: string[] = [];
+  /** The loop variable the next `{ }` block declares (`:foreach i in=... do={ $i }`); see declareLoopVariable. */
+  private loopVariable: string | undefined;
 
   constructor(
     readonly source: string,
     private readonly catalog: CommandCatalog,
     menu: readonly string[],
+    /** Parse the whole source as a function body (`ParseOptions.functionBody`). */
+    functionBody = false,
   ) {
     this.lexer = new Lexer(source);
     this.menu = menu;
+    this.functionBodyNext = functionBody;
   }
 
   peek(mode: LexMode = "command"): Token {
@@ -125,13 +125,20 @@ export class Parser {
   isDeclared(name: string): boolean {
     return this.scopes.some((scope) => scope.has(name));
   }
+  declareLoopVariable(name: string): void {
+    this.loopVariable = name;
+  }
 
   /** Statements until `close` (`}`, `]`) or the end of input, in a new variable and menu scope. */
   parseStatements(close: "}" | "]" | "eof", open: Position): Block {
     this.enter(open);
     const savedMenu = this.menu;
-    this.scopes.push(new Set(close === "}" ? this.pendingNames : []));
-    if (close === "}") this.pendingNames = [];
+    const scope = new Set<string>();
+    if (close === "}" && this.loopVariable !== undefined) {
+      scope.add(this.loopVariable);
+      this.loopVariable = undefined;
+    }
+    this.scopes.push(scope);
     const functionBody = close !== "]" && this.functionBodyNext;
     this.functionBodyNext = false;
     this.openFlags.push(functionBody);
@@ -307,28 +314,7 @@ export class Parser {
    * Arguments up to the end of the command. `typed` turns bare words into numbers and booleans (global
    * commands); host commands get the text as written. `where` lets a bare `where` start a condition.
    */
-  parseArguments(options: {
-    typed: boolean;
-    where: boolean;
-    onArgument?: (arg: Argument) => void;
-    /**
-     * The names the command takes (host commands, from the catalog). Any other `name=` fails at its name,
-     * before its value is read, as the console does: `expected end of command (line 2 column 17)`.
-     */
-    isNamed?: (name: string) => boolean;
-    /** Whether a `{ }` in this place is an array literal (`in={"a";"b"}`) rather than a block. */
-    isArray?: (name: string | undefined, position: number) => boolean;
-    /**
-     * Whether the `{ }` after `name=` (or unnamed, `name` undefined) is a function body (`:local f do={...}`,
-     * `:execute {...}`), where any `$name` may be used.
-     */
-    functionBody?: (name: string | undefined) => boolean;
-    /** The full argument name for an abbreviated one. */
-    expandName?: (name: string) => string;
-  }): {
-    list: Argument[];
-    where?: Expr;
-  } {
+  parseArguments(options: ArgumentOptions): { list: Argument[]; where?: Expr } {
     const list: Argument[] = [];
     let positional = 0;
     for (;;) {
@@ -490,7 +476,6 @@ export function parseScript(
 ): Script {
   if (source.length > MAX_SOURCE_CHARS)
     throw new RouterOsError(`script too long, at most ${MAX_SOURCE_CHARS} characters`, 1, 1);
-  const parser = new Parser(source, catalog, options.menu ?? []);
-  if (options.functionBody) parser.functionBodyNext = true;
+  const parser = new Parser(source, catalog, options.menu ?? [], options.functionBody === true);
   return { source, body: parser.parseStatements("eof", { line: 1, column: 1 }) };
 }

@@ -223,6 +223,14 @@ describe("global commands and blocks", () => {
     ]);
   });
 
+  it("declares a loop's variable in its body only, not in the blocks after the loop", () => {
+    expect(() => statements(":for i from=1 to=3 do={ :put $i; { :put $i } }")).not.toThrow();
+    expect(errorOf(":for i from=1 to=3 do={ }\n{ :put $i }")).toBe("syntax error (line 2 column 9)");
+    expect(errorOf(":foreach i in={1;2} do={ }\n:if (true) do={ :put $i }")).toBe(
+      "syntax error (line 2 column 23)",
+    );
+  });
+
   it("sees a variable only in its block and after its declaration", () => {
     expect(() => statements("{ :local a 1; { :put $a } }")).not.toThrow();
     expect(errorOf("{ :local a 1 }\n:put $a")).toBe("syntax error (line 2 column 7)");

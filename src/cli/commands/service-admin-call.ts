@@ -1,14 +1,13 @@
 /**
  * The HTTP side of the operator commands, in its own module so that the CLI loads undici only when one runs.
- * Imported statically here: the CLI bundle turns a dynamic `import("undici")` (a CommonJS package) into a
- * module with a default export only, where `Agent` is undefined.
+ * The HTTP core (src/http/request.ts) is imported statically here: the CLI bundle turns a dynamic import of
+ * undici (a CommonJS package) into a module with a default export only.
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { Agent, request } from "undici";
-import { NetworkError } from "../../client/errors.js";
 import { readErrorBody } from "../../contract/errors.js";
 import { RouterjobsError, UsageError } from "../../errors.js";
+import { HttpOrigin, jsonOrUndefined } from "../../http/request.js";
 
 /** The running service refused an operator command. */
 export class ServiceAdminError extends RouterjobsError {
@@ -49,44 +48,42 @@ export async function callAdmin(
         caFile: string | null;
       });
   const caFile = flags.caFile ?? info.caFile;
-  const dispatcher = new Agent(caFile ? { connect: { ca: await readText(caFile, "the CA file") } } : {});
+  const service = new HttpOrigin({
+    baseUrl: serviceUrl(info.url),
+    peerName: "the service",
+    ca: caFile ? await readText(caFile, "the CA file") : undefined,
+    bearerToken: adminToken,
+  });
   try {
-    const response = await request(`${info.url.replace(/\/$/, "")}/admin${path}`, {
+    // A NetworkError or TimeoutError from the core exits 4, as for every command that cannot reach a server.
+    const response = await service.send({
       method,
-      dispatcher,
-      headers: {
-        authorization: `Bearer ${adminToken}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      path: `/admin${path}`,
+      ...(body === undefined
+        ? {}
+        : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
     });
-    const text = await response.body.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = jsonOrUndefined(response.text);
     if (response.statusCode >= 300) {
       const error = readErrorBody(parsed);
       const details = error?.details.map((detail) => `${detail.field}: ${detail.message}`) ?? [];
       throw new ServiceAdminError(
         [
-          `the service answered ${response.statusCode}: ${error?.message ?? text.slice(0, 200)}`,
+          `the service answered ${response.statusCode}: ${error?.message ?? response.text.slice(0, 200)}`,
           ...details,
         ].join("; "),
       );
     }
     return (parsed as { data?: unknown } | undefined)?.data;
-  } catch (error) {
-    if (error instanceof RouterjobsError) throw error;
-    // Exit 4 (network), as for every other command that cannot reach a server.
-    throw new NetworkError(`cannot reach the service at ${info.url}: ${(error as Error).message}`, {
-      requestSent: true,
-      causeCode: (error as { code?: string }).code,
-      cause: error,
-    });
   } finally {
-    await dispatcher.close();
+    await service.close();
+  }
+}
+
+function serviceUrl(text: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw new UsageError(`the service URL is not a URL: ${text}`);
   }
 }

@@ -1,4 +1,4 @@
-/** Types of the two undici modules the transport loads directly (transport.ts says why). */
+/** Types of the two undici modules the HTTP core loads directly (request.ts says why). */
 declare module "undici/lib/dispatcher/pool.js" {
   import { Pool } from "undici";
   export default Pool;
