@@ -1,6 +1,6 @@
 import type { RouterJobsClient } from "../client/client.js";
 import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "../client/errors.js";
-import { type ApplyJob, idempotencyKey } from "../contract/apply-job.js";
+import { type ApplyJob, DEFAULT_EXPRESS_EXECUTE, idempotencyKey } from "../contract/apply-job.js";
 import {
   type AttemptMarker,
   markDescription,
@@ -9,13 +9,13 @@ import {
   tagOf,
 } from "../contract/attempt-marker.js";
 import { formatDuration } from "../contract/duration.js";
-import { isTerminal, type JobListItem, type JobStatus } from "../contract/job.js";
+import { isTerminal, type JobStatus } from "../contract/job.js";
 import type { ReceiverClient } from "../receiver/wait-client.js";
 import { decide } from "./attempts.js";
 import type { DeployKnowledge } from "./deploy-knowledge.js";
 import { failureReason } from "./failure-reason.js";
 import type { Journal } from "./journal.js";
-import { findJob, isPassing, type JobMatch, pollJob } from "./poll.js";
+import { EXPRESS_SCHEDULE, findJob, isPassing, type JobMatch, pollJob, TICK_SCHEDULE } from "./poll.js";
 import { Progress } from "./progress.js";
 
 /**
@@ -82,9 +82,18 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     instanceTag: tagOf(context.instanceId),
   };
   const entry = await context.journal.read(job.job_key);
+  // Only this resource's attempts count (decide() looks at nothing else): asked for by their marker's prefix,
+  // the look costs the same whatever the router's history, where the service filters.
   const jobs =
     context.knowledge?.routers[job.router_id] ??
-    (await lookPatiently(() => listAll(context.client, job.router_id, deadline, context.signal), deadline));
+    (await lookPatiently(
+      () =>
+        context.client.findJobs(job.router_id, resourceText(tags.resourceTag), {
+          deadlineMs: Math.max(1, deadline - Date.now()),
+          signal: context.signal,
+        }),
+      deadline,
+    ));
   const decision = decide({
     jobs,
     ...tags,
@@ -180,7 +189,7 @@ async function submit(
     description: markDescription(job.description, marker),
     script: job.script,
     make_backup: job.make_backup,
-    express_execute: job.express_execute,
+    express_execute: expressOf(job),
     needs_acknowledgement: job.needs_acknowledgement,
     ...(notifyUrl ? { notify_url: notifyUrl } : {}),
   };
@@ -203,7 +212,11 @@ async function submit(
       );
       const text = markerText(marker);
       const found = await lookPatiently(
-        () => findJob(context.client, job.router_id, byMarker(text), deadline, context.signal),
+        () =>
+          findJob(context.client, job.router_id, byMarker(text), deadline, {
+            signal: context.signal,
+            text: `[${text}]`,
+          }),
         deadline,
       );
       if (found) return { marker, serviceKey: found.idempotency_key, seen: found };
@@ -245,12 +258,15 @@ async function confirm(
   progress: Progress,
 ): Promise<SeenJob | undefined> {
   const match = matcherOf(attempt);
+  // Every listed form of this attempt (by id, key or marker) carries its marker: the filter the service applies.
+  const text = `[${markerText(attempt.marker)}]`;
   const poll = () =>
     pollJob(context.client, {
       routerId: job.router_id,
       match,
+      text,
       deadline,
-      firstDelayMs: job.express_execute ? 500 : 1000,
+      schedule: expressOf(job) ? EXPRESS_SCHEDULE : TICK_SCHEDULE,
       signal: context.signal,
       onUpdate: (seen) => progress.status(seen),
       vanishedIsDeleted: context.client.api === "sdx",
@@ -277,12 +293,13 @@ async function confirm(
     progress.line(
       `no notification for ${formatDuration(context.receiverQuietMs ?? 30_000)}; asking the job list`,
     );
-    const listed = await findJob(context.client, job.router_id, match, deadline, context.signal).catch(
-      (error: unknown) => {
-        if (isPassing(error)) return undefined;
-        throw error;
-      },
-    );
+    const listed = await findJob(context.client, job.router_id, match, deadline, {
+      signal: context.signal,
+      text,
+    }).catch((error: unknown) => {
+      if (isPassing(error)) return undefined;
+      throw error;
+    });
     if (listed) {
       progress.status(listed);
       last = listed;
@@ -292,17 +309,18 @@ async function confirm(
   return last;
 }
 
+/** Express unless the job says otherwise (apply-job.ts: the job JSON leaves an undeclared flag out). */
+function expressOf(job: ApplyJob): boolean {
+  return job.express_execute ?? DEFAULT_EXPRESS_EXECUTE;
+}
+
 function label(job: SeenJob): string {
   return job.seq_id === undefined ? job.id : `#${job.seq_id}`;
 }
 
-async function listAll(
-  client: RouterJobsClient,
-  routerId: string,
-  deadline: number,
-  signal: AbortSignal | undefined,
-): Promise<JobListItem[]> {
-  return client.listJobs(routerId, { deadlineMs: Math.max(1, deadline - Date.now()), signal });
+/** The start of every marker of one resource's attempts, as it stands in a description. */
+function resourceText(resourceTag: string): string {
+  return `[rj:${resourceTag}-`;
 }
 
 /** A look at the job list that a passing failure (429 from a neighbour, a reset, a 5xx) only delays. */

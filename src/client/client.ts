@@ -4,11 +4,16 @@ import type { z } from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import type { JobAck } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";
-import { type JobListItem, type JobRequestInput, jobRequestSchema } from "../contract/job.js";
+import {
+  type JobListItem,
+  type JobRequestInput,
+  jobListResponseSchema,
+  jobRequestSchema,
+} from "../contract/job.js";
 import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
 import { RouterjobsError } from "../errors.js";
-import { BadResponseError, RateLimitedError, TimeoutError, ValidationError } from "./errors.js";
+import { ApiError, BadResponseError, RateLimitedError, TimeoutError, ValidationError } from "./errors.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
 import { API_PROFILE, type ApiProfile, type Exchange } from "./profiles.js";
 import { RateBudget } from "./rate-budget.js";
@@ -65,6 +70,8 @@ export class RouterJobsClient {
   readonly #profile: ApiProfile;
   readonly #transport: Transport;
   readonly #budget: RateBudget;
+  /** Whether the service filters the job list (undefined until it answered one filtered request). */
+  #filterOffered: boolean | undefined;
 
   constructor(options: RouterJobsClientOptions) {
     this.#options = resolveOptions(options);
@@ -125,6 +132,56 @@ export class RouterJobsClient {
   async listJobs(routerId: string, options: CallOptions = {}): Promise<JobListItem[]> {
     const exchange = this.#profile.list(routerPath(routerId));
     return this.#call<JobListItem[]>({ operation: "list", ...exchange }, options);
+  }
+
+  /**
+   * The router's jobs whose description contains `text` (case-insensitive), newest first. Our service filters
+   * and pages (`text`, `limit`, `cursor`: an extension, docs/client.md), so the cost follows the matches, not
+   * the router's history. A service that ignores those parameters answers the whole list (no `next_cursor`),
+   * one that refuses them answers 400: then this client asks for the plain list from then on and filters it
+   * itself. The sites API (`sdx`) documents no filter, so it always gets the plain list.
+   */
+  async findJobs(routerId: string, text: string, options: CallOptions = {}): Promise<JobListItem[]> {
+    const needle = text.toLowerCase();
+    const matching = (jobs: readonly JobListItem[]) =>
+      jobs.filter((job) => job.description.toLowerCase().includes(needle));
+    if (this.api !== "spec" || this.#filterOffered === false || text.length === 0 || text.length > 100)
+      return matching(await this.listJobs(routerId, options));
+    const path = routerPath(routerId);
+    const found: JobListItem[] = [];
+    let cursor: string | undefined;
+    do {
+      const query = new URLSearchParams({ text, limit: String(FILTERED_PAGE) });
+      if (cursor !== undefined) query.set("cursor", cursor);
+      const { request } = this.#profile.list(path);
+      let page: FilteredPage;
+      try {
+        page = await this.#call<FilteredPage>(
+          {
+            operation: "list",
+            request: { ...request, path: `${request.path}?${query}` },
+            schema: pageSchema,
+          },
+          options,
+        );
+      } catch (error) {
+        if (!(cursor === undefined && refusesQuery(error))) throw error;
+        // The plain list answers what the service really thinks (a router it does not know stays a 404).
+        const all = await this.listJobs(routerId, options);
+        this.#filterOffered = false;
+        return matching(all);
+      }
+      if (!page.paged) this.#filterOffered = false;
+      const kept = matching(page.jobs);
+      // Paged but not filtered (a service that pages and ignores `text`): the plain list is one request.
+      if (page.paged && kept.length < page.jobs.length) {
+        this.#filterOffered = false;
+        return matching(await this.listJobs(routerId, options));
+      }
+      found.push(...kept);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return found;
   }
 
   async close(): Promise<void> {
@@ -232,6 +289,36 @@ export class RouterJobsClient {
       "user-agent": this.#options.userAgent,
     };
   }
+}
+
+/** Jobs per filtered page: a marker matches a handful of jobs, so one page nearly always holds them all. */
+const FILTERED_PAGE = 100;
+
+interface FilteredPage {
+  readonly jobs: JobListItem[];
+  readonly nextCursor: string | undefined;
+  /** False when the answer had no `next_cursor`: the service ignored the query and sent every job. */
+  readonly paged: boolean;
+}
+
+/** A page of our service's filtered list, or the whole list of a service that ignored the query. */
+const pageSchema = jobListResponseSchema.transform((body) => {
+  const next = (body as { next_cursor?: unknown }).next_cursor;
+  return {
+    data: {
+      jobs: body.data,
+      nextCursor: typeof next === "string" ? next : undefined,
+      paged: typeof next === "string" || next === null,
+    },
+  };
+}) as unknown as z.ZodType<{ data: FilteredPage }>;
+
+/**
+ * An answer a service may give to a query it does not know: refused as invalid (400, 422), or its route not
+ * matched at all (404, 405). The plain list then tells which it was.
+ */
+function refusesQuery(error: unknown): boolean {
+  return error instanceof ApiError && [400, 404, 405, 422].includes(error.statusCode);
 }
 
 function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {

@@ -34,8 +34,10 @@ export interface RouterJobOptions {
    */
   readonly makeBackup?: boolean;
   /**
-   * Ask the service to run the job at once instead of at its next scheduler tick.
-   * @default false
+   * Ask the service to run the job at once instead of at its next scheduler tick (10 s by default). Set false
+   * to let the service batch the job with others at its tick.
+   * @default true (decided by `routerjobs apply`, so the job JSON of a stack that does not set it stays as it
+   * was; see docs/decisions.md)
    */
   readonly expressExecute?: boolean;
   /**

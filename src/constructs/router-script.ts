@@ -68,7 +68,7 @@ function withWave(job: ApplyJob, wave: Wave | undefined): ApplyJob {
 }
 
 /** Defaults in one place; they are repeated as `@default` in props.ts. */
-function resolve(path: string, props: RouterScriptProps): ResolvedScript & Required<FlagProps> {
+function resolve(path: string, props: RouterScriptProps): ResolvedScript & ResolvedFlags {
   const description = props.description ?? path;
   const destroyScript = props.destroyScript === undefined ? undefined : joinScript(props.destroyScript);
   return {
@@ -87,12 +87,15 @@ function resolve(path: string, props: RouterScriptProps): ResolvedScript & Requi
     checkCommands: props.checkCommands ?? true,
     api: props.api,
     makeBackup: props.makeBackup ?? true,
-    expressExecute: props.expressExecute ?? false,
+    // Left to `routerjobs apply` (express) when not declared: the job JSON of a stack that never set it keeps
+    // its job_key (apply-job.ts), so upgrading runs nothing again.
+    expressExecute: props.expressExecute,
     needsAcknowledgement: props.needsAcknowledgement ?? true,
   };
 }
 
 type FlagProps = Pick<RouterScriptProps, "makeBackup" | "expressExecute" | "needsAcknowledgement">;
+type ResolvedFlags = Required<Omit<FlagProps, "expressExecute">> & Pick<FlagProps, "expressExecute">;
 
 function joinScript(source: ScriptSource): string {
   return typeof source === "string" ? source : source.join("\n");
@@ -101,7 +104,7 @@ function joinScript(source: ScriptSource): string {
 function applyJob(
   path: string,
   phase: JobPhase,
-  resolved: ResolvedScript & Required<FlagProps>,
+  resolved: ResolvedScript & ResolvedFlags,
   script: string,
   description: string,
 ): ApplyJob {
@@ -111,7 +114,7 @@ function applyJob(
     description,
     script,
     make_backup: resolved.makeBackup,
-    express_execute: resolved.expressExecute,
+    ...(resolved.expressExecute === undefined ? {} : { express_execute: resolved.expressExecute }),
     needs_acknowledgement: resolved.needsAcknowledgement,
     ...(resolved.notifyUrl === undefined ? {} : { notify_url: resolved.notifyUrl }),
   };

@@ -34,10 +34,18 @@ export interface JobDefinition {
   readonly description: string;
   readonly script: string;
   readonly make_backup: boolean;
-  readonly express_execute: boolean;
+  /**
+   * Absent: `routerjobs apply` decides ({@link DEFAULT_EXPRESS_EXECUTE}). Express only says when the job runs,
+   * not what runs, so an absent flag keys as `false` did before express became the default: upgrading leaves
+   * every existing job's key, and so its resource, as it was (docs/decisions.md, issue 20).
+   */
+  readonly express_execute?: boolean | undefined;
   readonly needs_acknowledgement: boolean;
   readonly notify_url?: string | undefined;
 }
+
+/** What `routerjobs apply` submits when the job JSON leaves `express_execute` out: at once (issue 20). */
+export const DEFAULT_EXPRESS_EXECUTE = true;
 
 /**
  * sha256 (hex) of a canonical rendering of the definition. Fields are listed explicitly, in a fixed order, so
@@ -53,7 +61,7 @@ export function jobKey(definition: JobDefinition): string {
     definition.description,
     definition.script,
     definition.make_backup,
-    definition.express_execute,
+    definition.express_execute ?? false,
     definition.needs_acknowledgement,
     definition.notify_url ?? null,
   ]);
@@ -90,7 +98,7 @@ export const applyJobSchema = z
     description: descriptionSchema,
     script: scriptSchema,
     make_backup: z.boolean(),
-    express_execute: z.boolean(),
+    express_execute: z.boolean().optional(),
     needs_acknowledgement: z.boolean(),
     notify_url: notifyUrlSchema.optional(),
     wait_for: z.enum(WAIT_MODES),

@@ -11,7 +11,10 @@ export interface ServiceConfig {
   readonly dataDir?: string;
   /** @default 60 requests per 60 s (the spec's limit) */
   readonly rateLimit: RateLimit;
-  /** Scheduler period for jobs without express execution. @default 10 s */
+  /**
+   * Scheduler period for jobs without express execution. The spec's; declared deploys submit express by
+   * default (docs/decisions.md, issue 20), so only jobs that asked to be batched wait for it. @default 10 s
+   */
   readonly tickMs: number;
   /** A synchronous command that takes longer answers 504. @default 10 s */
   readonly syncTimeoutMs: number;

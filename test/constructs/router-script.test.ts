@@ -2,6 +2,7 @@
 import { Testing } from "cdktf";
 import { describe, expect, it } from "vitest";
 import { helpers, parseApplyJob, RouterScript } from "../../src/constructs/index.js";
+import { jobKey } from "../../src/contract/apply-job.js";
 import { provisioners, ROUTER_A, resourceAt, resourcesOf, synth } from "./support.js";
 
 const SCRIPT = "/ip dns set servers=1.1.1.1";
@@ -34,11 +35,15 @@ describe("RouterScript", () => {
       description: "office/dns",
       script: SCRIPT,
       make_backup: true,
-      express_execute: false,
       needs_acknowledgement: true,
       wait_for: "auto",
       timeout_ms: 600_000,
     });
+    // Express is left to `routerjobs apply` (express by default), keyed as the `false` written before it was
+    // the default: a stack synthesized before keeps every job key, so upgrading runs nothing again.
+    expect(job).not.toHaveProperty("express_execute");
+    expect(job.job_key).toBe(jobKey({ ...job, express_execute: false }));
+    expect(job.job_key).not.toBe(jobKey({ ...job, express_execute: true }));
     expect(job).not.toHaveProperty("notify_url");
     expect(job).not.toHaveProperty("api");
     // AND the job key is what Terraform compares to decide on a re-run

@@ -7,7 +7,13 @@ import { HttpError, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
 import { findRouter } from "../../store/directory.js";
-import { InvalidCursorError, isKnownStatus, JOB_PAGE_MAX, jobPage } from "../../store/job-page.js";
+import {
+  InvalidCursorError,
+  isKnownStatus,
+  JOB_PAGE_MAX,
+  JOB_TEXT_FILTER_MAX,
+  jobPage,
+} from "../../store/job-page.js";
 import { listJobs } from "../../store/jobs.js";
 import { toJobRecord } from "../../store/rows.js";
 import { jobListResponseSchema, routerParamsSchema } from "../schemas.js";
@@ -17,7 +23,8 @@ const URL = "/routers/:router_id/jobs";
 const DEFAULT_PAGE = 100;
 
 /**
- * Extension (docs/decisions.md): `limit`, `cursor` and `status` in the query. Without them the answer is the
+ * Extension (docs/decisions.md): `limit`, `cursor`, `status` and `text` (in the description, case-insensitive:
+ * how `routerjobs apply` finds its attempt marker) in the query. Without them the answer is the
  * spec's, every job; unknown query parameters stay ignored as before.
  */
 const querySchema = z.looseObject({
@@ -32,6 +39,11 @@ const querySchema = z.looseObject({
     })
     .optional(),
   cursor: z.string().max(100, { error: "cursor is not one this service handed out" }).optional(),
+  text: z
+    .string()
+    .min(1, { error: "text must not be empty" })
+    .max(JOB_TEXT_FILTER_MAX, { error: `text must be at most ${JOB_TEXT_FILTER_MAX} characters` })
+    .optional(),
   status: z
     .string()
     .transform((value) => value.split(","))
@@ -61,11 +73,16 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       const { teamId } = callerOf(request);
       const routerId = request.params.router_id;
       if (!(await findRouter(app.db, teamId, routerId))) throw routerNotFound(routerId);
-      const { limit, cursor } = request.query;
+      const { limit, cursor, text } = request.query;
       const statuses = request.query.status as KnownJobStatus[] | undefined;
       if (limit === undefined && cursor === undefined) {
         const rows = await listJobs(app.db, teamId, routerId);
-        const shown = statuses ? rows.filter((row) => statuses.includes(row.status)) : rows;
+        const needle = text?.toLowerCase();
+        const shown = rows.filter(
+          (row) =>
+            (!statuses || statuses.includes(row.status)) &&
+            (needle === undefined || row.description.toLowerCase().includes(needle)),
+        );
         return { status: "success" as const, data: shown.map(toJobRecord) };
       }
       try {
@@ -75,6 +92,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
           limit: limit ?? DEFAULT_PAGE,
           ...(cursor === undefined ? {} : { cursor }),
           ...(statuses ? { statuses } : {}),
+          ...(text === undefined ? {} : { text }),
         });
         return {
           status: "success" as const,

@@ -1,0 +1,143 @@
+/**
+ * Issue 20: one router's long history must not delay another router's calls. A router holds 10,000 jobs; eight
+ * loops read its job list back to back while a synchronous call to another router is timed, 100 times one after
+ * another. Three kinds of list request: the spec's whole list (what every client sent before), the first page
+ * (`limit=100`), and what `routerjobs apply` now sends (its resource's marker: `text=[rj:tag-&limit=100`).
+ * Baseline: the same call with the service idle. Goal: p99 under the lookups' load <= 2x idle. In-memory PGlite
+ * in this process, like the service's default store.
+ */
+import { Pool } from "undici";
+import { resolveConfig } from "../src/service/config.js";
+import { type RunningService, startService } from "../src/service/server.js";
+import { SimulatedBackend } from "../src/simulator/index.js";
+import { type BenchReport, percentile, round } from "./harness.js";
+
+const TEAM = "a0000000-0000-4000-8000-000000000001";
+const TOKEN = `aa000000-0000-4000-8000-000000000001:${TEAM}:${"A1b2C3d4E5".repeat(6)}xy`;
+const LONG = "b0000000-0000-4000-8000-000000000001";
+const OTHER = "b0000000-0000-4000-8000-000000000002";
+const HISTORY = 10_000;
+const LOOPS = 8;
+const SAMPLES = 100;
+const HEADERS = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
+
+const LOADS = [
+  { key: "wholeList", name: "whole list", path: `/api/routers/${LONG}/jobs` },
+  { key: "firstPage", name: "first page (limit=100)", path: `/api/routers/${LONG}/jobs?limit=100` },
+  {
+    key: "applyLookup",
+    name: "apply's lookup (text=marker)",
+    path: `/api/routers/${LONG}/jobs?${new URLSearchParams({ text: "[rj:abcd-", limit: "100" })}`,
+  },
+] as const;
+
+async function start(): Promise<RunningService> {
+  const service = await startService({
+    config: resolveConfig({
+      database: "memory://",
+      tickMs: 60_000,
+      rateLimit: { count: 1_000_000_000, windowMs: 1000 },
+    }),
+    backend: new SimulatedBackend(),
+    host: "127.0.0.1",
+    port: 0,
+    logger: false,
+    seed: {
+      teams: [
+        {
+          id: TEAM,
+          tokens: [TOKEN],
+          routers: [
+            { id: LONG, name: "long" },
+            { id: OTHER, name: "other" },
+          ],
+        },
+      ],
+    },
+  });
+  // Every 2,500th job an attempt of resource `abcd`; the rest other resources' (a ~100-character description).
+  await service.app.db.query(
+    `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+       description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+     SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
+       CASE WHEN n % 2500 = 0 THEN 'Set DNS servers on the branch routers [rj:abcd-ef23-gh45-' || (n / 2500) || ']'
+            ELSE 'Set the firewall rules of the branch office, change ' || n || ' [rj:zzzz-ef23-gh45-1]' END,
+       '/ip dns set servers=10.0.0.53', true, true, true, 'completed', 'done', now()
+     FROM generate_series(1, $3::int) AS n`,
+    [LONG, TEAM, HISTORY],
+  );
+  await service.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [LONG, HISTORY + 1]);
+  return service;
+}
+
+/** `SAMPLES` synchronous calls to the other router, one after another: their latencies in ms. */
+async function syncLatencies(pool: Pool): Promise<number[]> {
+  const latencies: number[] = [];
+  for (let index = 0; index < SAMPLES; index++) {
+    const at = performance.now();
+    const response = await pool.request({
+      method: "POST",
+      path: `/api/synchronous/${OTHER}`,
+      headers: HEADERS,
+      body: '{"command":"/system/identity/print"}',
+    });
+    await response.body.dump();
+    if (response.statusCode !== 200) throw new Error(`synchronous call: HTTP ${response.statusCode}`);
+    latencies.push(performance.now() - at);
+  }
+  return latencies;
+}
+
+/** Runs `LOOPS` back-to-back list requests until `until` settles; answers are read and thrown away. */
+async function underLoad(pool: Pool, path: string, measure: () => Promise<number[]>) {
+  let stop = false;
+  let lists = 0;
+  let bytes = 0;
+  const loops = Array.from({ length: LOOPS }, async () => {
+    while (!stop) {
+      const response = await pool.request({ method: "GET", path, headers: HEADERS });
+      for await (const chunk of response.body) bytes += (chunk as Buffer).length;
+      if (response.statusCode !== 200) throw new Error(`${path}: HTTP ${response.statusCode}`);
+      lists++;
+    }
+  });
+  try {
+    return { latencies: await measure(), lists, bytesPerList: lists > 0 ? bytes / lists : 0 };
+  } finally {
+    stop = true;
+    await Promise.all(loops);
+  }
+}
+
+export async function run(): Promise<BenchReport> {
+  const service = await start();
+  const syncPool = new Pool(service.url, { connections: 1 });
+  const loadPool = new Pool(service.url, { connections: LOOPS });
+  try {
+    await syncLatencies(syncPool); // warm-up
+    const idle = await syncLatencies(syncPool);
+    const idleP99 = percentile(idle, 99);
+    const lines = [
+      `a router with ${HISTORY} jobs; ${LOOPS} list requests of it in flight; ${SAMPLES} synchronous calls to another router (shared 2-core machine)`,
+      `idle                          sync p50 ${round(percentile(idle, 50), 1)} ms, p99 ${round(idleP99, 1)} ms`,
+    ];
+    const metrics: BenchReport["metrics"] = { idleP99Ms: round(idleP99, 1) };
+    for (const { key, name, path } of LOADS) {
+      const { latencies, lists, bytesPerList } = await underLoad(loadPool, path, () =>
+        syncLatencies(syncPool),
+      );
+      const p99 = percentile(latencies, 99);
+      const ratio = p99 / idleP99;
+      lines.push(
+        `${name.padEnd(29)} sync p50 ${round(percentile(latencies, 50), 1)} ms, p99 ${round(p99, 1)} ms = ${round(ratio, 1)}x idle (goal <= 2: ${ratio <= 2 ? "met" : "NOT met"}); ${lists} lists of ${round(bytesPerList / 1024, 1)} KiB`,
+      );
+      metrics[`${key}P99Ms`] = round(p99, 1);
+      metrics[`${key}P99Ratio`] = round(ratio, 2);
+    }
+    return { title: "one router's long job list and another router's calls", metrics, lines };
+  } finally {
+    await syncPool.close();
+    await loadPool.close();
+    await service.close();
+  }
+}
