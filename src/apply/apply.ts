@@ -17,6 +17,7 @@ import { failureReason } from "./failure-reason.js";
 import type { Journal } from "./journal.js";
 import { EXPRESS_SCHEDULE, findJob, isPassing, type JobMatch, pollJob, TICK_SCHEDULE } from "./poll.js";
 import { Progress } from "./progress.js";
+import { rollBackFailedJob, rollbackWanted } from "./rollback-on-failure.js";
 
 /**
  * `routerjobs apply`: submit one declared job with its backup and confirm it, exactly once.
@@ -41,6 +42,8 @@ export interface ApplyContext {
   readonly notifyUrl?: string | undefined;
   /** Run the job again although its latest attempt is done. */
   readonly force?: boolean;
+  /** `--rollback-on-failure`: restore the router from the job's backup when it fails, whatever the job says. */
+  readonly rollbackOnFailure?: boolean;
   readonly write: (line: string) => void;
   readonly signal?: AbortSignal;
   /** How long the receiver may stay silent about a job before the job list is asked. @default 30 s */
@@ -160,7 +163,10 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     await journal(final, true);
     return { outcome: "completed", job: final, alreadyApplied: adopted };
   }
-  const reason = await failureReason(context.client, job.router_id, final, deadline);
+  let reason = await failureReason(context.client, job.router_id, final, deadline);
+  // The restore before the journal says "reported": an apply killed meanwhile finds the restore by its marker.
+  if (final.status === "failed" && rollbackWanted(job, context.rollbackOnFailure))
+    reason = `${reason}; ${await rollBackFailedJob(job, final, { ...context, write: (line) => progress.line(line) })}`;
   await journal(final, true);
   progress.line(`job ${label(final)} ${final.status}: ${reason}`);
   if (adopted && !context.knowledge)

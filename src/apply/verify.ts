@@ -16,6 +16,7 @@ import { formatDuration } from "../contract/duration.js";
 import { type WaveCheck, waveLabel } from "../contract/wave-check.js";
 import { ChangesNotAppliedError } from "../errors.js";
 import { Progress } from "./progress.js";
+import { rollBackWave, routersRolledBack } from "./rollback-wave.js";
 
 export interface VerifyContext {
   readonly client: RouterJobsClient;
@@ -38,6 +39,16 @@ const CONCURRENCY = 8;
 export async function verifyWave(check: WaveCheck, context: VerifyContext): Promise<RouterCheck[]> {
   const progress = new Progress(check.resource, context.write, check.wave);
   const count = check.routers.length;
+  if (check.on_failure === "rollback-wave") {
+    // A re-run after this wave was rolled back: its jobs are recorded as done, but the routers were restored.
+    const restored = await routersRolledBack(check, context);
+    if (restored.length > 0)
+      throw new ChangesNotAppliedError(
+        `${check.resource}: ${waveLabel(check.wave)}: the wave was rolled back on ${restored.join(", ")}, so ` +
+          "its routers do not hold its change: change the declared scripts, or replace the wave's job resources " +
+          "(terraform apply -replace=...), to run them again before the rollout goes on (docs/rollback.md)",
+      );
+  }
   progress.line(
     `${count} of ${count} router${count === 1 ? "" : "s"} done` +
       (check.soak_ms > 0 ? `; soaking ${formatDuration(check.soak_ms)} before the check` : ""),
@@ -67,9 +78,18 @@ export async function verifyWave(check: WaveCheck, context: VerifyContext): Prom
   const failed = results.filter((result) => !result.passed);
   if (failed.length > 0) {
     const later = check.wave.wave < check.wave.waves ? `; wave ${check.wave.wave + 1} is not started` : "";
+    // rollback-wave (docs/rollback.md): the whole wave goes back to before its jobs, then the gate fails.
+    const restores =
+      check.on_failure === "rollback-wave"
+        ? await rollBackWave(check, { ...context, write: (line) => progress.line(line) })
+        : undefined;
+    const rolledBack = restores
+      ? `; rollback-wave: ${restores.filter((r) => r.restored).length} of ${count} router(s) restored ` +
+        `(${restores.map((r) => `${r.name}: ${r.summary}`).join("; ")})`
+      : "";
     throw new ChangesNotAppliedError(
       `${check.resource}: ${waveLabel(check.wave)}: the check failed on ${failed.length} of ${count} router(s) ` +
-        `(${failed.map((result) => `${result.name}: ${oneLine(result.output)}`).join("; ")})${later}`,
+        `(${failed.map((result) => `${result.name}: ${oneLine(result.output)}`).join("; ")})${later}${rolledBack}`,
     );
   }
   progress.line(passedLine(check));

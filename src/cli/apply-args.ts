@@ -20,6 +20,7 @@ const VALUED: Readonly<Record<string, keyof ApplyFlags>> = {
 };
 const SWITCHES: Readonly<Record<string, keyof ApplyFlags>> = {
   "--force": "force",
+  "--rollback-on-failure": "rollbackOnFailure",
   "--verbose": "verbose",
 };
 

@@ -46,7 +46,7 @@ export class Fleet<R extends FleetRouter = FleetRouter> extends Construct {
     const { routers, sections, rollout, ...options } = props;
     this.checkUnique(routers);
     const configs = new Map<string, RouterConfig>();
-    const build = (router: R, extra: Pick<RouterConfigProps, "dependsOn" | "rolloutWave">) =>
+    const build = (router: R, extra: Pick<RouterConfigProps, "dependsOn" | "rolloutWave" | "rollback">) =>
       configs.set(
         router.name,
         new RouterConfig(this, router.name, {
@@ -62,13 +62,19 @@ export class Fleet<R extends FleetRouter = FleetRouter> extends Construct {
       // Without a rollout the props are exactly today's, so the synthesized JSON does not change.
       for (const router of routers) build(router, {});
     } else {
-      const resolved = resolveRollout(this.node.path, routers, rollout, options.routerOsVersion);
+      const resolved = resolveRollout(this.node.path, routers, rollout, options.routerOsVersion, options);
+      // rollback-wave: a job that fails restores its own router (its apply); the gate restores the rest.
+      const rollback = resolved.onFailure === "rollback-wave" ? { rollback: "on-failure" as const } : {};
       const waves = resolved.waves.length;
       resolved.waves.forEach((members, index) => {
         const wave = { wave: index + 1, waves };
         const previous = gates.at(-1);
         for (const member of members) {
-          build(routers[member] as R, { rolloutWave: wave, ...(previous ? { dependsOn: [previous] } : {}) });
+          build(routers[member] as R, {
+            rolloutWave: wave,
+            ...(previous ? { dependsOn: [previous] } : {}),
+            ...rollback,
+          });
         }
         const checked = resolved.script !== undefined || resolved.soakMs > 0;
         // The last wave needs a gate only to check it: nothing comes after it to hold back.
@@ -81,6 +87,7 @@ export class Fleet<R extends FleetRouter = FleetRouter> extends Construct {
             script: resolved.script,
             soakMs: resolved.soakMs,
             timeoutMs: resolved.timeoutMs,
+            onFailure: resolved.onFailure,
             cli: options.cli ?? "routerjobs",
           }),
         );

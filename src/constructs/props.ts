@@ -1,6 +1,6 @@
 import type { IConstruct } from "constructs";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
-import type { WaitMode } from "../contract/apply-job.js";
+import type { RollbackMode, WaitMode } from "../contract/apply-job.js";
 import type { Wave } from "../contract/wave-check.js";
 import type { BackingResource } from "./backing-resource.js";
 
@@ -87,6 +87,13 @@ export interface RouterJobOptions {
    * @default - `ROUTERJOBS_API`, else `spec`
    */
   readonly api?: ApiProfileName;
+  /**
+   * `"on-failure"`: when the job fails, `routerjobs apply` restores the router from the backup the job took
+   * before its script (so `makeBackup` must stay true), says so in the failure line, and still fails the
+   * resource. A restore reboots the router. Not with `api: "sdx"` (docs/rollback.md).
+   * @default - no rollback: a failed job leaves the router as its script left it
+   */
+  readonly rollback?: RollbackMode;
   /**
    * Check the names in the scripts against the RouterOS command tree. Set false for scripts that use menus or
    * arguments the tree lacks (an extra package, hardware-specific settings); the syntax is still checked.

@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 import { Construct } from "constructs";
-import { WAVE_CHECK_ENV, WAVE_CHECK_VERSION, type Wave, type WaveCheck } from "../contract/wave-check.js";
+import {
+  WAVE_CHECK_ENV,
+  WAVE_CHECK_VERSION,
+  type Wave,
+  type WaveCheck,
+  type WaveFailureMode,
+} from "../contract/wave-check.js";
 import { frameworkOf } from "./framework.js";
 import type { TerraformDependable, TerraformResourceLike } from "./props.js";
 import type { RouterConfig } from "./router-config.js";
@@ -15,6 +21,8 @@ export interface WaveGateProps {
   readonly script?: string | undefined;
   readonly soakMs: number;
   readonly timeoutMs: number;
+  /** `rollback-wave`: a failed check restores the wave's routers from their jobs' backups. @default "stop" */
+  readonly onFailure?: WaveFailureMode;
   /** The command that runs `verify`, as a shell reads it. */
   readonly cli: string;
 }
@@ -34,6 +42,7 @@ export class WaveGate extends Construct implements TerraformDependable {
     super(scope, id);
     // A router whose sections are all empty has no job to wait for.
     const withJobs = props.configs.filter(({ config }) => config.sections.length > 0);
+    const rollback = props.onFailure === "rollback-wave";
     this.check =
       props.script === undefined && props.soakMs === 0
         ? undefined
@@ -41,10 +50,17 @@ export class WaveGate extends Construct implements TerraformDependable {
             version: WAVE_CHECK_VERSION,
             resource: this.node.path,
             wave: props.wave,
-            routers: props.configs.map(({ name, config }) => ({ name, router_id: config.routerId })),
+            routers: props.configs.map(({ name, config }) => ({
+              name,
+              router_id: config.routerId,
+              // Which jobs' backups restore the router: those declared when the Fleet was built.
+              ...(rollback ? { jobs: waveJobs(config) } : {}),
+            })),
             ...(props.script === undefined ? {} : { script: props.script }),
             soak_ms: props.soakMs,
             timeout_ms: props.timeoutMs,
+            // Only with rollback-wave: a rollout that stops keeps its check JSON byte for byte.
+            ...(rollback ? { on_failure: "rollback-wave" as const } : {}),
           };
     const { Lazy } = frameworkOf(this).cdk;
     this.resource = new TerraformData(this, "gate", {
@@ -79,6 +95,10 @@ export class WaveGate extends Construct implements TerraformDependable {
 
 function jobKeys(config: RouterConfig): string[] {
   return config.sections.map((section) => section.job.job_key);
+}
+
+function waveJobs(config: RouterConfig): { resource: string; job_key: string }[] {
+  return config.sections.map((section) => ({ resource: section.job.resource, job_key: section.job.job_key }));
 }
 
 function digest(parts: readonly string[]): string {

@@ -6,7 +6,7 @@ import { checkProblem } from "./rollout-checks.js";
 import { assignWaves, type WaveSpec } from "./rollout-waves.js";
 
 /** What a failed job or check does to the rollout. */
-export const ROLLOUT_FAILURE_MODES = ["stop"] as const;
+export const ROLLOUT_FAILURE_MODES = ["stop", "rollback-wave"] as const;
 export type RolloutFailureMode = (typeof ROLLOUT_FAILURE_MODES)[number];
 
 /** A Fleet's rollout: which routers change first, and what is checked before the next ones do. */
@@ -37,8 +37,10 @@ export interface RolloutProps<R> {
    */
   readonly checkTimeout?: string;
   /**
-   * What a failure does. `"stop"`: no router of a later wave is touched. (`"rollback-wave"` needs the
-   * rollback feature, which does not exist yet.)
+   * What a failure does. `"stop"`: no router of a later wave is touched. `"rollback-wave"`: the same, and the
+   * failed wave's routers are restored from their jobs' backups: a router whose job failed by its own apply
+   * (every job gets `rollback: "on-failure"`), every router of the wave by the wave's gate when its check
+   * fails (docs/rollback.md). Needs `makeBackup` (the default) and not `api: "sdx"`.
    * @default "stop"
    */
   readonly onFailure?: RolloutFailureMode;
@@ -51,6 +53,7 @@ export interface ResolvedRollout {
   readonly script: string | undefined;
   readonly soakMs: number;
   readonly timeoutMs: number;
+  readonly onFailure: RolloutFailureMode;
 }
 
 /** Validates the rollout against the fleet; one ConstructValidationError lists every broken rule. */
@@ -59,6 +62,7 @@ export function resolveRollout<R>(
   routers: readonly R[],
   rollout: RolloutProps<R>,
   routerOsVersion: string | undefined,
+  jobOptions: { readonly makeBackup?: boolean | undefined; readonly api?: string | undefined } = {},
 ): ResolvedRollout {
   const problems: { field: string; message: string }[] = [];
   const script =
@@ -90,12 +94,28 @@ export function resolveRollout<R>(
   if (!ROLLOUT_FAILURE_MODES.includes(onFailure as RolloutFailureMode)) {
     problems.push({
       field: "rollout.onFailure",
-      message:
-        onFailure === "rollback-wave"
-          ? 'must be "stop": "rollback-wave" needs the rollback feature, which routerjobs does not have yet'
-          : `must be "stop" (got ${describeValue(onFailure)})`,
+      message: `must be "stop" or "rollback-wave" (got ${describeValue(onFailure)})`,
     });
+  } else if (onFailure === "rollback-wave") {
+    if (jobOptions.makeBackup === false)
+      problems.push({
+        field: "rollout.onFailure",
+        message:
+          '"rollback-wave" needs makeBackup: true: routers are restored from the backups their jobs take',
+      });
+    if (jobOptions.api === "sdx")
+      problems.push({
+        field: "rollout.onFailure",
+        message:
+          '"rollback-wave" cannot work with api: "sdx": the sites API keeps its backups on its own side and offers no restore (docs/rollback.md)',
+      });
   }
   if (problems.length > 0) throw new ConstructValidationError(path, problems);
-  return { waves: assignWaves(path, routers, rollout.waves), script, soakMs, timeoutMs };
+  return {
+    waves: assignWaves(path, routers, rollout.waves),
+    script,
+    soakMs,
+    timeoutMs,
+    onFailure: onFailure as RolloutFailureMode,
+  };
 }

@@ -5,6 +5,7 @@ import {
   type JobDefinition,
   type JobPhase,
   jobKey,
+  type RollbackMode,
   type WaitMode,
 } from "../contract/apply-job.js";
 import { parseDuration } from "../contract/index.js";
@@ -86,6 +87,7 @@ function resolve(path: string, props: RouterScriptProps): ResolvedScript & Resol
     routerOsVersion: props.routerOsVersion ?? DEFAULT_ROUTEROS_VERSION,
     checkCommands: props.checkCommands ?? true,
     api: props.api,
+    rollback: props.rollback,
     makeBackup: props.makeBackup ?? true,
     // Left to `routerjobs apply` (express) when not declared: the job JSON of a stack that never set it keeps
     // its job_key (apply-job.ts), so upgrading runs nothing again.
@@ -130,5 +132,7 @@ function applyJob(
     // Only when declared: a job without it keeps its JSON byte for byte. Outside job_key: the API a job is
     // submitted through does not change what runs on the router.
     ...(resolved.api === undefined ? {} : { api: resolved.api }),
+    // Likewise only when declared, and outside job_key: asking for a rollback changes nothing on the router.
+    ...(resolved.rollback === undefined ? {} : { rollback: resolved.rollback as RollbackMode }),
   } as ApplyJob;
 }

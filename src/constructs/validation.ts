@@ -1,5 +1,5 @@
 import { API_PROFILES } from "../contract/api-profile-name.js";
-import { WAIT_MODES } from "../contract/apply-job.js";
+import { ROLLBACK_MODES, WAIT_MODES } from "../contract/apply-job.js";
 import {
   charCount,
   DESCRIPTION_MAX_CHARS,
@@ -30,6 +30,8 @@ export interface ResolvedScript {
   readonly routerOsVersion: string;
   readonly checkCommands: boolean;
   readonly api: string | undefined;
+  readonly rollback: string | undefined;
+  readonly makeBackup: boolean;
 }
 
 /** The props that hold text: the ones the rules table checks. */
@@ -120,6 +122,20 @@ const RULES: readonly { readonly field: TextField; readonly checks: readonly Che
       (value, props) =>
         value === "sdx" && props.notifyUrl !== undefined
           ? "sdx (the sites API) takes no notify_url: leave notifyUrl unset, apply confirms by polling"
+          : undefined,
+    ],
+  },
+  {
+    field: "rollback",
+    checks: [
+      oneOf(ROLLBACK_MODES),
+      (_value, props) =>
+        props.makeBackup
+          ? undefined
+          : 'needs makeBackup: true: "on-failure" restores the router from the backup the job takes',
+      (_value, props) =>
+        props.api === "sdx"
+          ? 'cannot work with api: "sdx": the sites API keeps its backups on its own side and offers no restore (docs/rollback.md)'
           : undefined,
     ],
   },

@@ -25,6 +25,9 @@ export const APPLY_JOB_VERSION = 1;
 export const WAIT_MODES = ["poll", "receiver", "auto"] as const;
 export type WaitMode = (typeof WAIT_MODES)[number];
 export const JOB_PHASES = ["create", "destroy"] as const;
+/** `on-failure`: when the job that took a backup fails, apply restores the router from it (docs/rollback.md). */
+export const ROLLBACK_MODES = ["on-failure"] as const;
+export type RollbackMode = (typeof ROLLBACK_MODES)[number];
 export type JobPhase = (typeof JOB_PHASES)[number];
 
 /** The fields that define what runs on the router; `job_key` is their hash, so a change of any re-runs the job. */
@@ -111,6 +114,11 @@ export const applyJobSchema = z
     rollout: waveSchema.optional(),
     /** The job API to submit through (`spec` or `sdx`), when the construct declares one; not in `job_key`. */
     api: z.enum(API_PROFILES).optional(),
+    /**
+     * What apply does when the job fails (docs/rollback.md); absent, nothing is restored. Not in `job_key`:
+     * asking for a rollback does not change what runs on the router.
+     */
+    rollback: z.enum(ROLLBACK_MODES).optional(),
   })
   .refine((job) => job.job_key === jobKey(job), {
     error:

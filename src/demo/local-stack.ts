@@ -27,6 +27,8 @@ export interface LocalStackOptions {
   readonly rateLimit?: RateLimit;
   /** Start a receiver and point notifications at it. @default true */
   readonly receiver?: boolean;
+  /** How long a simulated router stays offline after a reboot (a restore reboots it). @default 30 s */
+  readonly rebootOfflineMs?: number;
 }
 
 export interface LocalStack {
@@ -51,7 +53,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ? undefined
       : await startReceiver({ dataDir: join(dir, "receiver"), host: "127.0.0.1", port: 0, logger: false });
   try {
-    const simulated = new SimulatedBackend({ seed: 42, commandLatencyMs: 20 });
+    const simulated = new SimulatedBackend({
+      seed: 42,
+      commandLatencyMs: 20,
+      ...(options.rebootOfflineMs === undefined ? {} : { rebootOfflineMs: options.rebootOfflineMs }),
+    });
     const backend: RouterBackend = options.routers.some((router) => router.device)
       ? new MixedBackend(simulated, new DeviceBackend())
       : simulated;

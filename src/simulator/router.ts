@@ -14,6 +14,7 @@ import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";
 import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
+import { FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
 import { print } from "./print.js";
 import type { LogEntry, RefTarget, RouterState } from "./schema.js";
@@ -100,6 +101,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
   }
 
   table(key: string): Table {
+    // `/file` lists the disk as it is now: export files and backups live outside the configuration.
+    if (key === FILE_TABLE) return fileTable(this.files, this.backups);
     if (this.derivedStale && derivedTables.has(key)) {
       this.derivedStale = false;
       refreshDerived(this);
@@ -234,6 +237,23 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   readFile(name: string): string | undefined {
     return this.files.get(name);
+  }
+
+  /** `/file remove`: an export file or a backup; false when the router has no such file. */
+  removeFile(name: string): boolean {
+    return this.files.delete(name) || this.backups.delete(name);
+  }
+
+  /**
+   * `/system reset-configuration`: the configuration of a reset router, with the users kept when asked
+   * (`keep-users=yes`). Files and backups stay on the disk, as on a device.
+   */
+  resetConfiguration(options: { readonly keepUsers: boolean }): void {
+    const users = this.table("user").state();
+    this.reset();
+    if (options.keepUsers) this.tables.set("user", Table.from(users));
+    this.numbering.clear();
+    this.derivedStale = false;
   }
 
   get backupNames(): readonly string[] {

@@ -79,6 +79,12 @@ export interface RouterState {
   /** Saves a deep copy of the configuration; returns the file name (`x.backup`). */
   saveBackup(name: string): string;
   loadBackup(name: string): void;
+  /** A text file on the router's disk (`/export file=` writes them); undefined when there is none. */
+  readFile(name: string): string | undefined;
+  /** `/file remove`: false when the router has no such file. */
+  removeFile(name: string): boolean;
+  /** `/system reset-configuration`: a reset router's configuration, users kept when asked. */
+  resetConfiguration(options: { readonly keepUsers: boolean }): void;
   /** Takes effect when the current script or command ends (the back end takes the router offline). */
   requestReboot(): void;
   /** Stops the background script job with that id (`/system script job remove`). */

@@ -159,10 +159,7 @@ describe("Fleet rollout", () => {
       { soak: "soon" },
       /rollout\.soak must be a number followed by ms, s, m or h, like 30s or 5m \(got "soon"\)/,
     ],
-    [
-      { onFailure: "rollback-wave" },
-      /rollout\.onFailure must be "stop": "rollback-wave" needs the rollback feature/,
-    ],
+    [{ onFailure: "rollback" }, /rollout\.onFailure must be "stop" or "rollback-wave" \(got "rollback"\)/],
   ])("refuses %j at synth time", (extra, message) => {
     expect(() => synthFleet(3, { waves: [1, "100%"], ...(extra as object) })).toThrow(message);
   });

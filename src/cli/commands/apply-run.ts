@@ -15,6 +15,7 @@ export interface ApplyFlags extends ClientFlags {
   readonly jobFile?: string;
   readonly waitFor?: string;
   readonly force?: boolean;
+  readonly rollbackOnFailure?: boolean;
 }
 
 export async function runApply(flags: ApplyFlags): Promise<void> {
@@ -50,6 +51,7 @@ export async function runApply(flags: ApplyFlags): Promise<void> {
           receiver: receiverClient?.client,
           notifyUrl: receiverClient?.notifyUrl,
           force: flags.force ?? process.env.ROUTERJOBS_FORCE === "1",
+          rollbackOnFailure: flags.rollbackOnFailure,
           write: (line) => process.stdout.write(`${line}\n`),
           signal: controller.signal,
         },

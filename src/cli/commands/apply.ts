@@ -28,6 +28,10 @@ export function applyCommand(): Command {
     .option("--job-file <file>", "read the job JSON from FILE instead of ROUTERJOBS_JOB")
     .option("--wait-for <mode>", "poll | receiver | auto (overrides the job's wait_for)")
     .option("--force", "run the job again although its latest attempt completed (or ROUTERJOBS_FORCE=1)")
+    .option(
+      "--rollback-on-failure",
+      "when the job fails, restore the router from the backup it took (as the job's rollback: on-failure)",
+    )
     .addHelpText("after", HELP)
     .action(async (_options: ApplyFlags, command: Command) => {
       const { runApply } = await import("./apply-run.js");

@@ -4,6 +4,7 @@
  */
 import type { MenuDef } from "../schema.js";
 import { dhcpMenus } from "./dhcp.js";
+import { fileMenus } from "./file.js";
 import { firewallMenus } from "./firewall.js";
 import { interfaceMenus } from "./interface.js";
 import { ipMenus } from "./ip.js";
@@ -23,6 +24,7 @@ const all = [
   ...firewallMenus,
   ...systemMenus,
   ...managementMenus,
+  ...fileMenus,
 ];
 
 export const menus: readonly MenuDef[] = [
@@ -60,6 +62,7 @@ export const menus: readonly MenuDef[] = [
   "system script job",
   "user",
   "log",
+  "file",
 ].map((path) => byPath(all, path));
 
 const unordered = all.filter((menu) => !menus.includes(menu));

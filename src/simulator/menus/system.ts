@@ -1,6 +1,10 @@
-/** `/system identity|clock|ntp client|scheduler|script|script job|backup` and `/system reboot`. */
+/**
+ * `/system identity|clock|ntp client|scheduler|script|script job|backup`, `/system reboot` and
+ * `/system reset-configuration` (reset-configuration.ts).
+ */
 import { RouterOsError } from "../../routeros/errors.js";
 import type { CommandCall } from "../../routeros/host.js";
+import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
 import {
   bool,
   commonProps,
@@ -96,6 +100,7 @@ export const systemMenus: readonly MenuDef[] = [
           return {};
         },
       },
+      "reset-configuration": { arguments: RESET_ARGUMENTS, run: resetConfiguration },
     },
   },
   {
