@@ -15,11 +15,19 @@ const ROOT = join(import.meta.dirname, "..", "..");
 export const BIN = join(ROOT, "bin", "routerjobs.js");
 const CLI = `${process.execPath} ${BIN}`;
 
+/** The scripts the office stack declares besides router A's dns (the runs at the routers are counted by them). */
+export const A2_IDENTITY = '/system identity set name="edge a2"';
+export const A2_EXTRA = "/ip dns set allow-remote-requests=yes";
+export const A2_EXTRA_DESTROY = "/ip dns set allow-remote-requests=no";
+export const DNS_DESTROY = '/ip dns set servers=""';
+
 /** What one configuration declares: router A's dns script (slow: router A can be held offline), A2's sections. */
 export interface Layout {
   readonly dns: string;
   readonly dnsDestroy?: boolean;
   readonly a2Extra?: boolean;
+  /** The two routers' ids. @default ROUTER_A and ROUTER_A2 of the test service's seed */
+  readonly routers?: { readonly a: string; readonly a2: string };
 }
 
 /** Synthesizes the office stack into `dir/cdk.tf.json`, its state in `dir/terraform.tfstate`. */
@@ -33,23 +41,23 @@ export function synthesizeOffice(dir: string, layout: Layout): void {
     script: layout.dns,
     description: "dns servers",
     expressExecute: true,
-    ...(layout.dnsDestroy ? { destroyScript: '/ip dns set servers=""' } : {}),
+    ...(layout.dnsDestroy ? { destroyScript: DNS_DESTROY } : {}),
   };
-  new RouterConfig(stack, "edge-a", { routerId: ROUTER_A, cli: CLI, sections: [dns] });
+  new RouterConfig(stack, "edge-a", { routerId: layout.routers?.a ?? ROUTER_A, cli: CLI, sections: [dns] });
   const a2: RouterSection[] = [
-    { name: "identity", script: '/system identity set name="edge a2"', expressExecute: true },
+    { name: "identity", script: A2_IDENTITY, expressExecute: true },
     ...(layout.a2Extra
       ? [
           {
             name: "extra",
-            script: "/ip dns set allow-remote-requests=yes",
-            destroyScript: "/ip dns set allow-remote-requests=no",
+            script: A2_EXTRA,
+            destroyScript: A2_EXTRA_DESTROY,
             expressExecute: true,
           },
         ]
       : []),
   ];
-  new RouterConfig(stack, "edge-a2", { routerId: ROUTER_A2, cli: CLI, sections: a2 });
+  new RouterConfig(stack, "edge-a2", { routerId: layout.routers?.a2 ?? ROUTER_A2, cli: CLI, sections: a2 });
   app.synth();
   const target = join(dir, "cdk.tf.json");
   rmSync(target, { force: true });
@@ -57,12 +65,14 @@ export function synthesizeOffice(dir: string, layout: Layout): void {
   rmSync(outdir, { recursive: true, force: true });
 }
 
-/** `routerjobs deploy --dir dir` in its own process group, collecting what it prints. */
+/** `routerjobs deploy --dir dir [-- terraformArgs]` in its own process group, collecting what it prints. */
 export function startDeployTree(
   dir: string,
   env: NodeJS.ProcessEnv,
+  terraformArgs: readonly string[] = [],
 ): { child: ChildProcess; done: Promise<{ code: number | null; output: string }> } {
-  const child = spawn(process.execPath, [BIN, "deploy", "--dir", dir], {
+  const args = terraformArgs.length > 0 ? ["--", ...terraformArgs] : [];
+  const child = spawn(process.execPath, [BIN, "deploy", "--dir", dir, ...args], {
     env,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],

@@ -40,10 +40,11 @@ export function scriptError(script: string): string | null {
 export class Devices extends EventEmitter<{ job: [JobEvent] }> {
   private readonly queues = new Map<string, Job[]>();
   private readonly busy = new Set<string>();
-  private readonly held = new Map<string, () => void>();
+  private readonly held = new Map<string, { siteId: string; open: () => void }>();
   private readonly preReleased = new Set<string>();
   private readonly executed = new Map<string, Run[]>();
   private readonly logs = new Map<string, LogLine[]>();
+  private readonly heldSites = new Set<string>();
 
   constructor(private holdJobs: boolean) {
     super();
@@ -65,23 +66,35 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
     for (const siteId of this.queues.keys()) void this.drain(siteId);
   }
 
-  /** Lets a held job finish; without an id, every job held right now. An id not yet held is remembered. */
   /** Releases every held job and holds no more: later jobs run to the end at once. */
   stopHolding(): void {
     this.holdJobs = false;
+    this.heldSites.clear();
     this.release();
   }
 
+  /** Holds the later jobs of one site as `holdJobs` does (applied, outcome held) until `releaseSite()`. */
+  holdSite(siteId: string): void {
+    this.heldSites.add(siteId);
+  }
+
+  /** Releases the held jobs of one site and holds its jobs no more (other sites stay as they are). */
+  releaseSite(siteId: string): void {
+    this.heldSites.delete(siteId);
+    for (const [jobId, gate] of this.held) if (gate.siteId === siteId) this.release(jobId);
+  }
+
+  /** Lets a held job finish; without an id, every job held right now. An id not yet held is remembered. */
   release(jobId?: string): void {
     if (jobId === undefined) {
-      for (const open of this.held.values()) open();
+      for (const { open } of this.held.values()) open();
       this.held.clear();
       return;
     }
-    const open = this.held.get(jobId);
-    if (open) {
+    const gate = this.held.get(jobId);
+    if (gate) {
       this.held.delete(jobId);
-      open();
+      gate.open();
     } else this.preReleased.add(jobId);
   }
 
@@ -151,15 +164,15 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
       at: now,
     });
     this.emitJob("executed", job);
-    if (this.holdJobs) await this.gate(job.id);
+    if (this.holdJobs || this.heldSites.has(job.siteId)) await this.gate(job);
     if (!reports || job.deletedAt !== null) return;
     if (error === null) job.completedAt = Date.now();
     else job.failedAt = Date.now();
     this.emitJob(error === null ? "completed" : "failed", job);
   }
 
-  private gate(jobId: string): Promise<void> {
-    if (this.preReleased.delete(jobId)) return Promise.resolve();
-    return new Promise((resolve) => this.held.set(jobId, resolve));
+  private gate(job: Job): Promise<void> {
+    if (this.preReleased.delete(job.id)) return Promise.resolve();
+    return new Promise((open) => this.held.set(job.id, { siteId: job.siteId, open }));
   }
 }

@@ -113,6 +113,9 @@ export async function startStandIn(input: StandInOptions) {
     release: (jobId?: string) => devices.release(jobId),
     /** Releases every held job and holds no more (a test's gate opened for good). */
     stopHolding: () => devices.stopHolding(),
+    /** Holds the later jobs of one site (applied on its device, their outcome held) until releaseSite(). */
+    holdSite: (siteId: string) => devices.holdSite(siteId),
+    releaseSite: (siteId: string) => devices.releaseSite(siteId),
     /** Resolves once a submission (to `siteId`, if given) is created and its answer held (holdAcknowledgements). */
     acknowledgementHeld: (siteId?: string) =>
       new Promise<void>((resolve) => {
