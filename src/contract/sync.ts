@@ -15,6 +15,12 @@ export const syncRequestSchema = z.strictObject(
 );
 export type SyncRequest = z.output<typeof syncRequestSchema>;
 
+/**
+ * The full configuration read (docs/plan.md): `/export` with no parameters, answered with one record
+ * `{"ret": "<the export script>"}` for a simulated router and a device alike.
+ */
+export const CONFIG_READ_COMMAND = "/export";
+
 /** One router record: flat, string values (CONTRACT.md, Synchronous commands). */
 export const routerRecordSchema = z.record(z.string(), z.string());
 export type RouterRecord = z.output<typeof routerRecordSchema>;

@@ -1,12 +1,13 @@
 /**
  * The full configuration read: ONE synchronous request per router, `/export` with no parameters. Our service
- * answers it for a simulated router with one record, `{"ret": "<the export script>"}` (docs/plan.md); the
- * RouterOS API itself has no `/export`, so a device needs the file way described there.
+ * answers it with one record, `{"ret": "<the export script>"}`, for a simulated router and for a device (which
+ * it reads by the file way: docs/plan.md).
  */
 import type { RouterJobsClient } from "../client/client.js";
 import { BadResponseError } from "../client/errors.js";
+import { CONFIG_READ_COMMAND } from "../contract/sync.js";
 
-export const CONFIG_READ_COMMAND = "/export";
+export { CONFIG_READ_COMMAND };
 
 /** The router's export text; a missing or odd answer is a clear error naming what came back. */
 export async function readLiveConfig(client: RouterJobsClient, routerId: string): Promise<string> {

@@ -66,6 +66,32 @@ describe("a device router through the service", () => {
     expect(answer.body.data).toEqual([{ name: "test-router" }]);
   });
 
+  it("answers the full configuration read (/export) with the device's export, and leaves no file on it", async () => {
+    // GIVEN a device with something configured
+    const added = await svc.call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {
+      body: { command: "/ip/address/add", parameters: "=address=10.77.0.1/24 =interface=ether3" },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    // WHEN plan's one request reads its configuration
+    const read = await svc.call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {
+      body: { command: "/export" },
+    });
+    // THEN it is one record holding the export, with the address in its menu
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.data).toHaveLength(1);
+    const text = read.body.data[0].ret as string;
+    expect(text).toMatch(
+      /^\/ip address\nadd address=10\.77\.0\.1\/24 interface=ether3 network=10\.77\.0\.0$/m,
+    );
+    // AND the file the export went through is gone from the device
+    const files = await svc.call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {
+      body: { command: "/file/print" },
+    });
+    expect((files.body.data as { name: string }[]).map((file) => file.name)).not.toContainEqual(
+      expect.stringMatching(/^routerjobs-read-/),
+    );
+  });
+
   it("runs a job with a backup on the device, and a failing job fails with the device's reason", async () => {
     const ok = (
       await svc.submit(DEVICE_ROUTER, {
