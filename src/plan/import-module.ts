@@ -4,10 +4,13 @@
  * Every line is written to run again without failing, as the typed helpers' `upsert` does: a `set` is
  * idempotent already; an `add` is guarded by a `find` on its name, or on all its properties when it has none.
  * So `plan` of the imported module against the same router shows no change (the round trip the tests check).
+ * A line is written as a typed helper call instead where a helper does exactly what the guarded line does
+ * (`import-helpers.ts`).
  */
 import { SCRIPT_MAX_CHARS } from "../contract/limits.js";
 import { UsageError } from "../errors.js";
 import { parseExport, words } from "./export-diff.js";
+import { helperLine } from "./import-helpers.js";
 
 /** The written module imports `Construct` from here (spelled apart: only src/constructs imports it). */
 const CONSTRUCTS_PACKAGE = "constructs";
@@ -18,9 +21,17 @@ export interface ImportOptions {
   readonly constructsModule?: string;
 }
 
+/** One line of a section's script. */
+export interface ImportedLine {
+  /** The script line, counted against the section's size: the guarded line, or what the helper call yields. */
+  readonly script: string;
+  /** The helper call written instead of the script text (`helpers.vlan({ ... })`), when one does the same. */
+  readonly call?: string;
+}
+
 export interface ImportedSection {
   readonly name: string;
-  readonly lines: readonly string[];
+  readonly lines: readonly ImportedLine[];
 }
 
 const isProperty = (word: string) => /^[a-z][\w.-]*=/i.test(word);
@@ -51,7 +62,7 @@ export function importSections(exportText: string): ImportedSection[] {
         .slice(1)
         .replace(/[^a-z0-9]+/gi, "-")
         .replace(/^-|-$/g, "") || "root";
-    let chunk: string[] = [];
+    let chunk: ImportedLine[] = [];
     let size = 0;
     const flush = () => {
       if (chunk.length === 0) return;
@@ -61,13 +72,15 @@ export function importSections(exportText: string): ImportedSection[] {
       size = 0;
     };
     for (const line of lines) {
-      const script = idempotentLine(menu, line);
+      const raw = idempotentLine(menu, line);
+      const imported: ImportedLine = helperLine(menu, line, raw) ?? { script: raw };
+      const { script } = imported;
       if (script.length > SCRIPT_MAX_CHARS)
         throw new UsageError(
           `import: one ${menu} line is ${script.length} characters, over the script limit of ${SCRIPT_MAX_CHARS}`,
         );
       if (size + script.length + 1 > SCRIPT_MAX_CHARS) flush();
-      chunk.push(script);
+      chunk.push(imported);
       size += script.length + 1;
     }
     flush();
@@ -78,9 +91,12 @@ export function importSections(exportText: string): ImportedSection[] {
 /** The module's text. Stable for the same export (no date), so re-importing shows a meaningful git diff. */
 export function importModule(exportText: string, options: ImportOptions): string {
   const sections = importSections(exportText);
+  const usesHelpers = sections.some((section) => section.lines.some((line) => line.call !== undefined));
   const body = sections
     .map((section) => {
-      const lines = section.lines.map((line) => `        ${JSON.stringify(line)},`).join("\n");
+      const lines = section.lines
+        .map((line) => `        ${line.call ?? JSON.stringify(line.script)},`)
+        .join("\n");
       return `      {\n        name: ${JSON.stringify(section.name)},\n        script: [\n${lines}\n        ],\n      },`;
     })
     .join("\n");
@@ -90,7 +106,7 @@ export function importModule(exportText: string, options: ImportOptions): string
  * Secrets (keys, passwords) are not in an export: add them yourself, from a secret store.
  */
 import type { Construct } from ${JSON.stringify(CONSTRUCTS_PACKAGE)};
-import { RouterConfig } from ${JSON.stringify(options.constructsModule ?? "routerjobs/constructs")};
+import { ${usesHelpers ? "helpers, " : ""}RouterConfig } from ${JSON.stringify(options.constructsModule ?? "routerjobs/constructs")};
 
 export const routerId = ${JSON.stringify(options.routerId)};
 
