@@ -26,10 +26,11 @@ export function parseExport(text: string): Map<string, string[]> {
   let menu = "";
   const joined = text.replace(/\\\r?\n\s*/g, "");
   for (const raw of joined.split(/\r?\n/)) {
-    const line = raw.trim().replace(/\s+/g, " ");
+    // Whitespace is normalised word by word (canonicalLine): spaces inside a quoted value are the value's.
+    const line = raw.trim();
     if (line === "" || line.startsWith("#")) continue;
     if (line.startsWith("/")) {
-      menu = line;
+      menu = line.replace(/\s+/g, " ");
       continue;
     }
     const lines = menus.get(menu) ?? [];

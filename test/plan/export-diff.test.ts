@@ -68,6 +68,10 @@ add action=drop chain=forward`;
     expect(parseExport(wrapped).get("/ip address")).toEqual([
       'add address=10.0.0.1/24 comment="office LAN" interface=ether2',
     ]);
+    // Runs of spaces between words are one separator; inside a quoted value they are the value's.
+    expect(
+      parseExport('/ip  address\nadd   address=10.0.0.1/24  comment="two  spaces "').get("/ip address"),
+    ).toEqual(['add address=10.0.0.1/24 comment="two  spaces "']);
     expect(words('set [ find default-name=ether1 ] comment="a \\" b"')).toEqual([
       "set",
       "[ find default-name=ether1 ]",
