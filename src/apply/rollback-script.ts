@@ -2,10 +2,11 @@
  * The restore job's pieces, pure: the RouterOS script that puts a router back to the backup a job took, and
  * the description that names it in the job list. See docs/rollback.md.
  *
- * The backup a job takes is `routerjobs-job-<seq>` on the router's disk: an export (`.rsc`) on a device, a
- * binary backup (`.backup`) on a simulated router. The script checks which one exists on the router itself
- * (`/file`), so apply does not need to know what kind of router it talks to, and a missing backup fails the
- * restore before anything is reset: a device reset without its script would be left empty.
+ * The backup a job takes is `routerjobs-job-<seq>` on the router's disk: an export (`.rsc`) on a device (and a
+ * binary backup, `.backup`, beside it on a device with `binary_backup`), a binary backup on a simulated router.
+ * The script checks which files exist on the router itself (`/file`), so apply does not need to know what kind
+ * of router it talks to, and a missing backup fails the restore before anything is reset: a device reset
+ * without its script would be left empty.
  */
 import { idempotencyKey } from "../contract/apply-job.js";
 import { DESCRIPTION_MAX_CHARS } from "../contract/limits.js";
@@ -19,19 +20,36 @@ export function backupBaseName(seqId: number): string {
 export const RESET_DELAY = "5s";
 
 /**
- * `.rsc`: reset to an empty configuration, keeping the users (the service's own login is in no export), then
- * run the export; the reset starts {@link RESET_DELAY} after the job completed. `.backup`: load it (a binary backup restores everything, users included). Both reboot.
+ * Which backup the restore uses, in this order (docs/rollback.md):
+ *
+ * - `.backup` beside `.rsc`: a device with `binary_backup` (the device back end writes the export, then the
+ *   binary backup). The binary backup is the complete one (user passwords, certificates and their keys), so it
+ *   wins. `backup load` reboots the device and puts back a script table without the restore job's entry, where
+ *   a device reports the outcome: so it runs in the background, {@link RESET_DELAY} after the job reported.
+ * - `.rsc` alone: a device's export. Reset to an empty configuration, keeping the users (the service's own
+ *   login is in no export), then run the export; in the background after the same delay, for the same reason.
+ * - `.backup` alone: a simulated router in the service (its back end writes no export). Loaded at once, inside
+ *   the job: the service takes a simulated router's outcome from the script's return, not from an entry, and
+ *   saves the router's state with that outcome, so a load after the job would be a change it never saves.
+ *
+ * Each of them reboots the router.
  */
 export function restoreScript(seqId: number): string {
   const base = backupBaseName(seqId);
+  // In the background, after the job has reported: these remove the job's script entry, where a device
+  // reports the outcome, and reboot the device (docs/rollback.md).
+  const later = (command: string) => `:execute {:delay ${RESET_DELAY}; ${command}}`;
+  const load = `/system backup load name="${base}.backup"`;
   return [
-    `:if ([:len [/file find name="${base}.rsc"]] > 0) do={`,
-    // In the background, after the job has reported: the reset removes the job's script entry, where a
-    // device reports the outcome, and reboots the device (docs/rollback.md).
-    `  :execute {:delay ${RESET_DELAY}; /system reset-configuration no-defaults=yes skip-backup=yes keep-users=yes run-after-reset="${base}.rsc"}`,
+    `:if ([:len [/file find name="${base}.backup"]] > 0) do={`,
+    `  :if ([:len [/file find name="${base}.rsc"]] > 0) do={`,
+    `    ${later(load)}`,
+    "  } else={",
+    `    ${load}`,
+    "  }",
     "} else={",
-    `  :if ([:len [/file find name="${base}.backup"]] > 0) do={`,
-    `    /system backup load name="${base}.backup"`,
+    `  :if ([:len [/file find name="${base}.rsc"]] > 0) do={`,
+    `    ${later(`/system reset-configuration no-defaults=yes skip-backup=yes keep-users=yes run-after-reset="${base}.rsc"`)}`,
     "  } else={",
     `    :error "no backup ${base} on the router (neither ${base}.rsc nor ${base}.backup): nothing to restore from"`,
     "  }",

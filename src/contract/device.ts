@@ -83,6 +83,8 @@ export const deviceSchema = z
       .refine(isCertificate, { error: "tls_ca must be a PEM certificate (-----BEGIN CERTIFICATE-----)" })
       .optional(),
     plaintext: z.boolean({ error: "plaintext must be true or false" }).optional(),
+    /** A job's backup is also a binary backup (`.backup`) beside the export: docs/routers.md. */
+    binary_backup: z.boolean({ error: "binary_backup must be true or false" }).optional(),
   })
   .superRefine((device, ctx) => {
     const verifications = [device.tls_fingerprint, device.tls_ca].filter((value) => value !== undefined);

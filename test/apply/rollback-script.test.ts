@@ -177,7 +177,33 @@ describe("the restore script on a simulated router", () => {
     expect(router.takeRebootRequest()).toBe(true);
   });
 
-  it("restores from a binary backup (.backup, as a simulated router's) by backup load, and reboots", async () => {
+  it("prefers a binary backup beside the export (a device with binary_backup), loaded after the job", async () => {
+    // GIVEN both files of job 15's backup, as the device back end writes them, and a user with a password
+    const router = new SimulatedRouter({ name: "edge", delayScale: 0 });
+    await router.runSource("/user add name=ops group=read password=before-Pass-1");
+    const { before, backup } = await setUp(router, 15);
+    await router.runSource(`/export file=${backup}`);
+    router.saveBackup(backup);
+    const password = () => router.table("user").items.find((u) => u.values.name === "ops")?.values.password;
+    // AND a change since, which also set the user's password (no export can bring that back)
+    await router.runSource("/ip address remove [find]\n/user set ops password=after-Pass-2");
+    // WHEN the restore script runs
+    const outcome = await router.runScript(restoreScript(15));
+    // THEN it only starts the load in the background, so that the job reports before the reboot
+    expect(outcome).toMatchObject({ ok: true });
+    expect(password()).toBe("after-Pass-2");
+    // AND once the load ran: the configuration and the password are back, from the .backup, not the export
+    await router.jobsIdle();
+    expect((await router.runSource("/export")).join("\n")).toBe(before);
+    expect(password()).toBe("before-Pass-1");
+    expect(router.logEntries.map((entry) => entry.message)).toContain(
+      `configuration restored from ${backup}.backup`,
+    );
+    expect(router.logEntries.map((entry) => entry.message)).not.toContain("configuration reset");
+    expect(router.takeRebootRequest()).toBe(true);
+  });
+
+  it("restores from a binary backup alone (.backup, a simulated router's) by backup load in the job, and reboots", async () => {
     const router = new SimulatedRouter({ name: "edge" });
     const { before, backup } = await setUp(router, 13);
     router.saveBackup(backup);

@@ -138,6 +138,7 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
           "--tls-fingerprint <sha256:..>",
           "--tls-ca <file>",
           "--plaintext",
+          "--binary-backup",
         ],
       ],
       [["router", "show"], ["<router-id>"]],
@@ -425,6 +426,12 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
     writeFileSync(caFile, readFileSync(join(data, "tls-ca.pem")));
     expect((await admin(...args, ...device, "--tls-ca", caFile)).code).toBe(0);
     expect(json(await admin("router", "show", DEVICE_ROUTER)).device.tls_ca).toBe("configured");
+    // --binary-backup: the job's backup is also a binary backup; router show says so
+    expect((await admin(...args, ...device, "--tls-ca", caFile, "--binary-backup")).code).toBe(0);
+    expect(json(await admin("router", "show", DEVICE_ROUTER)).device).toMatchObject({
+      tls_ca: "configured",
+      binary_backup: true,
+    });
 
     // Refused before anything is sent (exit 2), or by the service (exit 3), naming the flag or the field.
     const refusals: [string[], number, RegExp][] = [
@@ -437,6 +444,7 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
       [[...args, ...device, "--tls-fingerprint", fingerprint, "--tls-ca", caFile], 2, /exactly one of/],
       [[...args, ...device, "--plaintext", "--tls-ca", caFile], 2, /--plaintext uses no TLS/],
       [[...args, "--user", "u", "--password-file", passwordFile], 2, /need --address/],
+      [[...args, "--binary-backup"], 2, /--binary-backup need --address/],
       [
         [...args, ...device.slice(0, 4), "--password-file", join(dir, "none"), "--plaintext"],
         2,

@@ -50,6 +50,19 @@ describe("deviceFromFlags", () => {
     ).toEqual({ host: "r1", port: 8729, user: "u", password: "pass word", tls_fingerprint: "sha256:AA" });
   });
 
+  it("--binary-backup sets binary_backup in the device, and needs --address", async () => {
+    const flags = { address: "r1", user: "u", passwordFile, tlsFingerprint: "sha256:AA" };
+    expect(await deviceFromFlags({ ...flags, binaryBackup: true })).toEqual({
+      host: "r1",
+      user: "u",
+      password: "pass word",
+      tls_fingerprint: "sha256:AA",
+      binary_backup: true,
+    });
+    expect(await deviceFromFlags(flags)).not.toHaveProperty("binary_backup");
+    await expect(deviceFromFlags({ binaryBackup: true })).rejects.toThrow(/--binary-backup need --address/);
+  });
+
   it("a missing file names the flag and the path, and nothing of any content", async () => {
     await expect(
       deviceFromFlags({ address: "r1", user: "u", passwordFile: join(dir, "none"), plaintext: true }),

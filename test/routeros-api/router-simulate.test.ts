@@ -77,6 +77,58 @@ describe("routerjobs router simulate", () => {
     ).toBe(0);
   });
 
+  it("saves a binary backup over the API (/system/backup/save), lists it in /file/print, keeps it across a restart", async () => {
+    const args = [
+      "--api",
+      "127.0.0.1:0",
+      "--user",
+      "ops",
+      "--password-file",
+      passwordFile,
+      "--state-file",
+      join(dir, "backup-state.json"),
+    ];
+    const session = (port: number) =>
+      RouterApiClient.connect({
+        host: "127.0.0.1",
+        port,
+        user: "ops",
+        password: "s3cret-simulate",
+        allowPlaintext: true,
+      });
+    const backups = async (port: number) => {
+      const client = await session(port);
+      try {
+        const reply = await client.command({
+          command: "/file/print",
+          proplist: ["name", "type"],
+          queries: ["?type=backup"],
+        });
+        return reply.records;
+      } finally {
+        client.close();
+      }
+    };
+    expect(
+      await withDevice(args, async (port) => {
+        // The sentence the device back end sends for a device with binary_backup.
+        const client = await session(port);
+        const saved = await client.command({
+          command: "/system/backup/save",
+          attributes: { name: "routerjobs-job-3", "dont-encrypt": "yes" },
+        });
+        expect(saved.records).toEqual([]);
+        client.close();
+        expect(await backups(port)).toEqual([{ name: "routerjobs-job-3.backup", type: "backup" }]);
+      }),
+    ).toBe(0);
+    expect(
+      await withDevice(args, async (port) => {
+        expect(await backups(port)).toEqual([{ name: "routerjobs-job-3.backup", type: "backup" }]);
+      }),
+    ).toBe(0);
+  });
+
   it("names the flag that is wrong and exits 2", async () => {
     const missing = await runCli([
       "router",

@@ -1,7 +1,7 @@
 /**
- * Routers that are real devices, through the admin API: added with a `device`, shown without the password,
- * refused with the field and the limit when wrong (never echoing the password), seeded, and made simulated
- * again. What is stored decrypts with the service's keyring, the one the router cycle reads endpoints with.
+ * Routers that are real devices, through the admin API: added with a `device` (and its `binary_backup`), shown
+ * without the password, refused with the field and the limit when wrong (never echoing the password), seeded,
+ * and made simulated again. What is stored decrypts with the service's keyring, the one the router cycle reads endpoints with.
  */
 import { generateKeyPairSync, randomBytes, X509Certificate } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -20,6 +20,7 @@ import { ADMIN_TOKEN, type Answer, startTestService, TEAM_A, TEAM_B, type TestSe
 const DEVICE_ROUTER = "de000000-0000-4000-8000-000000000001";
 const PLAIN_ROUTER = "de000000-0000-4000-8000-000000000002";
 const SEEDED_ROUTER = "de000000-0000-4000-8000-000000000003";
+const BINARY_ROUTER = "de000000-0000-4000-8000-000000000004";
 const PASSWORD = "Zq8-unlikely-password-47";
 const FINGERPRINT = `sha256:${"0a:".repeat(31)}0a`;
 const device = { host: "192.0.2.10", user: "routerjobs", password: PASSWORD, tls_fingerprint: FINGERPRINT };
@@ -103,6 +104,56 @@ describe("admin API: routers that are real devices", () => {
     expect(new X509Certificate(ca).ca).toBe(true);
   });
 
+  it("a device with binary_backup: shown as set, carried to the back end, dropped with the endpoint", async () => {
+    const answer = await admin("POST", "/routers", {
+      team_id: TEAM_A,
+      id: BINARY_ROUTER,
+      name: "branch-8",
+      device: { ...device, binary_backup: true },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.data.device).toEqual({
+      host: "192.0.2.10",
+      port: 8729,
+      user: "routerjobs",
+      transport: "tls",
+      tls_fingerprint: FINGERPRINT.toUpperCase().replace("SHA256", "sha256"),
+      binary_backup: true,
+    });
+    expect((await admin("GET", `/routers/${BINARY_ROUTER}`)).body.data.device).toEqual(
+      answer.body.data.device,
+    );
+    const keyring = await serviceKeyring(svc.service.app.config);
+    expect(await readEndpoint(svc.service.app.db, BINARY_ROUTER, keyring)).toMatchObject({
+      password: PASSWORD,
+      binaryBackup: true,
+    });
+    // Added again without it: off (false is the same as leaving it out, and shows nothing)
+    const off = await admin("POST", "/routers", {
+      team_id: TEAM_A,
+      id: BINARY_ROUTER,
+      name: "branch-8",
+      device: { ...device, binary_backup: false },
+    });
+    expect(off.body.data.device).not.toHaveProperty("binary_backup");
+    expect((await admin("GET", `/routers/${BINARY_ROUTER}`)).body.data.device).not.toHaveProperty(
+      "binary_backup",
+    );
+    // A router made simulated again keeps nothing of the option (the database refuses it without a device)
+    await admin("POST", "/routers", {
+      team_id: TEAM_A,
+      id: BINARY_ROUTER,
+      name: "branch-8",
+      device: { ...device, binary_backup: true },
+    });
+    expect((await admin("DELETE", `/routers/${BINARY_ROUTER}/device`)).status).toBe(200);
+    const { rows } = await svc.service.app.db.query(
+      "SELECT device_binary_backup FROM routers WHERE id = $1",
+      [BINARY_ROUTER],
+    );
+    expect(rows).toEqual([{ device_binary_backup: false }]);
+  });
+
   it("refuses a bad device with 422 naming the field and the limit, the password never echoed", async () => {
     const longPassword = `${PASSWORD}${"x".repeat(240)}`;
     const keyPem = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({
@@ -138,6 +189,7 @@ describe("admin API: routers that are real devices", () => {
       [{ ...device, tls_ca: keyPem }, "device.tls_ca", /tls_ca must be a PEM certificate/],
       [{ ...device, plaintext: true }, "device.tls_fingerprint", /plaintext: true uses no TLS/],
       [{ ...device, plaintext: "yes" }, "device.plaintext", /plaintext must be true or false/],
+      [{ ...device, binary_backup: "yes" }, "device.binary_backup", /binary_backup must be true or false/],
       [{ ...device, passwd: PASSWORD }, "passwd", /passwd/],
     ];
     for (const [bad, field, message] of cases) {
@@ -158,7 +210,9 @@ describe("admin API: routers that are real devices", () => {
       teams: [
         {
           id: TEAM_B,
-          routers: [{ id: SEEDED_ROUTER, name: "seeded", device: { ...device, port: 9000 } }],
+          routers: [
+            { id: SEEDED_ROUTER, name: "seeded", device: { ...device, port: 9000, binary_backup: true } },
+          ],
         },
       ],
     });
@@ -173,6 +227,7 @@ describe("admin API: routers that are real devices", () => {
           user: "routerjobs",
           transport: "tls",
           tls_fingerprint: expect.stringMatching(/^sha256:/),
+          binary_backup: true,
         },
       },
     ]);
@@ -240,7 +295,13 @@ describe("a seed given at start (service --seed) with a device", () => {
     try {
       await writeFile(join(dir, "edge.password"), `${PASSWORD}\n`, { mode: 0o600 });
       const seedFile = join(dir, "seed.json");
-      const seedDevice = { host: "192.0.2.40", user: "api", password_file: "edge.password", plaintext: true };
+      const seedDevice = {
+        host: "192.0.2.40",
+        user: "api",
+        password_file: "edge.password",
+        plaintext: true,
+        binary_backup: true,
+      };
       await writeFile(
         seedFile,
         JSON.stringify({
@@ -262,6 +323,7 @@ describe("a seed given at start (service --seed) with a device", () => {
           user: "api",
           password: PASSWORD,
           plaintext: true,
+          binaryBackup: true,
         });
       } finally {
         await service.close();

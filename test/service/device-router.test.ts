@@ -7,14 +7,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeviceBackend } from "../../src/service/routers/device-backend.js";
 import { MixedBackend } from "../../src/service/routers/mixed-backend.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
+import { SimulatedRouter } from "../../src/simulator/router.js";
 import { PASSWORD, startDevice, type TestDevice, USER } from "../routeros-api/device.js";
 import { ADMIN_TOKEN, eventually, ROUTER_A, startTestService, TEAM_A, type TestService } from "./harness.js";
 
 const DEVICE_ROUTER = "de000000-0000-4000-8000-0000000000d1";
 const WRONG_PASSWORD_ROUTER = "de000000-0000-4000-8000-0000000000d2";
+const BINARY_ROUTER = "de000000-0000-4000-8000-0000000000d3";
 
 describe("a device router through the service", () => {
   let device: TestDevice;
+  /** The device of the router with `binary_backup`: its own, as job names restart at 1 on each router. */
+  let binaryDevice: TestDevice;
+  const backupSaves: Record<string, string>[] = [];
   let svc: TestService;
   const logs: string[] = [];
 
@@ -46,10 +51,37 @@ describe("a device router through the service", () => {
       });
       expect(added.status, JSON.stringify(added.body)).toBe(200);
     }
+    binaryDevice = await startDevice({
+      tls: true,
+      wrap: (inner) => (command) => {
+        if (command.path === "/system/backup/save") backupSaves.push(Object.fromEntries(command.attributes));
+        return inner(command);
+      },
+    });
+    const added = await svc.call("POST", "/admin/routers", {
+      token: ADMIN_TOKEN,
+      body: {
+        team_id: TEAM_A,
+        id: BINARY_ROUTER,
+        name: "branch-binary",
+        device: {
+          host: binaryDevice.server.host,
+          port: binaryDevice.server.port,
+          user: USER,
+          password: PASSWORD,
+          tls_fingerprint: binaryDevice.fingerprint,
+          binary_backup: true,
+        },
+      },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body.data.device).toMatchObject({ binary_backup: true });
+    expect(JSON.stringify(added.body)).not.toContain(PASSWORD);
   });
   afterAll(async () => {
     await svc?.close();
     await device?.server.close();
+    await binaryDevice?.server.close();
   });
 
   const finished = (routerId: string, key: string) =>
@@ -120,9 +152,74 @@ describe("a device router through the service", () => {
       )
     ).rows as [{ backup_name: string }];
     expect(device.router.readFile(backup)).toMatch(/^# RouterOS/);
+    // Without binary_backup the export is the whole backup.
+    expect(device.router.backupNames).toEqual([]);
     const failed = await finished(DEVICE_ROUTER, failing.idempotency_key);
     expect(failed.status).toBe("failed");
     expect(failed.error).toMatch(/invalid value.*line 2/);
+  });
+
+  it("a job whose entry is removed on the device while it runs fails once, and is not run again", async () => {
+    // What a restore that loads a backup inside the script would do: the entry goes, the job must not rerun.
+    const submitted = (
+      await svc.submit(DEVICE_ROUTER, {
+        description: "removes its entry",
+        script: ':log info "entry-removing-job ran"\n/system script remove [find]',
+        express_execute: true,
+      })
+    ).body.data;
+    const job = await finished(DEVICE_ROUTER, submitted.idempotency_key);
+    expect(job.status).toBe("failed");
+    expect(job.error).toMatch(/^the job's script entry was removed from the router while the job ran/);
+    const runs = device.router.logEntries.filter((entry) => entry.message === "entry-removing-job ran");
+    expect(runs).toHaveLength(1);
+  });
+
+  it("with binary_backup, a job's backup is the export and a binary backup of one name, both listed over the API", async () => {
+    // GIVEN the router with binary_backup, shown so by the admin API and without its password
+    const shown = await svc.call("GET", `/admin/routers/${BINARY_ROUTER}`, { token: ADMIN_TOKEN });
+    expect(shown.body.data.device).toEqual({
+      host: binaryDevice.server.host,
+      port: binaryDevice.server.port,
+      user: USER,
+      transport: "tls",
+      tls_fingerprint: binaryDevice.fingerprint,
+      binary_backup: true,
+    });
+    expect(JSON.stringify(shown.body)).not.toContain(PASSWORD);
+    // WHEN a job with make_backup runs on it
+    const submitted = (
+      await svc.submit(BINARY_ROUTER, {
+        description: "identity",
+        script: "/system identity set name=binary-backed",
+        make_backup: true,
+        express_execute: true,
+      })
+    ).body.data;
+    const job = await finished(BINARY_ROUTER, submitted.idempotency_key);
+    expect(job).toMatchObject({ status: "completed", error: null });
+    // THEN the job names the export, as without the option (the portal's download reads it)
+    const base = `routerjobs-job-${job.seq_id}`;
+    const { rows } = await svc.service.app.db.query<{ backup_name: string }>(
+      "SELECT backup_name FROM jobs WHERE idempotency_key = $1",
+      [submitted.idempotency_key],
+    );
+    expect(rows).toEqual([{ backup_name: `${base}.rsc` }]);
+    // AND the device holds both files, as its /file/print lists them to the service
+    const files = await svc.call("POST", `/api/synchronous/${BINARY_ROUTER}`, {
+      body: { command: "/file/print", parameters: `?name=${base}.backup` },
+    });
+    expect(files.status, JSON.stringify(files.body)).toBe(200);
+    expect(files.body.data).toEqual([expect.objectContaining({ name: `${base}.backup`, type: "backup" })]);
+    expect(binaryDevice.router.readFile(`${base}.rsc`)).toMatch(/^# RouterOS/);
+    expect(binaryDevice.router.backupNames).toEqual([`${base}.backup`]);
+    // AND the binary backup was saved unencrypted, of the configuration before the job
+    expect(backupSaves).toEqual([{ name: base, "dont-encrypt": "yes" }]);
+    const scratch = new SimulatedRouter({ name: "scratch" });
+    scratch.restore(binaryDevice.router.snapshot());
+    expect(scratch.table("system-identity").items[0]?.values.name).toBe("binary-backed");
+    scratch.loadBackup(`${base}.backup`);
+    expect(scratch.table("system-identity").items[0]?.values.name).toBe("test-router");
   });
 
   it("keeps a device with a wrong password offline: 502, and no password in the answer or any log line", async () => {

@@ -120,6 +120,19 @@ for (const [name, start, available] of backends) {
       await expect(readEndpoint(db, ROUTER_A, keyring)).rejects.toThrow(/key id "new"/);
     });
 
+    it("round-trips binary_backup; the database refuses it on a router without a device", async () => {
+      const binary: DeviceEndpoint = { ...pinned, binaryBackup: true };
+      expect(await saveEndpoint(db, ROUTER_A2, binary, keyring)).toBe(true);
+      expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(binary);
+      const { password: _, ...stored } = binary;
+      expect(await readStoredEndpoint(db, ROUTER_A2)).toEqual(stored);
+      await expect(
+        db.query("UPDATE routers SET device_binary_backup = true WHERE id = $1", [ROUTER_B]),
+      ).rejects.toThrow(/routers_device_binary_backup/);
+      expect(await saveEndpoint(db, ROUTER_A2, plain, keyring)).toBe(true);
+      expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(plain);
+    });
+
     it("clearing makes the router simulated again; a removed router has no endpoint to save", async () => {
       expect(await clearEndpoint(db, ROUTER_A2)).toBe(true);
       expect(await clearEndpoint(db, ROUTER_A2)).toBe(false);
@@ -130,5 +143,48 @@ for (const [name, start, available] of backends) {
       ).toEqual([]);
       expect(await saveEndpoint(db, "ffffffff-0000-4000-8000-000000000000", pinned, keyring)).toBe(false);
     });
+  });
+}
+
+for (const [name, start, available] of backends) {
+  describe.skipIf(!available)(`migration 4 (binary_backup) on an existing database (${name})`, () => {
+    it("adds the column to routers that exist, their endpoints as they were and the option off", async () => {
+      const backend = await start();
+      const db = await openDatabase({ location: backend.location });
+      try {
+        // GIVEN a database of the schema before migration 4, with a device router and a simulated one
+        expect(await migrate(db, "service", SERVICE_MIGRATIONS.slice(0, 3))).toBe(3);
+        await applySeed(db, SEED as never);
+        await db.query(
+          `UPDATE routers SET device_host = '192.0.2.20', device_user = 'api', device_plaintext = true,
+             device_password = 'sealed', device_key_id = 'old' WHERE id = $1`,
+          [ROUTER_A],
+        );
+        // WHEN this build's migrations run on it
+        expect(await migrate(db, "service", SERVICE_MIGRATIONS)).toBe(SERVICE_MIGRATIONS.length);
+        // THEN both routers are there, the device's endpoint unchanged and without a binary backup
+        expect(await readStoredEndpoint(db, ROUTER_A)).toEqual({
+          host: "192.0.2.20",
+          user: "api",
+          plaintext: true,
+        });
+        expect(await readStoredEndpoint(db, ROUTER_B)).toBeUndefined();
+        const { rows } = await db.query<{ id: string; device_binary_backup: boolean }>(
+          "SELECT id, device_binary_backup FROM routers WHERE id IN ($1, $2) ORDER BY id",
+          [ROUTER_A, ROUTER_B],
+        );
+        expect(rows.map((row) => row.device_binary_backup)).toEqual([false, false]);
+        const { rows: versions } = await db.query<{ version: number }>(
+          "SELECT version FROM schema_migrations WHERE component = 'service' ORDER BY version",
+        );
+        expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4]);
+        // AND the option can be set on it now
+        expect(await saveEndpoint(db, ROUTER_A, { ...plain, binaryBackup: true }, keyring)).toBe(true);
+        expect((await readStoredEndpoint(db, ROUTER_A))?.binaryBackup).toBe(true);
+      } finally {
+        await db.close();
+        await backend.stop();
+      }
+    }, 120_000);
   });
 }

@@ -51,6 +51,10 @@ export function serviceAdminCommands(): Command[] {
       .option("--tls-fingerprint <sha256:..>", "pin the device's certificate by its SHA-256 fingerprint")
       .option("--tls-ca <file>", "verify the device's certificate against this CA (PEM)")
       .option("--plaintext", "plain TCP (8728): the password crosses the network in clear text")
+      .option(
+        "--binary-backup",
+        "a job's backup is also a binary backup (.backup) beside the export: passwords and certificates too",
+      )
       .addHelpText(
         "after",
         `

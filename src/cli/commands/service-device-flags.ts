@@ -13,6 +13,7 @@ export interface DeviceFlags {
   tlsFingerprint?: string;
   tlsCa?: string;
   plaintext?: boolean;
+  binaryBackup?: boolean;
 }
 
 /** `HOST`, `HOST:PORT`, `[IPV6]`, `[IPV6]:PORT`, or a bare IPv6 address (no port). */
@@ -46,11 +47,13 @@ async function readFlagFile(file: string, flag: string): Promise<string> {
 
 /** The `device` object, or undefined without `--address`; any other device flag alone is a usage error. */
 export async function deviceFromFlags(flags: DeviceFlags): Promise<Record<string, unknown> | undefined> {
-  const others = (["user", "passwordFile", "tlsFingerprint", "tlsCa", "plaintext"] as const).filter(
-    (key) => flags[key] !== undefined,
-  );
+  const others = (
+    ["user", "passwordFile", "tlsFingerprint", "tlsCa", "plaintext", "binaryBackup"] as const
+  ).filter((key) => flags[key] !== undefined);
   if (!flags.address) {
-    if (others.length > 0) throw new UsageError("--user, --password-file and the TLS flags need --address");
+    if (others.length > 0) {
+      throw new UsageError("--user, --password-file, the TLS flags and --binary-backup need --address");
+    }
     return undefined;
   }
   if (!flags.user) throw new UsageError("--address needs --user (the RouterOS user the service logs in as)");
@@ -75,6 +78,7 @@ export async function deviceFromFlags(flags: DeviceFlags): Promise<Record<string
     ...(flags.tlsFingerprint ? { tls_fingerprint: flags.tlsFingerprint } : {}),
     ...(flags.tlsCa ? { tls_ca: await readFlagFile(flags.tlsCa, "--tls-ca") } : {}),
     ...(flags.plaintext ? { plaintext: true } : {}),
+    ...(flags.binaryBackup ? { binary_backup: true } : {}),
   };
 }
 

@@ -34,6 +34,7 @@ import {
 import type { DeviceEndpoint } from "./endpoint.js";
 import {
   bootMarkerScript,
+  ENTRY_REMOVED_DURING_JOB,
   jobWrapper,
   loadedComment,
   mayStillRun,
@@ -165,9 +166,24 @@ export class DeviceBackend implements RouterBackend {
     }
   }
 
-  /** `/export file=<name>`: the configuration as a script file on the device, `<name>.rsc`. */
+  /**
+   * `/export file=<name>`: the configuration as a script file on the device, `<name>.rsc`. With the endpoint's
+   * `binaryBackup`, then also `/system/backup/save name=<name>` (`<name>.backup`), which holds what no export
+   * does: user passwords, certificates and their private keys. The job keeps the one name, and the export
+   * stays: the portal's download (`readBackup`) reads the `.rsc`, and the restore prefers the `.backup`.
+   */
   async backup(routerId: string, name: string): Promise<string> {
-    await this.call(this.reachable(routerId), { command: "/export", attributes: { file: name } });
+    const device = this.reachable(routerId);
+    await this.call(device, { command: "/export", attributes: { file: name } });
+    if (device.endpoint.binaryBackup) {
+      // Unencrypted: an encrypted backup needs its password to load, so the service would have to keep one
+      // more secret per router, and a restore would have to carry it in a script. The file stays on the
+      // router's own disk, as the export beside it; whoever can read the router's files can read both.
+      await this.call(device, {
+        command: "/system/backup/save",
+        attributes: { name, "dont-encrypt": "yes" },
+      });
+    }
     return `${name}.rsc`;
   }
 
@@ -211,10 +227,16 @@ export class DeviceBackend implements RouterBackend {
     const entry = options.jobName ?? `routerjobs-${Date.now().toString(36)}`;
     const deadline = Date.now() + this.jobTimeoutMs;
     let uploaded = false;
+    /** The entry was read back at least once in this run: gone afterwards, it was removed on the router. */
+    let seen = false;
+    /** The outcome read before this run removed the entry: the removal may have landed without its answer. */
+    let outcome: ScriptOutcome | undefined;
     for (;;) {
       options.signal?.throwIfAborted();
       try {
         const found = await this.entry(device, entry);
+        if (found === undefined && seen) return outcome ?? failure(ENTRY_REMOVED_DURING_JOB);
+        if (found !== undefined) seen = true;
         // A resumed job without an entry: the dead instance may have run it and removed the entry already.
         if (found === undefined && options.resumed && !uploaded) return failure(RESUMED_WITHOUT_ENTRY);
         if (found === undefined) {
@@ -245,9 +267,12 @@ export class DeviceBackend implements RouterBackend {
         const finished =
           state.state === "completed" || state.state === "failed" || !mayStillRun(state, device.boot);
         if (finished) {
+          outcome =
+            state.state === "completed"
+              ? { ok: true, output: "" }
+              : failure(state.state === "failed" ? state.error : RESTARTED_DURING_JOB);
           await this.call(device, { command: "/system/script/remove", attributes: { ".id": found.id } });
-          if (state.state === "completed") return { ok: true, output: "" };
-          return failure(state.state === "failed" ? state.error : RESTARTED_DURING_JOB);
+          return outcome;
         }
       } catch (error) {
         // The device went away mid-job: wait for it and read the entry again. Anything else ends the job.

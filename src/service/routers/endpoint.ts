@@ -13,6 +13,11 @@ export interface DeviceEndpoint {
   readonly tls?: { readonly fingerprint?: string; readonly ca?: string };
   /** The operator consented to plain TCP: `/login` then sends the password in clear text. */
   readonly plaintext?: boolean;
+  /**
+   * A job's backup is also `/system backup save` (`<name>.backup`) after the export: it holds what an export
+   * cannot (user passwords, certificates and their keys), and a restore prefers it (docs/rollback.md).
+   */
+  readonly binaryBackup?: boolean;
 }
 
 /** What an admin answer or a log may show of an endpoint: everything but the password. */
@@ -24,5 +29,6 @@ export function describeEndpoint(endpoint: DeviceEndpoint): Record<string, unkno
     transport: endpoint.plaintext ? "plaintext" : "tls",
     ...(endpoint.tls?.fingerprint ? { tls_fingerprint: endpoint.tls.fingerprint } : {}),
     ...(endpoint.tls?.ca ? { tls_ca: "configured" } : {}),
+    ...(endpoint.binaryBackup ? { binary_backup: true } : {}),
   };
 }

@@ -24,6 +24,14 @@ export type JobEntryState =
 export const RESTARTED_DURING_JOB =
   "the router restarted while the job ran; its effect is unknown, see the backup";
 
+/**
+ * The entry was there and is gone before the job ended: something on the router removed it (a script that
+ * resets the configuration or loads a backup puts back a script table without it). Running it again could
+ * do that again after every boot, so the job fails instead.
+ */
+export const ENTRY_REMOVED_DURING_JOB =
+  "the job's script entry was removed from the router while the job ran (a configuration reset or backup load in the script removes it); its effect is unknown, see the backup";
+
 export const RESUMED_WITHOUT_ENTRY =
   "the service restarted while the job ran and the router has no entry of it; its effect is unknown, see the backup";
 

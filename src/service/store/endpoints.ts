@@ -10,8 +10,8 @@ import {
 import type { DeviceEndpoint } from "../routers/endpoint.js";
 
 /**
- * The endpoint of a router that is a real device, in the `device_*` columns of `routers` (schema.ts, migration
- * 2). The password is sealed before it reaches SQL and opened only by `readEndpoint`, for the back end.
+ * The endpoint of a router that is a real device, in the `device_*` columns of `routers` (schema.ts, migrations
+ * 2 and 4). The password is sealed before it reaches SQL and opened only by `readEndpoint`, for the back end.
  */
 
 /** An endpoint without its password: what an admin answer describes, read without the key. */
@@ -24,12 +24,13 @@ interface EndpointRow {
   device_tls_fingerprint: string | null;
   device_tls_ca: string | null;
   device_plaintext: boolean;
+  device_binary_backup: boolean;
   device_password: string | null;
   device_key_id: string | null;
 }
 
 const COLUMNS = `device_host, device_port, device_user, device_tls_fingerprint, device_tls_ca, device_plaintext,
-  device_password, device_key_id`;
+  device_binary_backup, device_password, device_key_id`;
 
 /** The admin API's `device` object as the back end's endpoint. */
 export function endpointFromDevice(device: Device): DeviceEndpoint {
@@ -45,6 +46,7 @@ export function endpointFromDevice(device: Device): DeviceEndpoint {
     password: device.password,
     ...(tls ? { tls } : {}),
     ...(device.plaintext ? { plaintext: true } : {}),
+    ...(device.binary_backup ? { binaryBackup: true } : {}),
   };
 }
 
@@ -58,7 +60,8 @@ export async function saveEndpoint(
   const { keyId, sealed } = sealPassword(keyring, routerId, endpoint.password);
   const { rows } = await db.query(
     `UPDATE routers SET device_host = $2, device_port = $3, device_user = $4, device_tls_fingerprint = $5,
-       device_tls_ca = $6, device_plaintext = $7, device_password = $8, device_key_id = $9
+       device_tls_ca = $6, device_plaintext = $7, device_password = $8, device_key_id = $9,
+       device_binary_backup = $10
      WHERE id = $1 AND removed_at IS NULL RETURNING id`,
     [
       routerId,
@@ -70,6 +73,7 @@ export async function saveEndpoint(
       endpoint.plaintext === true,
       sealed,
       keyId,
+      endpoint.binaryBackup === true,
     ],
   );
   return rows.length > 0;
@@ -94,6 +98,7 @@ function withoutPassword(row: EndpointRow): StoredEndpoint {
     user: row.device_user as string,
     ...(Object.keys(tls).length > 0 ? { tls } : {}),
     ...(row.device_plaintext ? { plaintext: true } : {}),
+    ...(row.device_binary_backup ? { binaryBackup: true } : {}),
   };
 }
 
@@ -122,7 +127,8 @@ export async function readStoredEndpoint(
 export async function clearEndpoint(db: Queryable, routerId: string): Promise<boolean> {
   const { rows } = await db.query(
     `UPDATE routers SET device_host = NULL, device_port = NULL, device_user = NULL, device_tls_fingerprint = NULL,
-       device_tls_ca = NULL, device_plaintext = false, device_password = NULL, device_key_id = NULL
+       device_tls_ca = NULL, device_plaintext = false, device_binary_backup = false, device_password = NULL,
+       device_key_id = NULL
      WHERE id = $1 AND removed_at IS NULL AND device_host IS NOT NULL RETURNING id`,
     [routerId],
   );

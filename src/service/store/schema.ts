@@ -147,4 +147,14 @@ CREATE TABLE portal_sign_in_codes (
 CREATE INDEX jobs_open ON jobs (router_id, seq_id) WHERE status IN ('pending', 'loaded', 'running');
 `,
   },
+  {
+    version: 4,
+    description: "device routers: a binary backup beside the export when configured",
+    // Off for every existing router: a binary backup costs disk on the router, so it is the operator's choice.
+    // Only a device takes one (a simulated router's backup is binary already), hence the check.
+    sql: `
+ALTER TABLE routers ADD COLUMN device_binary_backup boolean NOT NULL DEFAULT false;
+ALTER TABLE routers ADD CONSTRAINT routers_device_binary_backup CHECK (device_host IS NOT NULL OR NOT device_binary_backup);
+`,
+  },
 ];
