@@ -67,6 +67,8 @@ async function start(): Promise<RunningService> {
     [LONG, TEAM, HISTORY],
   );
   await service.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [LONG, HISTORY + 1]);
+  // The service analyzes jobs as they are submitted (planner-statistics.ts); this bulk insert bypasses that.
+  await service.app.db.query("ANALYZE jobs");
   return service;
 }
 

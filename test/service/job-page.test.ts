@@ -70,6 +70,22 @@ describe("job pages: keyset paging of a router's jobs", () => {
     expect(vlan.nextCursor).toBeDefined();
     const wildcard = await jobPage(db, { teamId: TEAM_A, routerId: ROUTER_A2, limit: 5, text: "%" });
     expect(wildcard.jobs).toHaveLength(0);
+    // LIKE's other special characters are literal too: `_` is no single-character wildcard, `\` no escape.
+    for (const special of ["_", "\\", "deploy_1", "deplo\\y"]) {
+      expect(
+        (await jobPage(db, { teamId: TEAM_A, routerId: ROUTER_A2, limit: 5, text: special })).jobs,
+      ).toEqual([]);
+    }
+    expect(
+      (await jobPage(db, { teamId: TEAM_A, routerId: ROUTER_A2, limit: 1, text: "LOY 2" })).jobs,
+    ).toHaveLength(1);
+  });
+
+  it("has a trigram index for the text filter (what keeps apply's lookups from reading every job)", async () => {
+    const { rows } = await svc.service.app.db.query<{ indexdef: string }>(
+      "SELECT indexdef FROM pg_indexes WHERE indexname = 'jobs_description_trgm'",
+    );
+    expect(rows[0]?.indexdef).toMatch(/USING gin \(lower\(description\) gin_trgm_ops\)/);
   });
 
   it("gives another team's router no rows, and the admin view (team null) all of them", async () => {

@@ -62,14 +62,15 @@ export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPa
   }
   const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
   const statuses = query.statuses && query.statuses.length > 0 ? [...query.statuses] : null;
-  const text = query.text ? query.text.toLowerCase() : null;
+  // LIKE, not strpos: a trigram index (schema migration 5) serves `LIKE '%...%'` and nothing else.
+  const text = query.text ? `%${escapeLike(query.text.toLowerCase())}%` : null;
   // One row more than the page tells whether another page follows, without a count over every job.
   const { rows } = await db.query<JobRow>(
     `SELECT * FROM jobs
      WHERE router_id = $1 AND ($2::uuid IS NULL OR team_id = $2)
        AND ($3::int IS NULL OR seq_id < $3)
        AND ($4::text[] IS NULL OR status = ANY($4::text[]))
-       AND ($5::text IS NULL OR strpos(lower(description), $5) > 0)
+       AND ($5::text IS NULL OR lower(description) LIKE $5)
      ORDER BY seq_id DESC LIMIT $6`,
     [query.routerId, query.teamId, before, statuses, text, query.limit + 1],
   );
@@ -77,4 +78,9 @@ export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPa
   const jobs = more ? rows.slice(0, query.limit) : rows;
   const last = jobs[jobs.length - 1];
   return { jobs, nextCursor: more && last ? encodeCursor(last.seq_id) : undefined };
+}
+
+/** The text taken literally in a LIKE pattern: backslash, `%` and `_` escaped by LIKE's default escape, a backslash. */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
