@@ -2,9 +2,10 @@
  * Issue 24's rollout benchmark: the same fleet (one section per router) deployed with plain `terraform apply`
  * against the service on loopback, once with every router at once and once in waves [1, "10%", "100%"] with a
  * read-only check after each wave, in the same run. The waves' overhead should be their own latency (one
- * confirmation round per wave, plus one check request per router), never a per-router cost. ROLLOUT_ROUTERS
- * sets the size (default 40, so that the bench stays under two minutes on two cores; the issue's figure is
- * 100). ROLLOUT_CLI replaces the command the provisioners run (by default this checkout's bin/routerjobs.js),
+ * confirmation round per wave, plus one check request per router), never a per-router cost. Default settings
+ * (issue 24): 100 routers, the constructs' default express, the service's default tick; the rate limit is
+ * raised so that the figure is the waves' latency rather than the spec's 60 requests a minute (bench/
+ * fleet-defaults.bench.ts measures that bound). ROLLOUT_ROUTERS sets the size. ROLLOUT_CLI replaces the command the provisioners run (by default this checkout's bin/routerjobs.js),
  * for a private copy of the built CLI when other runs rebuild dist/ in the same tree.
  */
 import { randomUUID } from "node:crypto";
@@ -14,12 +15,14 @@ import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { checks, Fleet, type FleetRouter, type RolloutProps } from "../src/constructs/index.js";
 import { startLocalStack } from "../src/demo/local-stack.js";
+import { resolveConfig } from "../src/service/config.js";
 import { locateTerraform, runGroup } from "../src/terraform/terraform.js";
 import { type BenchReport, mustSucceed, round } from "./harness.js";
 
-const ROUTERS = Number(process.env.ROLLOUT_ROUTERS ?? 40);
+const ROUTERS = Number(process.env.ROLLOUT_ROUTERS ?? 100);
 const RATE = { count: 600, windowMs: 1000 };
-const TICK_MS = 200;
+/** The service's own default: the jobs are express (the constructs' default), so none waits for it. */
+const TICK_MS = resolveConfig({ database: "memory://" }).tickMs;
 
 interface Result {
   readonly seconds: number;
