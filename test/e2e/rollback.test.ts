@@ -4,7 +4,7 @@
  * restored by its own apply; a wave whose check fails is restored by its gate. What the routers hold is read
  * back through the service's synchronous endpoint.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/client.js";
 import { Fleet, type FleetRouter } from "../../src/constructs/index.js";
 import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
+import { snapshotCli } from "../helpers/cli-snapshot.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 
 const terraform = terraformOrSkip("the rollback tests with terraform");
@@ -22,21 +23,6 @@ const ROUTERS: FleetRouter[] = Array.from({ length: 3 }, (_, index) => ({
 }));
 const DNS_CHECK = ':if ([:len [/ip dns get servers]] = 0) do={:error "no dns servers"}';
 const APPLY = ["apply", "-auto-approve", "-input=false"];
-const ROOT = join(import.meta.dirname, "..", "..");
-
-/** A private copy of the built CLI, as test/e2e/rollout.test.ts makes one (the bundle is rebuilt per run). */
-function snapshotCli(): { cli: string; remove(): void } {
-  mkdirSync(join(ROOT, "node_modules", ".cache"), { recursive: true });
-  const home = mkdtempSync(join(ROOT, "node_modules", ".cache", "rj-rollback-cli-"));
-  for (const part of ["bin/routerjobs.js", "dist/bundle", "package.json"]) {
-    if (!existsSync(join(ROOT, part))) throw new Error(`${part} is missing: the global setup builds it`);
-    cpSync(join(ROOT, part), join(home, part), { recursive: true });
-  }
-  return {
-    cli: `${process.execPath} ${join(home, "bin", "routerjobs.js")}`,
-    remove: () => rmSync(home, { recursive: true, force: true }),
-  };
-}
 
 describe.skipIf(terraform === undefined)("rolling back with terraform", () => {
   let stack: LocalStack;
@@ -46,7 +32,7 @@ describe.skipIf(terraform === undefined)("rolling back with terraform", () => {
   let cli: ReturnType<typeof snapshotCli>;
 
   beforeAll(async () => {
-    cli = snapshotCli();
+    cli = snapshotCli("rj-rollback-cli");
     work = mkdtempSync(join(tmpdir(), "rj-rollback-"));
     stack = await startLocalStack({
       dir: work,

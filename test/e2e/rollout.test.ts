@@ -4,7 +4,7 @@
  * gates), and the service on loopback with TLS and simulated routers. What reached each router is counted in
  * its job list at the service.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/client.js";
 import { Fleet, type FleetRouter, type RolloutProps } from "../../src/constructs/index.js";
 import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
+import { snapshotCli } from "../helpers/cli-snapshot.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 
 const terraform = terraformOrSkip("the rollout tests with terraform");
@@ -25,26 +26,6 @@ const WAVES: RolloutProps<FleetRouter>["waves"] = [1, "40%", "100%"];
 /** The check between waves: a change that empties the DNS servers completes as a job, and fails here. */
 const DNS_CHECK = ':if ([:len [/ip dns get servers]] = 0) do={:error "no dns servers"}';
 const APPLY = ["apply", "-auto-approve", "-input=false"];
-const ROOT = join(import.meta.dirname, "..", "..");
-
-/**
- * A private copy of the built CLI (bin, bundle, package.json) inside node_modules/.cache, where it still
- * resolves the project's packages: the bundle is rebuilt (deleted, then written) by every test run's global
- * setup, and another run in the same tree must not pull it away while terraform runs this one's provisioners.
- */
-function snapshotCli(): { cli: string; remove(): void } {
-  // A fresh `npm ci` has no node_modules/.cache yet.
-  mkdirSync(join(ROOT, "node_modules", ".cache"), { recursive: true });
-  const home = mkdtempSync(join(ROOT, "node_modules", ".cache", "rj-rollout-cli-"));
-  for (const part of ["bin/routerjobs.js", "dist/bundle", "package.json"]) {
-    if (!existsSync(join(ROOT, part))) throw new Error(`${part} is missing: the global setup builds it`);
-    cpSync(join(ROOT, part), join(home, part), { recursive: true });
-  }
-  return {
-    cli: `${process.execPath} ${join(home, "bin", "routerjobs.js")}`,
-    remove: () => rmSync(home, { recursive: true, force: true }),
-  };
-}
 
 describe.skipIf(terraform === undefined)("rolling a fleet out in waves with terraform", () => {
   let stack: LocalStack;
@@ -54,7 +35,7 @@ describe.skipIf(terraform === undefined)("rolling a fleet out in waves with terr
   let cli: ReturnType<typeof snapshotCli>;
 
   beforeAll(async () => {
-    cli = snapshotCli();
+    cli = snapshotCli("rj-rollout-cli");
     work = mkdtempSync(join(tmpdir(), "rj-rollout-"));
     stack = await startLocalStack({
       dir: work,
