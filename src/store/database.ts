@@ -2,7 +2,13 @@ import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import pg from "pg";
 import { lockDataDirectory } from "./data-directory-lock.js";
-import { DurableNodeFS, durableStartParams, walFlusher } from "./pglite-durability.js";
+import {
+  DurableNodeFS,
+  durableStartParams,
+  mayWrite,
+  type WalFlusher,
+  walFlusher,
+} from "./pglite-durability.js";
 import { initialiseDataDirectory } from "./pglite-init.js";
 import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "./pglite-memory.js";
 
@@ -70,7 +76,7 @@ async function openPglite(dataDir: string, onLockLost?: (error: Error) => void):
       await PGlite.create({ postgresqlconf: [...PGLITE_SETTINGS], extensions: EXTENSIONS }),
       async () => {},
       () => undefined,
-      async () => {},
+      { noteWrite: () => {}, durable: async () => {} },
     );
   let lost: Error | undefined;
   const unlock = await lockDataDirectory(dataDir, (error) => {
@@ -95,14 +101,14 @@ async function openPglite(dataDir: string, onLockLost?: (error: Error) => void):
 
 /**
  * `lost()` names why the data directory is no longer this process's: then nothing runs any more.
- * `durable()` resolves once what was committed so far is on disk: every query and transaction waits for it
- * before it resolves, so nothing is answered from a commit that a power loss could undo.
+ * `flusher.durable()` resolves once what was committed so far is on disk: every query and transaction waits for
+ * it before it resolves, so nothing is answered from a commit that a power loss could undo.
  */
 function wrapPglite(
   db: PGlite,
   unlock: () => Promise<void>,
   lost: () => Error | undefined,
-  durable: () => Promise<void>,
+  flusher: WalFlusher,
 ): Database {
   const fence = () => {
     const error = lost();
@@ -113,7 +119,8 @@ function wrapPglite(
     query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
       fence();
       const result = await db.query<Row>(sql, params ? [...params] : undefined);
-      await durable();
+      if (mayWrite(sql)) flusher.noteWrite();
+      await flusher.durable();
       return { rows: result.rows };
     },
     transaction: async (fn) => {
@@ -126,7 +133,8 @@ function wrapPglite(
           },
         }),
       );
-      await durable();
+      flusher.noteWrite();
+      await flusher.durable();
       return value;
     },
     close: async () => {

@@ -78,14 +78,40 @@ async function flushWalOnce(db: PGlite): Promise<void> {
   await db.query("SELECT pg_logical_emit_message(false, 'routerjobs', '', true)");
 }
 
-/**
- * Resolves once everything committed before the call is on stable storage. Calls made while a flush runs
- * share the next one (group commit).
- */
-export function walFlusher(db: PGlite): () => Promise<void> {
+export interface WalFlusher {
+  /** A statement or transaction that may have written WAL has completed. */
+  noteWrite(): void;
+  /**
+   * Resolves once every write noted before the call is on stable storage: at once when every one of them is
+   * already covered by a flush (a read after the last flush costs no query), else with the next flush. Calls
+   * made while a flush runs share the next one (group commit).
+   */
+  durable(): Promise<void>;
+}
+
+export function walFlusher(db: PGlite): WalFlusher {
+  /** Writes noted so far, and how many of them the last completed flush covers (those noted before it began). */
+  let written = 0;
+  let flushed = 0;
   const group = new GroupCommit<undefined, undefined>(async (items) => {
+    const covering = written;
     await flushWalOnce(db);
+    flushed = Math.max(flushed, covering);
     return items.map(() => undefined);
   }, Number.POSITIVE_INFINITY);
-  return () => group.submit(undefined);
+  return {
+    noteWrite: () => {
+      written++;
+    },
+    durable: () => (flushed >= written ? Promise.resolve() : group.submit(undefined)),
+  };
+}
+
+/**
+ * Whether a statement may write WAL: anything but a plain SELECT (a row lock, `FOR UPDATE`, is written too).
+ * A read is still answered only once the writes before it are flushed; it just does not ask for a flush when
+ * there are none.
+ */
+export function mayWrite(sql: string): boolean {
+  return !/^\s*SELECT\b/i.test(sql) || /\bFOR\s+(NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i.test(sql);
 }
