@@ -114,9 +114,10 @@ describe("routerjobs import", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const module = readFileSync(out, "utf8");
-    expect(module).toContain('import { RouterConfig } from "routerjobs/constructs"');
+    expect(module).toContain('import { helpers, RouterConfig } from "routerjobs/constructs"');
     expect(module).toContain('name: "interface-vlan"');
-    expect(module).toContain(":if ([:len [/interface vlan find name=vlan10-staff]] = 0)");
+    // A vlan has a typed helper, which import writes where it does what the raw guarded line does.
+    expect(module).toMatch(/helpers\.vlan\(\{[^)]*name: "vlan10-staff"/);
     expect((await runCli(["import", "not-a-uuid"], { env })).stderr).toMatch(
       /router must be a lowercase UUID/,
     );
