@@ -8,10 +8,12 @@
  * so a failed job's own apply restores its router (`rollback: "on-failure"`, set on every job of such a
  * rollout), and its wave's other routers keep their change (docs/rollback.md says so).
  */
+
 import type { RouterJobsClient } from "../client/client.js";
 import { tagOf } from "../contract/attempt-marker.js";
 import type { JobListItem } from "../contract/job.js";
 import type { WaveCheck, WaveJob } from "../contract/wave-check.js";
+import { mapLimited } from "../map-limited.js";
 import { attemptsOf, currentAttempt } from "./attempts.js";
 import { restoreRouter } from "./rollback.js";
 import { parseRestoreMarker } from "./rollback-script.js";
@@ -32,22 +34,22 @@ export function backupToRestore(
   declared: readonly WaveJob[],
 ): { readonly seqId: number; readonly resource: string } | undefined {
   let chosen: { seqId: number; resource: string } | undefined;
-  for (const job of declared) {
-    const { latest } = currentAttempt(attemptsOf(jobs, tagOf(job.resource)), tagOf(job.job_key));
-    const listed = latest?.job;
-    const ran = listed?.status === "completed" || listed?.status === "failed";
-    if (!listed || !ran || !listed.make_backup || listed.seq_id === undefined) continue;
-    if (chosen === undefined || listed.seq_id < chosen.seqId)
-      chosen = { seqId: listed.seq_id, resource: job.resource };
+  for (const { resource, listed } of latestAttempts(jobs, declared)) {
+    const ran = listed.status === "completed" || listed.status === "failed";
+    if (!ran || !listed.make_backup || listed.seq_id === undefined) continue;
+    if (chosen === undefined || listed.seq_id < chosen.seqId) chosen = { seqId: listed.seq_id, resource };
   }
   return chosen;
 }
 
-/** The latest attempt of each of the wave's jobs on one router, as listed. */
-function latestAttempts(jobs: readonly JobListItem[], declared: readonly WaveJob[]): JobListItem[] {
+/** The latest attempt of each of the wave's jobs on one router, as listed, with its declaring resource. */
+function latestAttempts(
+  jobs: readonly JobListItem[],
+  declared: readonly WaveJob[],
+): { readonly resource: string; readonly listed: JobListItem }[] {
   return declared.flatMap((job) => {
     const { latest } = currentAttempt(attemptsOf(jobs, tagOf(job.resource)), tagOf(job.job_key));
-    return latest ? [latest.job] : [];
+    return latest ? [{ resource: job.resource, listed: latest.job }] : [];
   });
 }
 
@@ -61,7 +63,7 @@ export function restoredAfterWave(
   declared: readonly WaveJob[],
 ): JobListItem | undefined {
   const latest = latestAttempts(jobs, declared);
-  const seqs = new Set(latest.flatMap((job) => (job.seq_id === undefined ? [] : [job.seq_id])));
+  const seqs = new Set(latest.flatMap(({ listed }) => (listed.seq_id === undefined ? [] : [listed.seq_id])));
   const newest = Math.max(0, ...seqs);
   return jobs.find((job) => {
     const restore = parseRestoreMarker(job.description);
@@ -102,17 +104,11 @@ export async function rollBackWave(
     readonly write: (line: string) => void;
   },
 ): Promise<RouterRestore[]> {
-  const results: RouterRestore[] = [];
-  const queue = [...check.routers];
-  const worker = async () => {
-    for (let router = queue.shift(); router !== undefined; router = queue.shift()) {
-      const result = await restoreOne(router, context);
-      results.push(result);
-      context.write(`rollback-wave: ${result.name}: ${result.summary}`);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, check.routers.length) }, worker));
-  return results;
+  return mapLimited(check.routers, CONCURRENCY, async (router) => {
+    const result = await restoreOne(router, context);
+    context.write(`rollback-wave: ${result.name}: ${result.summary}`);
+    return result;
+  });
 }
 
 async function restoreOne(

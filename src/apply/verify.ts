@@ -10,11 +10,13 @@
  * rate budget as the jobs. A router that cannot be reached fails its check: losing the management path is
  * exactly what a rollout must stop for.
  */
+
 import type { RouterJobsClient } from "../client/client.js";
 import { RateLimitedError } from "../client/errors.js";
 import { formatDuration } from "../contract/duration.js";
 import { type WaveCheck, waveLabel } from "../contract/wave-check.js";
 import { ChangesNotAppliedError } from "../errors.js";
+import { mapLimited } from "../map-limited.js";
 import { Progress } from "./progress.js";
 import { rollBackWave, routersRolledBack } from "./rollback-wave.js";
 
@@ -60,21 +62,16 @@ export async function verifyWave(check: WaveCheck, context: VerifyContext): Prom
     return [];
   }
   const deadline = Date.now() + check.timeout_ms;
-  const results: RouterCheck[] = [];
-  const queue = [...check.routers];
-  const worker = async () => {
-    for (let router = queue.shift(); router !== undefined; router = queue.shift()) {
-      const result = await checkRouter(router, script, deadline, context);
-      results.push(result);
-      const output = result.output.trim();
-      progress.line(
-        result.passed
-          ? `check passed on ${router.name}${output ? `: ${oneLine(output)}` : ""}`
-          : `check FAILED on ${router.name} (${router.router_id}): ${output}`,
-      );
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, count) }, worker));
+  const results = await mapLimited(check.routers, CONCURRENCY, async (router) => {
+    const result = await checkRouter(router, script, deadline, context);
+    const output = result.output.trim();
+    progress.line(
+      result.passed
+        ? `check passed on ${router.name}${output ? `: ${oneLine(output)}` : ""}`
+        : `check FAILED on ${router.name} (${router.router_id}): ${output}`,
+    );
+    return result;
+  });
   const failed = results.filter((result) => !result.passed);
   if (failed.length > 0) {
     const later = check.wave.wave < check.wave.waves ? `; wave ${check.wave.wave + 1} is not started` : "";

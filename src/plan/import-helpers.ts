@@ -20,19 +20,8 @@
  * line's properties, such as a list member with a `comment=`).
  */
 import type { CommandNode, Expr, Statement } from "../routeros/ast.js";
-import {
-  addressList,
-  bridge,
-  dhcpServer,
-  dnsServers,
-  identity,
-  interfaceList,
-  interfaceListMember,
-  ipAddress,
-  ipPool,
-  ntpClient,
-  vlan,
-} from "../routeros/helpers/index.js";
+// The same module `routerjobs/constructs` exports as `helpers`, so a name here is the name the written call uses.
+import * as HELPERS from "../routeros/helpers/index.js";
 import { parseScript } from "../routeros/parser.js";
 
 /** How a property's exported text becomes the helper's typed value. */
@@ -59,23 +48,6 @@ type Fields<P> = {
     : KindOf<Exclude<P[K], undefined>>;
 };
 
-/**
- * The helpers import may write, each under the name the `helpers` namespace of `routerjobs/constructs` exports
- * it by (shorthand properties: the key is the imported name), which the written call uses.
- */
-const HELPERS = {
-  addressList,
-  bridge,
-  dhcpServer,
-  dnsServers,
-  identity,
-  interfaceList,
-  interfaceListMember,
-  ipAddress,
-  ipPool,
-  ntpClient,
-  vlan,
-};
 type Helper = keyof typeof HELPERS;
 /** The argument of a helper taking one props object (`dnsServers` also takes a bare list, not written here). */
 type PropsOf<N extends Helper> = Exclude<Parameters<(typeof HELPERS)[N]>[0], readonly string[]>;
@@ -174,6 +146,7 @@ export function helperLine(menu: string, line: string, raw: string): HelperLine 
     const value = values.get(name);
     return value === undefined ? [] : [[name, value] as const];
   });
+  // biome-ignore lint/performance/noDynamicNamespaceImportAccess: the constructs re-export every helper anyway
   const run = HELPERS[mapping.helper] as (argument: unknown) => string;
   // A single-value helper has one (required) field: the value is present.
   const [argument, code] = mapping.single

@@ -3,7 +3,9 @@
  * a twin of the router's live configuration. Read-only by construction: the only thing it asks of the
  * outside world is `readConfig`, called once per router that has a job to run.
  */
+
 import { RouterjobsError } from "../errors.js";
+import { mapLimited } from "../map-limited.js";
 import { diffExports, type MenuDiff } from "./export-diff.js";
 import type { StackJob } from "./stack-jobs.js";
 import { runOnTwin, type ScriptFailure, TwinLoadError } from "./twin.js";
@@ -83,17 +85,9 @@ async function planRouter(
 }
 
 export async function planStack(options: PlanOptions): Promise<Plan> {
-  const byRouter = [...jobsByRouter(options)];
-  const routers: RouterPlan[] = new Array(byRouter.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < byRouter.length) {
-      const index = next++;
-      const [routerId, jobs] = byRouter[index] as [string, StackJob[]];
-      routers[index] = await planRouter(routerId, jobs, options);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 4) }, worker));
+  const routers = await mapLimited([...jobsByRouter(options)], options.concurrency ?? 4, ([routerId, jobs]) =>
+    planRouter(routerId, jobs, options),
+  );
   return {
     routers,
     changed: routers.filter((router) => router.diff.length > 0).length,
