@@ -9,7 +9,7 @@ import {
   type WalFlusher,
   walFlusher,
 } from "./pglite-durability.js";
-import { initialiseDataDirectory } from "./pglite-init.js";
+import { freshDatabaseTarball, initialiseDataDirectory } from "./pglite-init.js";
 import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "./pglite-memory.js";
 
 /**
@@ -71,13 +71,19 @@ const PGLITE_SETTINGS: readonly string[] = [...PGLITE_MEMORY_SETTINGS, "random_p
 async function openPglite(dataDir: string, onLockLost?: (error: Error) => void): Promise<Database> {
   keepWasmAtBaselineTier();
   // A throwaway database has no disk to reach: it keeps PGlite's own start (no fsync, synchronous commits).
-  if (dataDir === "memory://")
+  if (dataDir === "memory://") {
+    const fresh = await freshDatabaseTarball();
     return wrapPglite(
-      await PGlite.create({ postgresqlconf: [...PGLITE_SETTINGS], extensions: EXTENSIONS }),
+      await PGlite.create({
+        loadDataDir: fresh && new Blob([fresh]),
+        postgresqlconf: [...PGLITE_SETTINGS],
+        extensions: EXTENSIONS,
+      }),
       async () => {},
       () => undefined,
       { noteWrite: () => {}, durable: async () => {} },
     );
+  }
   let lost: Error | undefined;
   const unlock = await lockDataDirectory(dataDir, (error) => {
     lost = error;

@@ -1,33 +1,104 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/database.js";
-import { initialiseDataDirectory } from "../../src/store/pglite-init.js";
+import { freshDatabaseTarball, initialiseDataDirectory } from "../../src/store/pglite-init.js";
 
-describe("a fresh PGlite data directory, created in a child process", () => {
-  const dir = mkdtempSync(join(tmpdir(), "routerjobs-pglite-init-"));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = mkdtempSync(join(tmpdir(), "routerjobs-pglite-init-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("is created once, then opened: what was committed is there after a reopen", async () => {
-    const dataDir = join(dir, "db");
-    const first = await openDatabase({ location: dataDir });
-    await first.query("CREATE TABLE kept (id int PRIMARY KEY)");
-    await first.transaction(async (tx) => {
-      await tx.query("INSERT INTO kept VALUES (1), (2)");
-    });
-    await first.close();
-    // An existing directory is left alone (no second initdb over it).
-    await initialiseDataDirectory(dataDir);
-    const second = await openDatabase({ location: dataDir });
+/** Each test has a cache folder of its own, so "made once" and "used" are about this test's template. */
+let cache: string;
+beforeEach(() => {
+  cache = mkdtempSync(join(dir, "cache-"));
+  process.env.ROUTERJOBS_CACHE_DIR = cache;
+});
+afterEach(() => {
+  delete process.env.ROUTERJOBS_CACHE_DIR;
+});
+
+/** The template's path: named by PGlite's version, which this test need not know. */
+function templateIn(folder: string): string {
+  const name = readdirSync(folder).find((file) => /^pglite-.+-initdb\.tar\.gz$/.test(file));
+  return join(folder, name ?? "no template");
+}
+
+async function roundTrip(location: string): Promise<void> {
+  const first = await openDatabase({ location });
+  await first.query("CREATE TABLE kept (id int PRIMARY KEY)");
+  await first.transaction(async (tx) => {
+    await tx.query("INSERT INTO kept VALUES (1), (2)");
+  });
+  await first.close();
+  // An existing directory is left alone (no second initdb over it).
+  await initialiseDataDirectory(location);
+  const second = await openDatabase({ location });
+  try {
+    expect((await second.query<{ id: number }>("SELECT id FROM kept ORDER BY id")).rows).toEqual([
+      { id: 1 },
+      { id: 2 },
+    ]);
+  } finally {
+    await second.close();
+  }
+}
+
+describe("a fresh PGlite database", () => {
+  it("comes from initdb's output, made once per user into the cache folder and kept there", async () => {
+    await roundTrip(join(dir, "first"));
+    const template = templateIn(cache);
+    const made = statSync(template);
+    expect(made.mode & 0o777).toBe(0o600);
+    expect(statSync(cache).mode & 0o077).toBe(0);
+    await roundTrip(join(dir, "second"));
+    expect(statSync(template).mtimeMs).toBe(made.mtimeMs);
+    expect(statSync(template).ino).toBe(made.ino);
+  }, 120_000);
+
+  it("in memory starts from the same template", async () => {
+    const db = await openDatabase({ location: "memory://" });
     try {
-      expect((await second.query<{ id: number }>("SELECT id FROM kept ORDER BY id")).rows).toEqual([
-        { id: 1 },
-        { id: 2 },
-      ]);
+      expect((await db.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     } finally {
-      await second.close();
+      await db.close();
     }
+    expect(existsSync(templateIn(cache))).toBe(true);
+  }, 120_000);
+
+  it("is unpacked again when a crash cut the last unpacking short (no PG_VERSION yet)", async () => {
+    const dataDir = join(dir, "cut-short");
+    await initialiseDataDirectory(dataDir);
+    unlinkSync(join(dataDir, "PG_VERSION"));
+    writeFileSync(join(dataDir, "global", "pg_control"), "half a file");
+    await roundTrip(dataDir);
+  }, 120_000);
+
+  it("runs initdb itself when the cache folder could be written by others, and leaves that folder alone", async () => {
+    const shared = join(dir, "shared-cache");
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    process.env.ROUTERJOBS_CACHE_DIR = shared;
+    expect(await freshDatabaseTarball()).toBeUndefined();
+    await roundTrip(join(dir, "without-cache"));
+    expect(existsSync(templateIn(shared))).toBe(false);
+  }, 120_000);
+
+  it("runs initdb itself when the cache folder cannot be made", async () => {
+    const blocker = join(dir, "cache-is-a-file");
+    writeFileSync(blocker, "not a folder");
+    process.env.ROUTERJOBS_CACHE_DIR = join(blocker, "routerjobs");
+    await roundTrip(join(dir, "no-cache-folder"));
   }, 120_000);
 
   it("fails naming the directory when it cannot be created", async () => {
