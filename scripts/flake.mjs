@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+/**
+ * Flake hunt (issue 19): runs the suite N times in a row (default 5) while a second copy of the suite runs
+ * beside it the whole time, the way a CI runner shares its cores, and reports every test that failed in any
+ * run of either, with its error's first line. Exit 1 when anything failed.
+ *
+ *   node scripts/flake.mjs [--runs N] [--no-load] [vitest arguments, e.g. test/service test/receiver]
+ *
+ * The second suite runs in a temporary copy of HEAD (its own dist/, since each vitest run rebuilds dist/),
+ * sharing this node_modules. Both write JSON reports; nothing here reads the clock to decide anything.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const args = process.argv.slice(2);
+let runs = 5;
+let load = true;
+const vitestArgs = [];
+for (let i = 0; i < args.length; i++) {
+  if (args[i] === "--runs") runs = Number(args[++i]);
+  else if (args[i] === "--no-load") load = false;
+  else if (args[i] === "--help" || args[i] === "-h") {
+    console.log("usage: node scripts/flake.mjs [--runs N] [--no-load] [vitest arguments]");
+    process.exit(0);
+  } else vitestArgs.push(args[i]);
+}
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(
+    `flake: --runs must be a whole number of at least 1 (got ${args[args.indexOf("--runs") + 1]})`,
+  );
+  process.exit(2);
+}
+
+const scratch = mkdtempSync(join(tmpdir(), "routerjobs-flake-"));
+/** Runs vitest once in `cwd`, writing its JSON report to `report`; resolves with the report's failures. */
+function suite(cwd, report, label) {
+  return new Promise((done) => {
+    const child = spawn(
+      process.execPath,
+      [
+        join(root, "node_modules", "vitest", "vitest.mjs"),
+        "run",
+        "--reporter=json",
+        `--outputFile=${report}`,
+        ...vitestArgs,
+      ],
+      { cwd, stdio: ["ignore", "ignore", "pipe"], detached: true },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr = (stderr + chunk).slice(-4000);
+    });
+    running.add(child);
+    child.on("exit", (code) => {
+      running.delete(child);
+      done(summarize(report, label, code, stderr));
+    });
+  });
+}
+
+function summarize(report, label, code, stderr) {
+  let parsed;
+  try {
+    parsed = JSON.parse(readFileSync(report, "utf8"));
+  } catch {
+    return {
+      label,
+      passed: 0,
+      failed: [
+        { name: "(no report)", error: `vitest exited ${code}: ${stderr.trim().split("\n").at(-1) ?? ""}` },
+      ],
+    };
+  }
+  const failed = [];
+  for (const file of parsed.testResults ?? []) {
+    const relative = file.name.replace(`${root}/`, "").replace(/^.*routerjobs-flake-[^/]+\/load\//, "");
+    for (const test of file.assertionResults ?? []) {
+      if (test.status === "failed")
+        failed.push({
+          name: `${relative} > ${test.fullName}`,
+          error: (test.failureMessages?.[0] ?? "").split("\n")[0],
+        });
+    }
+    // A file that failed outside its tests (a hook, an import) has no failed test to name.
+    if (file.status === "failed" && !(file.assertionResults ?? []).some((test) => test.status === "failed"))
+      failed.push({ name: relative, error: (file.message ?? "").split("\n")[0] });
+  }
+  return { label, passed: parsed.numPassedTests ?? 0, failed };
+}
+
+const running = new Set();
+const stopAll = () => {
+  for (const child of running) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {}
+  }
+};
+process.on("SIGINT", () => {
+  stopAll();
+  rmSync(scratch, { recursive: true, force: true });
+  process.exit(130);
+});
+
+const results = [];
+let stopLoad = false;
+let loadDone = Promise.resolve();
+if (load) {
+  const copy = join(scratch, "load");
+  const archive = spawnSync("sh", [
+    "-c",
+    `mkdir -p "${copy}" && git -C "${root}" archive HEAD | tar -x -C "${copy}"`,
+  ]);
+  if (archive.status !== 0) {
+    console.error(`flake: could not copy HEAD for the second suite: ${archive.stderr}`);
+    process.exit(2);
+  }
+  symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+  loadDone = (async () => {
+    for (let n = 1; !stopLoad; n++) {
+      const result = await suite(copy, join(scratch, `load-${n}.json`), `second suite, run ${n}`);
+      // The run stopped at the end is not counted: part of it ran without the first suite beside it.
+      if (stopLoad) break;
+      results.push(result);
+      console.log(`${result.label}: ${result.passed} passed, ${result.failed.length} failed`);
+    }
+  })();
+}
+for (let n = 1; n <= runs; n++) {
+  const result = await suite(root, join(scratch, `run-${n}.json`), `run ${n} of ${runs}`);
+  results.push(result);
+  console.log(`${result.label}: ${result.passed} passed, ${result.failed.length} failed`);
+}
+stopLoad = true;
+stopAll();
+await loadDone;
+rmSync(scratch, { recursive: true, force: true });
+
+const failures = results.flatMap((result) =>
+  result.failed.map((failure) => ({ ...failure, run: result.label })),
+);
+console.log(`\n${results.length} suite runs, ${failures.length} failures`);
+for (const failure of failures) console.log(`- ${failure.run}: ${failure.name}\n    ${failure.error}`);
+process.exit(failures.length > 0 ? 1 : 0);
