@@ -34,6 +34,7 @@ async function shippedPglite(dataDir: string): Promise<Database> {
   return {
     kind: "pglite",
     ...wrap(db),
+    background: wrap(db),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     close: () => db.close(),
   };
