@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { waitFor } from "./wait-for.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -78,15 +79,18 @@ export function startCli(args: readonly string[], options: Pick<CliOptions, "env
     child,
     output: () => ({ stdout, stderr }),
     exited,
-    async printed(pattern, what, timeoutMs = 90_000) {
-      for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-        const match = pattern.exec(stdout);
-        if (match) return match[1] as string;
-        if (child.exitCode !== null) break;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+    printed(pattern, what, timeoutMs = 90_000) {
       // stderr holds one error line at most; the CLI prints no token there.
-      throw new Error(`${what} did not start: ${stderr.trim() || "(nothing on stderr)"}`);
+      const said = () => stderr.trim() || "(nothing on stderr)";
+      return waitFor(
+        () => {
+          const match = pattern.exec(stdout);
+          if (match) return match[1] as string;
+          if (child.exitCode !== null) throw new Error(`${what} did not start: ${said()}`);
+          return undefined;
+        },
+        { what: `${what} to start`, timeoutMs, intervalMs: 50, detail: said },
+      );
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -7,6 +7,7 @@ import { type RunningService, type StartOptions, startService } from "../../src/
 import { SimulatedBackend } from "../../src/simulator/index.js";
 import type { Queryable } from "../../src/store/database.js";
 import { fromJsonb } from "../../src/store/jsonb.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { newBackend } from "./backend.js";
 
 export const TEAM_A = "a0000000-0000-4000-8000-000000000001";
@@ -141,15 +142,13 @@ export function apiCaller(url: string, dispatcher: Dispatcher): TestService["cal
   };
 }
 
-/** Polls until `check` returns a value (not undefined) or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** Polls until `check` returns a value (not undefined) or fails after `timeoutMs`, naming `what` it awaited. */
+export function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = "the condition",
+): Promise<T> {
+  return waitFor(check, { what, timeoutMs });
 }
 
 /** A client of the test service as apply builds one, its rate budget in `budgetDir` and out of the way. */
