@@ -42,6 +42,8 @@ export interface ReceiverOptions {
   readonly logger?: boolean | LoggerOptions;
   /** Socket deadlines against slow and idle clients. @default 30 s per request, 10 s for headers */
   readonly timeouts?: Partial<ServerTimeouts>;
+  /** Wakes the long-poll waiters; a test passes its own to see when a waiter waits. @default a new Wakeups */
+  readonly wakeups?: Wakeups;
 }
 
 export interface RunningReceiver {
@@ -101,7 +103,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
     }),
     storageFull,
   );
-  const wakeups = new Wakeups();
+  const wakeups = options.wakeups ?? new Wakeups();
   let listener: { close(): Promise<void> } | undefined;
   let app: ReturnType<typeof buildReceiverApp> | undefined;
   try {

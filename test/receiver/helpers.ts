@@ -10,7 +10,9 @@ import { formatTimestamp } from "../../src/contract/time.js";
 import { RECEIVER_FILES } from "../../src/receiver/files.js";
 import { type ReceiverOptions, type RunningReceiver, startReceiver } from "../../src/receiver/server.js";
 import { NotificationStore } from "../../src/receiver/store.js";
+import { Wakeups, type Watch } from "../../src/receiver/wakeups.js";
 import { type Database, openDatabase } from "../../src/store/database.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 export const SIGNING_SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
 
@@ -186,4 +188,54 @@ export async function getJobs(
     body: text ? JSON.parse(text) : undefined,
     headers: response.headers,
   };
+}
+
+/**
+ * The receiver's wake-ups, as a test sees them: how often a long poll watched a job and blocked waiting for
+ * it, and which wakes came from another instance (PostgreSQL NOTIFY carries the name only). Lets a test post
+ * a notification once a waiter is known to wait, instead of sleeping and hoping it does.
+ */
+export class ObservedWakeups extends Wakeups {
+  private readonly watches = new Map<string, number>();
+  private readonly waits = new Map<string, number>();
+  private readonly remoteWakes = new Map<string, number>();
+
+  override watch(name: string): Watch {
+    this.watches.set(name, this.watchCount(name) + 1);
+    const watch = super.watch(name);
+    const next = watch.next.bind(watch);
+    watch.next = (timeoutMs, signal) => {
+      this.waits.set(name, this.waitCount(name) + 1);
+      return next(timeoutMs, signal);
+    };
+    return watch;
+  }
+
+  override notify(name: string, job?: Parameters<Wakeups["notify"]>[1]): void {
+    if (job === undefined) this.remoteWakes.set(name, this.remoteWakeCount(name) + 1);
+    super.notify(name, job);
+  }
+
+  /** Long polls that watched `name` (one per request that asked to wait). */
+  watchCount(name: string): number {
+    return this.watches.get(name) ?? 0;
+  }
+
+  /** Times a long poll blocked waiting for a wake of `name`. */
+  waitCount(name: string): number {
+    return this.waits.get(name) ?? 0;
+  }
+
+  /** Wakes of `name` that came from another instance through PostgreSQL NOTIFY. */
+  remoteWakeCount(name: string): number {
+    return this.remoteWakes.get(name) ?? 0;
+  }
+
+  /** Resolves once a long poll for `name` has blocked waiting `count` times in all. */
+  async waiting(name: string, count = 1): Promise<void> {
+    await waitFor(() => this.waitCount(name) >= count, {
+      what: `a long poll to wait for ${name} (${count} time(s))`,
+      detail: () => `waited ${this.waitCount(name)} time(s)`,
+    });
+  }
 }
