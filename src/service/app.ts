@@ -32,6 +32,8 @@ export interface AppOptions {
   readonly backend: RouterBackend;
   /** A database the caller opened and closes; otherwise the app opens `config.database`. */
   readonly db?: Database;
+  /** Milliseconds since the epoch, for the rate limit's windows; a test moves it instead of sleeping. @default Date.now */
+  readonly rateLimitClock?: () => number;
 }
 
 /**
@@ -48,7 +50,7 @@ async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<vo
   await app.register(config, { config: options.config });
   await app.register(database, options.db ? { db: options.db } : {});
   await app.register(auth);
-  await app.register(rateLimit);
+  await app.register(rateLimit, options.rateLimitClock ? { clock: options.rateLimitClock } : {});
   await app.register(jobs, { backend: options.backend });
 
   await app.register(health);

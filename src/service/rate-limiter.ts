@@ -40,8 +40,12 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly logs = new Map<string, number[]>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly limit: RateLimit) {
-    this.sweeper = setInterval(() => this.sweep(Date.now()), Math.max(1000, limit.windowMs)).unref();
+  constructor(
+    private readonly limit: RateLimit,
+    /** The clock `take` is given, so the sweep forgets by the same time. */
+    clock: () => number = Date.now,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(clock()), Math.max(1000, limit.windowMs)).unref();
   }
 
   async take(key: string, now: number): Promise<RateDecision> {

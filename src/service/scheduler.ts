@@ -41,6 +41,7 @@ export class Scheduler {
   /** Routers with work to look at, and their team where known (fairness between teams). */
   private readonly wanted = new Map<string, string | undefined>();
   private readonly active = new Map<string, { run: Promise<void>; teamId: string | undefined }>();
+  private readonly passes = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
   private readonly shutdown = new AbortController();
@@ -116,10 +117,20 @@ export class Scheduler {
         .catch((error) => this.options.log?.("scheduler: router queue failed", { routerId, err: error }))
         .finally(() => {
           this.active.delete(routerId);
+          this.passes.set(routerId, this.queuePasses(routerId) + 1);
           this.pump();
         });
       this.active.set(routerId, { run, teamId });
     }
+  }
+
+  /**
+   * How often this instance has worked a router's queue until it stopped (empty, offline, unreachable, or
+   * closing). A router's passes never overlap, so two more passes than now means one that started after now:
+   * what a test waits for to know the scheduler has looked at a router, instead of sleeping.
+   */
+  queuePasses(routerId: string): number {
+    return this.passes.get(routerId) ?? 0;
   }
 
   private activeOf(teamId: string): number {

@@ -30,6 +30,8 @@ export interface StartOptions {
   readonly seed?: Seed;
   /** Socket timeouts; the defaults suit production, tests shrink them. */
   readonly timeouts?: Partial<ServerTimeouts>;
+  /** The rate limit's clock (see AppOptions); tests only. @default Date.now */
+  readonly rateLimitClock?: () => number;
 }
 
 export interface RunningService {
@@ -63,7 +65,11 @@ export async function startService(options: StartOptions): Promise<RunningServic
   const tls = generated ?? (typeof options.tls === "object" ? options.tls : undefined);
   const { server, ...timeouts } = fastifyTimeouts({ ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts });
   const app = await createApp(
-    { config: { ...options.config, ...(adminToken ? { adminToken } : {}) }, backend: options.backend },
+    {
+      config: { ...options.config, ...(adminToken ? { adminToken } : {}) },
+      backend: options.backend,
+      ...(options.rateLimitClock ? { rateLimitClock: options.rateLimitClock } : {}),
+    },
     {
       ...timeouts,
       logger: serverLogger(options.logger ?? { level: "info" }),

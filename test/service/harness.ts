@@ -78,7 +78,7 @@ export interface TestService {
 export async function startTestService(
   config: Partial<ServiceConfigInput> = {},
   backend: RouterBackend = newBackend(),
-  server: Partial<Pick<StartOptions, "tls" | "timeouts" | "logger">> = {},
+  server: Partial<Pick<StartOptions, "tls" | "timeouts" | "logger" | "rateLimitClock">> = {},
 ): Promise<TestService> {
   const service = await startService({
     config: resolveConfig({
@@ -149,6 +149,38 @@ export function eventually<T>(
   what = "the condition",
 ): Promise<T> {
   return waitFor(check, { what, timeoutMs });
+}
+
+/**
+ * Resolves once the scheduler has worked `routerId`'s queue in a pass that began after this call: the positive
+ * signal that it had its chance to run (or not run) what is queued now, instead of a sleep. The scheduler
+ * looks only at routers with queued jobs: with none left (say, the job was run after all) this times out.
+ */
+export async function schedulerLookedAt(svc: TestService, routerId: string): Promise<void> {
+  const { scheduler } = svc.service.app;
+  const from = scheduler.queuePasses(routerId);
+  await waitFor(() => scheduler.queuePasses(routerId) >= from + 2, {
+    what: `the scheduler to look at router ${routerId} again`,
+    detail: () =>
+      `${scheduler.queuePasses(routerId) - from} pass(es) since; it looks only at routers with queued jobs`,
+  });
+}
+
+/**
+ * The statuses of the job's notifications, in order, once the outbox has delivered every one: everything the
+ * service will send for the job as it stands, so a test can say which notifications there were *not*.
+ */
+export function deliveredNotifications(svc: TestService, jobId: string): Promise<string[]> {
+  return waitFor(
+    async () => {
+      const { rows } = await svc.service.app.db.query<{ status: string; delivered: boolean }>(
+        "SELECT payload->>'status' AS status, delivered_at IS NOT NULL AS delivered FROM outbox WHERE job_id = $1 ORDER BY seq",
+        [jobId],
+      );
+      return rows.every((row) => row.delivered) ? rows.map((row) => row.status) : undefined;
+    },
+    { what: `the outbox to deliver every notification of job ${jobId}` },
+  );
 }
 
 /** A client of the test service as apply builds one, its rate budget in `budgetDir` and out of the way. */

@@ -5,12 +5,14 @@ import { HttpsSink } from "../helpers/https-sink.js";
 import {
   ADMIN_TOKEN,
   CUSTOMER_A,
+  deliveredNotifications,
   eventually,
   ROUTER_A,
   ROUTER_A2,
   ROUTER_B,
   SIGNING_SECRET,
   savedIdentity,
+  schedulerLookedAt,
   startTestService,
   type TestService,
   TOKEN_B,
@@ -114,10 +116,21 @@ describe("job lifecycle and notifications", () => {
     const job = await jobOf(ROUTER_A, ack.idempotency_key);
     expect(job.status).toBe("completed");
     expect(job.completed_at).toBe(ack.date);
-    await waitForStatus(job.id, "completed");
-    // Give the scheduler time to deliver the script: the job stays completed, with no error.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The scheduler still delivers the script: once it has (execution done), the job is still completed, with
+    // no error, and the outbox holds the one notification, delivered.
+    await eventually(
+      async () => {
+        const { rows } = await svc.service.app.db.query<{ execution: string }>(
+          "SELECT execution FROM jobs WHERE id = $1",
+          [job.id],
+        );
+        return rows[0]?.execution === "done" ? true : undefined;
+      },
+      10_000,
+      `job ${job.id} to be run by the scheduler`,
+    );
     expect(await jobOf(ROUTER_A, ack.idempotency_key)).toMatchObject({ status: "completed", error: null });
+    expect(await deliveredNotifications(svc, job.id)).toEqual(["completed"]);
     expect(sink.statuses(job.id)).toEqual(["completed"]);
   });
 
@@ -155,7 +168,7 @@ describe("job lifecycle and notifications", () => {
       headers: admin(),
     });
     const ack = (await svc.submit(ROUTER_A2, { ...ok, express_execute: true, notify_url: hook })).body.data;
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await schedulerLookedAt(svc, ROUTER_A2);
     expect((await jobOf(ROUTER_A2, ack.idempotency_key)).status).toBe("pending");
     const sync = await svc.call("POST", `/api/synchronous/${ROUTER_A2}`, {
       body: { command: "/system/identity/print" },
@@ -194,11 +207,19 @@ describe("job lifecycle and notifications", () => {
       headers: admin(),
     });
     await waitForStatus(pending.id, "deleted");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // A job queued after it runs once the router is online: the scheduler has had its chance to run the
+    // deleted job, which comes first in the router's queue, and left it alone.
+    const later = (
+      await svc.submit(ROUTER_A2, { ...ok, description: "after the deleted one", express_execute: true })
+    ).body.data;
+    await eventually(async () =>
+      (await jobOf(ROUTER_A2, later.idempotency_key))?.status === "completed" ? true : undefined,
+    );
     expect(await jobOf(ROUTER_A2, ack.idempotency_key)).toMatchObject({
       status: "deleted",
       started_at: null,
     });
+    expect(await deliveredNotifications(svc, pending.id)).toEqual(["deleted"]);
     expect(sink.statuses(pending.id)).toEqual(["deleted"]);
     const again = await svc.service.app.inject({
       method: "DELETE",

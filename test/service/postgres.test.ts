@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpsSink } from "../helpers/https-sink.js";
+import { manualClock } from "../helpers/manual-clock.js";
 import { postgresAvailability, startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import {
   eventually,
@@ -19,6 +20,8 @@ describe.skipIf(!availability.available)("two instances on one PostgreSQL", () =
   let sink: HttpsSink;
   let one: TestService;
   let two: TestService;
+  // Both instances' rate windows run on this clock, which moves only when the test moves it.
+  const clock = manualClock();
   beforeAll(async () => {
     postgres = await startPostgres();
     sink = await HttpsSink.start();
@@ -28,8 +31,8 @@ describe.skipIf(!availability.available)("two instances on one PostgreSQL", () =
       tickMs: 50,
       rateLimit: { count: 5, windowMs: 5000 },
     };
-    one = await startTestService(config);
-    two = await startTestService(config);
+    one = await startTestService(config, undefined, { rateLimitClock: clock.nowMs });
+    two = await startTestService(config, undefined, { rateLimitClock: clock.nowMs });
   }, 120_000);
   afterAll(async () => {
     await one?.close();
@@ -55,7 +58,7 @@ describe.skipIf(!availability.available)("two instances on one PostgreSQL", () =
       [ROUTER_B, TOKEN_B],
     ];
     const submitted: string[] = [];
-    // The per-key limit (5 per 5 s) is shared: pace the submissions through several waits instead.
+    // The per-key limit (5 per 5 s) is shared: a refused submission waits out its Retry-After on the clock.
     for (let index = 0; index < 12; index++) {
       const [router, token] = routers[index % routers.length] as [string, string];
       const instance = index % 2 === 0 ? one : two;
@@ -72,7 +75,7 @@ describe.skipIf(!availability.available)("two instances on one PostgreSQL", () =
         );
       let answer = await submit();
       while (answer.status === 429) {
-        await new Promise((resolve) => setTimeout(resolve, Number(answer.headers["retry-after"]) * 1000));
+        clock.advance(Number(answer.headers["retry-after"]) * 1000);
         answer = await submit();
       }
       expect(answer.status).toBe(202);

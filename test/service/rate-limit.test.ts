@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decide, MemoryRateLimiter } from "../../src/service/rate-limiter.js";
+import { manualClock } from "../helpers/manual-clock.js";
 import {
   ROUTER_A,
   ROUTER_B,
@@ -53,13 +54,17 @@ describe("sliding-window log (pure)", () => {
 
 describe("rate limit over HTTP (5 per 3 s)", () => {
   let svc: TestService;
+  // The windows run on this clock: it stands still unless the test moves it.
+  const clock = manualClock();
   beforeAll(async () => {
-    svc = await startTestService({ rateLimit: { count: 5, windowMs: 3000 }, tickMs: 60_000 });
+    svc = await startTestService({ rateLimit: { count: 5, windowMs: 3000 }, tickMs: 60_000 }, undefined, {
+      rateLimitClock: clock.nowMs,
+    });
   });
   afterAll(async () => svc?.close());
 
   it("admits exactly N in a window, then 429 with Retry-After; 429s do not count; keys are separate", async () => {
-    // A 3 s window: long enough for the burst to fall inside one window on a busy machine.
+    // The clock stands still: the burst falls inside one window however busy the machine is.
     const path = `/api/routers/${ROUTER_A}/jobs`;
     const answers = [];
     for (let index = 0; index < 8; index++) answers.push(await svc.call("GET", path, { token: TOKEN_A }));
@@ -80,12 +85,18 @@ describe("rate limit over HTTP (5 per 3 s)", () => {
     const refused = answers[5];
     expect(refused?.body.error.code).toBe("rate_limited");
     const retryAfter = Number(refused?.headers["retry-after"]);
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(3);
+    // The whole window: every grant was at this instant.
+    expect(retryAfter).toBe(3);
     // Another key of the same team has its own budget.
     expect((await svc.call("GET", path, { token: TOKEN_A2 })).status).toBe(200);
-    // After Retry-After, the key is admitted again: the 429s did not extend the wait.
-    await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000));
+    // A second later the key hammers on: five more 429s, which would fill a window of their own if they counted.
+    clock.advance(1000);
+    for (let index = 0; index < 5; index++)
+      expect((await svc.call("GET", path, { token: TOKEN_A })).status).toBe(429);
+    // Until Retry-After has passed the key is refused; then it is admitted again: the 429s did not extend the wait.
+    clock.advance(retryAfter * 1000 - 1000 - 1);
+    expect((await svc.call("GET", path, { token: TOKEN_A })).status).toBe(429);
+    clock.advance(1);
     const again = await svc.call("GET", path, { token: TOKEN_A });
     expect(again.status).toBe(200);
   });

@@ -4,7 +4,14 @@ import { resolveConfig } from "../../src/service/config.js";
 import { startService } from "../../src/service/server.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
 import { newBackend } from "./backend.js";
-import { eventually, ROUTER_A, startTestService, type TestService } from "./harness.js";
+import {
+  eventually,
+  ROUTER_A,
+  ROUTER_A2,
+  schedulerLookedAt,
+  startTestService,
+  type TestService,
+} from "./harness.js";
 
 /** What `inject` cannot show: routers that are slow or gone (slow clients: test/security/slowloris.test.ts). */
 describe("service server: router timeouts and failures", () => {
@@ -23,19 +30,24 @@ describe("service server: router timeouts and failures", () => {
   });
 
   it("502 router_unreachable while the router reboots, and its jobs wait", async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // the delayed script of the previous test ends
-    const reboot = await svc.call("POST", `/api/synchronous/${ROUTER_A}`, {
+    // Another router than the previous test's, whose delayed script may still be running.
+    const reboot = await svc.call("POST", `/api/synchronous/${ROUTER_A2}`, {
       body: { command: "/system/reboot" },
     });
     expect(reboot.status).toBe(200);
-    const answer = await svc.call("POST", `/api/synchronous/${ROUTER_A}`, {
+    const answer = await svc.call("POST", `/api/synchronous/${ROUTER_A2}`, {
       body: { command: "/system/identity/print" },
     });
     expect(answer.status).toBe(502);
     expect(answer.body.error.code).toBe("router_unreachable");
-    const ack = await svc.submit(ROUTER_A, { description: "waits", script: ":put 1", express_execute: true });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const job = (await svc.jobs(ROUTER_A)).find(
+    const ack = await svc.submit(ROUTER_A2, {
+      description: "waits",
+      script: ":put 1",
+      express_execute: true,
+    });
+    // The scheduler has looked at the rebooting router since the job was queued, and left the job waiting.
+    await schedulerLookedAt(svc, ROUTER_A2);
+    const job = (await svc.jobs(ROUTER_A2)).find(
       (item) => item.idempotency_key === ack.body.data.idempotency_key,
     );
     expect(job.status).toBe("pending");

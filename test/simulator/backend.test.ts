@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RouterCommandError, RouterUnreachableError } from "../../src/service/routers/backend.js";
 import { SimulatedBackend } from "../../src/simulator/backend.js";
+import { manualClock } from "../helpers/manual-clock.js";
 import { smallOffice } from "./corpus.js";
-
-/** A clock the test moves by hand, so reboot windows need no real waiting. */
-function manualClock(start = "2026-11-22T10:00:00Z") {
-  let now = new Date(start).getTime();
-  return { now: () => new Date(now), advance: (ms: number) => (now += ms) };
-}
 
 describe("SimulatedBackend", () => {
   it("attaches routers by id, each with its own configuration", async () => {
@@ -104,7 +99,7 @@ describe("SimulatedBackend", () => {
   });
 
   it("goes offline for rebootOfflineMs after /system reboot, then comes back", async () => {
-    const clock = manualClock();
+    const clock = manualClock("2026-11-22T10:00:00Z");
     const backend = new SimulatedBackend({ now: clock.now, rebootOfflineMs: 5000 });
     await backend.attach("r", { name: "r" });
     expect(await backend.runScript("r", "/system reboot")).toEqual({ ok: true, output: "" });
@@ -118,7 +113,7 @@ describe("SimulatedBackend", () => {
   });
 
   it("keeps :global variables from one script to the next until the router reboots", async () => {
-    const clock = manualClock();
+    const clock = manualClock("2026-11-22T10:00:00Z");
     const backend = new SimulatedBackend({ now: clock.now, rebootOfflineMs: 1000 });
     await backend.attach("r", { name: "r" });
     const read = ':global site; :global count; :put ($site . "/" . $count . "/" . [:typeof $count])';

@@ -21,10 +21,13 @@ declare module "fastify" {
  * so that every instance shares one limit.
  */
 export default fp(
-  async function rateLimit(app: FastifyInstance) {
+  async function rateLimit(app: FastifyInstance, options: { clock?: () => number }) {
+    const clock = options.clock ?? Date.now;
     const { rateLimit: limit } = app.config;
     const limiter: RateLimiter =
-      app.db.kind === "postgres" ? new DatabaseRateLimiter(app.db, limit) : new MemoryRateLimiter(limit);
+      app.db.kind === "postgres"
+        ? new DatabaseRateLimiter(app.db, limit)
+        : new MemoryRateLimiter(limit, clock);
     app.addHook("onClose", async () => limiter.close?.());
     const admitted = new Map<string, number>();
     const limited = new Map<string, number>();
@@ -32,7 +35,7 @@ export default fp(
     app.decorate("rateLimitedRequests", limited);
     app.decorate("rateLimit", async (request: FastifyRequest, reply: FastifyReply) => {
       const { tokenId } = callerOf(request);
-      const decision = await limiter.take(tokenId, Date.now());
+      const decision = await limiter.take(tokenId, clock());
       const counter = decision.allowed ? admitted : limited;
       counter.set(tokenId, (counter.get(tokenId) ?? 0) + 1);
       reply.header("x-ratelimit-limit", decision.limit);
