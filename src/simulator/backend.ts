@@ -24,6 +24,8 @@ export interface SimulatedBackendOptions {
   readonly seed?: number;
   /** Delay before each command a router runs. @default 0 */
   readonly commandLatencyMs?: number;
+  /** How the command latency is waited out; a test passes one it releases by hand. @default a timer */
+  readonly wait?: (ms: number) => Promise<void>;
   /** Probability (0..1) that a command fails with `failure: timeout`. @default 0 */
   readonly faultRate?: number;
   /** How long a router stays offline after `/system reboot` or a backup load. @default 30000 */
@@ -44,13 +46,14 @@ interface Device {
 
 const READ_ONLY = /\/(print|getall|get|export|monitor|ping)$/;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export class SimulatedBackend implements RouterBackend {
   private readonly devices = new Map<string, Device>();
   private readonly random: SeededRandom;
   private readonly seed: number;
   private readonly commandLatencyMs: number;
+  private readonly wait: (ms: number) => Promise<void>;
   private readonly faultRate: number;
   private readonly rebootOfflineMs: number;
   private readonly now: () => Date;
@@ -60,6 +63,7 @@ export class SimulatedBackend implements RouterBackend {
   constructor(options: SimulatedBackendOptions = {}) {
     this.seed = options.seed ?? 1;
     this.commandLatencyMs = options.commandLatencyMs ?? 0;
+    this.wait = options.wait ?? sleep;
     this.faultRate = options.faultRate ?? 0;
     this.rebootOfflineMs = options.rebootOfflineMs ?? 30_000;
     this.now = options.now ?? (() => new Date());
@@ -185,7 +189,7 @@ export class SimulatedBackend implements RouterBackend {
 
   /** Latency, then the tunnel (it may have dropped mid-script), then a possible fault. */
   private async beforeCommand(routerId: string): Promise<void> {
-    if (this.commandLatencyMs > 0) await sleep(this.commandLatencyMs);
+    if (this.commandLatencyMs > 0) await this.wait(this.commandLatencyMs);
     if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} went offline`);
     if (this.faultRate > 0 && this.random.next() < this.faultRate)
       throw new RouterOsError("failure: timeout");

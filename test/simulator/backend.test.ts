@@ -2,7 +2,50 @@ import { describe, expect, it } from "vitest";
 import { RouterCommandError, RouterUnreachableError } from "../../src/service/routers/backend.js";
 import { SimulatedBackend } from "../../src/simulator/backend.js";
 import { manualClock } from "../helpers/manual-clock.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { smallOffice } from "./corpus.js";
+
+const twentyPools = Array.from(
+  { length: 20 },
+  (_, i) => `/ip pool add name=p${i} ranges=10.0.0.1-10.0.0.2`,
+).join("\n");
+
+/**
+ * Command latency the test releases by hand: a script's progress is then a matter of which waits the test let
+ * end, not of timers racing each other on a busy machine.
+ */
+function handReleasedLatency() {
+  const asked: number[] = [];
+  const releases: (() => void)[] = [];
+  let released = 0;
+  const requested = (count: number) =>
+    waitFor(() => asked.length >= count, {
+      what: `the script to wait for its command ${count}`,
+      detail: () => `${asked.length} wait(s) asked`,
+    });
+  return {
+    asked,
+    wait: (ms: number) =>
+      new Promise<void>((resolve) => {
+        asked.push(ms);
+        releases.push(resolve);
+        if (releases.length <= released) resolve();
+      }),
+    requested,
+    /** Lets the first `count` commands' waits end, once the script has asked for them. */
+    async release(count: number) {
+      for (let command = 1; command <= count; command++) {
+        await requested(command);
+        released = Math.max(released, command);
+        releases[command - 1]?.();
+      }
+    },
+    releaseAll() {
+      released = Number.POSITIVE_INFINITY;
+      for (const resolve of releases) resolve();
+    },
+  };
+}
 
 describe("SimulatedBackend", () => {
   it("attaches routers by id, each with its own configuration", async () => {
@@ -26,19 +69,19 @@ describe("SimulatedBackend", () => {
   });
 
   it("stops a script when its signal aborts, keeping what ran", async () => {
-    const backend = new SimulatedBackend({ commandLatencyMs: 20 });
+    const latency = handReleasedLatency();
+    const backend = new SimulatedBackend({ commandLatencyMs: 20, wait: latency.wait });
     await backend.attach("r", { name: "r" });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error("job cancelled")), 50);
-    const script = Array.from(
-      { length: 20 },
-      (_, i) => `/ip pool add name=p${i} ranges=10.0.0.1-10.0.0.2`,
-    ).join("\n");
-    await expect(backend.runScript("r", script, { signal: controller.signal })).rejects.toThrow(
-      "job cancelled",
-    );
+    const running = backend.runScript("r", twentyPools, { signal: controller.signal });
+    // Two commands run; the job is cancelled while the third waits for the router.
+    await latency.release(2);
+    await latency.requested(3);
+    controller.abort(new Error("job cancelled"));
+    latency.releaseAll();
+    await expect(running).rejects.toThrow("job cancelled");
     const count = (await backend.command("r", "/ip/pool/print")).length;
-    expect(count).toBeGreaterThan(0);
+    expect(count).toBeGreaterThanOrEqual(2);
     expect(count).toBeLessThan(20);
   });
 
@@ -84,18 +127,18 @@ describe("SimulatedBackend", () => {
   });
 
   it("fails a running script when the tunnel drops mid-way, keeping what ran", async () => {
-    const backend = new SimulatedBackend({ commandLatencyMs: 20 });
+    const latency = handReleasedLatency();
+    const backend = new SimulatedBackend({ commandLatencyMs: 20, wait: latency.wait });
     await backend.attach("r", { name: "r" });
-    setTimeout(() => backend.setOnline("r", false), 50);
-    const script = Array.from(
-      { length: 20 },
-      (_, i) => `/ip pool add name=p${i} ranges=10.0.0.1-10.0.0.2`,
-    ).join("\n");
-    await expect(backend.runScript("r", script)).rejects.toThrow(RouterUnreachableError);
+    const running = backend.runScript("r", twentyPools);
+    // Two commands run; the tunnel drops while the third waits for the router.
+    await latency.release(2);
+    await latency.requested(3);
+    backend.setOnline("r", false);
+    latency.releaseAll();
+    await expect(running).rejects.toThrow(RouterUnreachableError);
     backend.setOnline("r", true);
-    const count = (await backend.command("r", "/ip/pool/print")).length;
-    expect(count).toBeGreaterThan(0);
-    expect(count).toBeLessThan(20);
+    expect((await backend.command("r", "/ip/pool/print")).length).toBe(2);
   });
 
   it("goes offline for rebootOfflineMs after /system reboot, then comes back", async () => {
@@ -156,11 +199,21 @@ describe("SimulatedBackend", () => {
   });
 
   it("waits commandLatencyMs before each command", async () => {
-    const backend = new SimulatedBackend({ commandLatencyMs: 25 });
+    const latency = handReleasedLatency();
+    const backend = new SimulatedBackend({ commandLatencyMs: 25, wait: latency.wait });
     await backend.attach("r", { name: "r" });
-    const started = performance.now();
-    await backend.runScript("r", "/ip pool print\n/ip pool print\n/ip pool print");
-    expect(performance.now() - started).toBeGreaterThanOrEqual(70);
+    // Read from the state, not by a command, which would wait for its own latency.
+    const pools = () => backend.snapshot("r").config["ip-pool"]?.items.length ?? 0;
+    const running = backend.runScript("r", twentyPools.split("\n").slice(0, 3).join("\n"));
+    for (let command = 1; command <= 3; command++) {
+      await latency.requested(command);
+      // The command waits for its latency: it has not run before the wait ends.
+      expect(pools()).toBe(command - 1);
+      await latency.release(command);
+    }
+    expect(await running).toEqual({ ok: true, output: "" });
+    expect(pools()).toBe(3);
+    expect(latency.asked).toEqual([25, 25, 25]);
   });
 
   it("validates its options, naming the option and the limit", () => {
