@@ -240,7 +240,6 @@ describe("runScript global commands", () => {
     // interval nor the signal's timer would ever fire.
     let ticks = 0;
     const interval = setInterval(() => ticks++, 20);
-    const started = performance.now();
     try {
       await expect(
         runScript(":do {} while=(true)", new RecordingHost(), {
@@ -251,7 +250,7 @@ describe("runScript global commands", () => {
     } finally {
       clearInterval(interval);
     }
-    expect(performance.now() - started).toBeLessThan(5000);
+    // The signal's rejection above is what stopped the loop; the interval's ticks show timers ran meanwhile.
     expect(ticks).toBeGreaterThan(0);
   });
 });

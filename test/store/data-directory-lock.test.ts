@@ -58,11 +58,10 @@ describe("data directory lock: one process per PGlite directory", () => {
     const dir = join(root, "held");
     const child = await holdInChild(dir);
     try {
-      const started = Date.now();
+      // At once: only the live-holder check names the pid; waiting for the lock to go stale would end without it.
       await expect(lockDataDirectory(dir)).rejects.toThrow(
         `data directory ${dir} is in use by another routerjobs process (pid ${child.pid})`,
       );
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       child.kill("SIGKILL");
       await new Promise((resolve) => child.once("exit", resolve));

@@ -1,12 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { GroupCommit } from "../../src/store/group-commit.js";
 
+/**
+ * A write that completes on a later turn of the event loop, as a database write does. What is submitted while
+ * it is in flight is queued by then whatever the machine's speed: the batches depend on order, not on time.
+ */
+const writeTakesATurn = () => new Promise((resolve) => setImmediate(resolve));
+
 describe("GroupCommit", () => {
   it("writes items submitted during a write together in the next batch, in order, within maxBatch", async () => {
     const batches: number[][] = [];
     const writer = new GroupCommit<number, string>(async (items) => {
       batches.push([...items]);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await writeTakesATurn();
       return items.map((item) => `ok ${item}`);
     }, 3);
     const results = await Promise.all([1, 2, 3, 4, 5, 6, 7].map((item) => writer.submit(item)));
@@ -18,7 +24,7 @@ describe("GroupCommit", () => {
     const batches: number[][] = [];
     const writer = new GroupCommit<number, number>(async (items) => {
       batches.push([...items]);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      await writeTakesATurn();
       // All or nothing, as a transaction: one bad item fails the whole batch.
       if (items.includes(3)) throw new Error(`item 3 refused (batch of ${items.length})`);
       return items.map((item) => item * 10);
@@ -38,7 +44,7 @@ describe("GroupCommit", () => {
     let calls = 0;
     const writer = new GroupCommit<number, number>(async (items) => {
       calls++;
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      await writeTakesATurn();
       throw new Error(`database down (${items.join(",")})`);
     });
     const outcomes = await Promise.allSettled([1, 2, 3].map((item) => writer.submit(item)));
