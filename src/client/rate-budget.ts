@@ -47,7 +47,19 @@ export interface RateBudgetOptions {
   /** Added to the window because the service's algorithm is unknown. @default 2% of the window, 10..100 ms */
   readonly headroomMs?: number;
   readonly onWarning?: (message: string) => void;
+  /**
+   * The budget's time: a test passes a simulated clock whose `sleep` moves it, so that windows pass without
+   * real waiting. @default the real clock and timers
+   */
+  readonly clock?: BudgetClock;
 }
+
+export interface BudgetClock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+const REAL_TIME: BudgetClock = { now: () => Date.now(), sleep };
 
 /** Poll interval when every slot is held by a request still in flight (its end time is unknown). */
 const IN_FLIGHT_POLL_MS = 20;
@@ -71,11 +83,13 @@ export class RateBudget {
   readonly #options: RateBudgetOptions;
   readonly #windowMs: number;
   readonly #pending = new Map<string, { t: number; counted: boolean }>();
+  readonly #clock: BudgetClock;
   #flushTimer: NodeJS.Timeout | undefined;
   #dirReady: Promise<unknown> | undefined;
 
   constructor(options: RateBudgetOptions) {
     this.#options = options;
+    this.#clock = options.clock ?? REAL_TIME;
     this.file = join(options.dir, `rate-budget-${options.key}.json`);
     const headroom = options.headroomMs ?? Math.min(100, Math.max(10, options.rateLimit.windowMs * 0.02));
     this.#windowMs = options.rateLimit.windowMs + headroom;
@@ -86,7 +100,7 @@ export class RateBudget {
     for (;;) {
       // A lock-free look first keeps waiting processes off the lock; a torn read only gets a hint wrong.
       const peek = this.#read({ peek: true });
-      const now = Date.now();
+      const now = this.#clock.now();
       let waitMs = 0;
       if (peek) {
         this.#applyPending(peek);
@@ -102,9 +116,9 @@ export class RateBudget {
         });
         if (waitMs === 0) return { release: async (outcome) => this.#release(id, outcome) };
       }
-      if (Date.now() + waitMs > deadline) throw this.#exhausted(waitMs);
+      if (this.#clock.now() + waitMs > deadline) throw this.#exhausted(waitMs);
       signal?.throwIfAborted();
-      await sleep(waitMs + Math.random() * 5, signal);
+      await this.#clock.sleep(waitMs + Math.random() * 5, signal);
     }
   }
 
@@ -145,7 +159,7 @@ export class RateBudget {
   }
 
   #release(id: string, outcome: { counted: boolean }): void {
-    this.#pending.set(id, { t: Date.now(), counted: outcome.counted });
+    this.#pending.set(id, { t: this.#clock.now(), counted: outcome.counted });
     this.#flushTimer ??= setTimeout(() => {
       this.flush().catch((error: Error) =>
         this.#options.onWarning?.(`rate budget release failed: ${error.message}`),
@@ -206,15 +220,15 @@ export class RateBudget {
           unlock();
         }
       }
-      if (Date.now() > deadline) throw this.#exhausted(0);
+      if (this.#clock.now() > deadline) throw this.#exhausted(0);
       // Waiters back off (full jitter): spinning ones would take the CPU from the holder they wait for.
-      await sleep(1 + Math.random() * Math.min(LOCK_BACKOFF_CAP_MS, 2 ** attempt));
+      await this.#clock.sleep(1 + Math.random() * Math.min(LOCK_BACKOFF_CAP_MS, 2 ** attempt));
     }
   }
 
   #change<T>(change: (state: BudgetState, now: number) => Change<T>): T {
     const state = this.#read();
-    const now = Date.now();
+    const now = this.#clock.now();
     const released = [...this.#pending.keys()];
     const releasing = this.#applyPending(state);
     const closedDead = prune(state, now, this.#windowMs);

@@ -1,34 +1,48 @@
 import { spawn } from "node:child_process";
 import { mkdir, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { maxInAnyWindow } from "../../bench/harness.js";
 import { defaultStateDir, RateBudget, TimeoutError } from "../../src/client/index.js";
+import { type ManualClock, manualClock } from "../helpers/manual-clock.js";
 import { tempBudgetDir } from "./helpers/make-client.js";
 import { ROUTER_ID, type StandIn, startStandIn, TOKEN } from "./helpers/stand-in-service.js";
 
+// The budget runs on a simulated clock that its own waits move: a window passes as soon as the budget waits it out.
+let clock: ManualClock;
+beforeEach(() => {
+  clock = manualClock();
+});
 const budget = (count: number, windowMs: number, dir = tempBudgetDir()) =>
-  new RateBudget({ dir, key: "k", rateLimit: { count, windowMs }, headroomMs: 20 });
-const soon = (ms: number) => Date.now() + ms;
+  new RateBudget({
+    dir,
+    key: "k",
+    rateLimit: { count, windowMs },
+    headroomMs: 20,
+    clock: { now: clock.nowMs, sleep: clock.sleep },
+  });
+const soon = (ms: number) => clock.nowMs() + ms;
 
 describe("rate budget in one process", () => {
   it("grants N at once, then the next only a window after the oldest answer", async () => {
     const b = budget(5, 400);
     const permits = await Promise.all(Array.from({ length: 5 }, () => b.acquire(soon(100))));
-    const answered = Date.now();
+    const answered = clock.nowMs();
     await Promise.all(permits.map((permit) => permit.release({ counted: true })));
     await (await b.acquire(soon(2000))).release({ counted: true });
-    expect(Date.now() - answered).toBeGreaterThanOrEqual(400);
+    // The sixth grant came only once the budget's clock had passed the window after the answers.
+    expect(clock.nowMs() - answered).toBeGreaterThanOrEqual(400);
   });
 
   it("counts a grant from its answer, not its start, so slow requests never undercount the window", async () => {
     const b = budget(1, 300);
     const permit = await b.acquire(soon(100));
-    await new Promise((resolve) => setTimeout(resolve, 250)); // the request is in flight
-    const answered = Date.now();
+    clock.advance(250); // the request is in flight
+    const answered = clock.nowMs();
     await permit.release({ counted: true });
     await b.acquire(soon(2000));
-    expect(Date.now() - answered).toBeGreaterThanOrEqual(300);
+    // A window from the answer, not from the grant (which would free the slot 250 ms sooner).
+    expect(clock.nowMs() - answered).toBeGreaterThanOrEqual(300);
   });
 
   it("gives back the slot of a request the service did not count (a 429)", async () => {
@@ -54,7 +68,7 @@ describe("rate budget in one process", () => {
     const until = soon(300);
     await budget(10, 1000, dir).block(until);
     await budget(10, 1000, dir).acquire(soon(2000));
-    expect(Date.now()).toBeGreaterThanOrEqual(until);
+    expect(clock.nowMs()).toBeGreaterThanOrEqual(until);
   });
 
   it("closes the open grant of a process that died mid-request", async () => {
@@ -63,7 +77,7 @@ describe("rate budget in one process", () => {
     const deadPid = await exitedPid();
     await writeFile(
       b.file,
-      JSON.stringify({ blockedUntil: 0, grants: [{ id: "x", t: Date.now(), pid: deadPid, open: true }] }),
+      JSON.stringify({ blockedUntil: 0, grants: [{ id: "x", t: clock.nowMs(), pid: deadPid, open: true }] }),
     );
     await expect(b.acquire(soon(1000))).resolves.toBeDefined();
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NetworkError, RateBudget, RateLimitedError } from "../../src/client/index.js";
 import { tokenFingerprint } from "../../src/contract/token.js";
+import { within } from "../helpers/wait-for.js";
 import { makeClient, tempBudgetDir } from "./helpers/make-client.js";
 import { envelope, ROUTER_ID, type StandIn, startStandIn, TOKEN } from "./helpers/stand-in-service.js";
 
@@ -15,6 +16,29 @@ afterAll(async () => {
 });
 
 const since = (start: number) => service.requests.slice(start);
+
+/**
+ * The client's own account of its retries (its debug log): when it decided to retry and the wait it chose. A
+ * test waits for the decision instead of sleeping, and checks the wait the client computed, not the wall time.
+ */
+function retryLog() {
+  const retries: { at: number; waitMs: number }[] = [];
+  let onRetry = () => {};
+  const first = new Promise<void>((resolve) => {
+    onRetry = resolve;
+  });
+  return {
+    retries,
+    first,
+    logger: {
+      debug(message: string, fields?: Record<string, unknown>) {
+        if (!message.startsWith("retrying ")) return;
+        retries.push({ at: Date.now(), waitMs: fields?.waitMs as number });
+        onRetry();
+      },
+    },
+  };
+}
 
 describe("retries over a real connection", () => {
   it("retries a list after a dropped connection, a 500 and a 503", async () => {
@@ -79,11 +103,14 @@ describe("retries over a real connection", () => {
     const late = await startStandIn();
     const port = late.port;
     await late.close();
+    const log = retryLog();
     const client = makeClient(`http://127.0.0.1:${port}`, {
       retry: { baseDelayMs: 200, maxDelayMs: 400, maxAttempts: 10 },
+      logger: log.logger,
     });
     const submitted = client.submitJob(ROUTER_ID, JOB);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // The first attempt has been refused and the client is waiting to retry: now the service comes up.
+    await within(log.first, { what: "the client to retry the refused submission" });
     const revived = await startStandIn({ port });
     const { idempotencyKey } = await submitted;
     expect(revived.requests.map((request) => request.headers["idempotency-key"])).toEqual([idempotencyKey]);
@@ -92,21 +119,27 @@ describe("retries over a real connection", () => {
   });
 
   it("honours Retry-After given as an HTTP date in full", async () => {
-    const client = makeClient(service.url);
+    const log = retryLog();
+    const client = makeClient(service.url, { logger: log.logger });
     const start = service.requests.length;
     const date = new Date(Date.now() + 2000).toUTCString();
     service.script({ status: 429, body: envelope("rate_limited", "slow"), headers: { "retry-after": date } });
     await client.listJobs(ROUTER_ID);
-    const [first, second] = since(start);
-    // An HTTP date has whole seconds: the wait is at least the remainder of that second.
-    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(
-      Date.parse(date) - (first?.at ?? 0) - 5,
-    );
+    expect(since(start)).toHaveLength(2);
+    // The wait it chose reaches the date in full (an HTTP date has whole seconds), beyond maxDelayMs (50 ms):
+    // a computed wait on this machine's clock, not a measured one.
+    expect(log.retries).toHaveLength(1);
+    const [retry] = log.retries as [{ at: number; waitMs: number }];
+    expect(retry.at + retry.waitMs).toBeGreaterThanOrEqual(Date.parse(date));
     await client.close();
   });
 
   it("survives a 429 storm: waits each Retry-After, then succeeds", async () => {
-    const client = makeClient(service.url, { retry: { maxAttempts: 5, baseDelayMs: 10 } });
+    const log = retryLog();
+    const client = makeClient(service.url, {
+      retry: { maxAttempts: 5, baseDelayMs: 10 },
+      logger: log.logger,
+    });
     const start = service.requests.length;
     service.script(
       ...Array.from({ length: 3 }, () => ({
@@ -116,10 +149,11 @@ describe("retries over a real connection", () => {
       })),
     );
     await expect(client.listJobs(ROUTER_ID)).resolves.toEqual(expect.any(Array));
-    const times = since(start).map((request) => request.at);
-    expect(times).toHaveLength(4);
-    for (let i = 1; i < times.length; i++)
-      expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(995);
+    expect(since(start)).toHaveLength(4);
+    // Each retry waits its Retry-After of 1 s in full (plus jitter), far beyond the 10 ms backoff it would
+    // otherwise use: the wait the client computed, not a measured one.
+    expect(log.retries).toHaveLength(3);
+    for (const retry of log.retries) expect(retry.waitMs).toBeGreaterThanOrEqual(1000);
     await client.close();
   }, 15_000);
 
