@@ -68,7 +68,6 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
     const key = answer.body.data.idempotency_key;
     return (await jobs(routerId, token)).find((item) => item.idempotency_key === key);
   };
-  const settled = () => new Promise((resolve) => setTimeout(resolve, 500));
 
   beforeAll(async () => {
     sink = await HttpsSink.start();
@@ -238,19 +237,22 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
   it("router offline keeps a submitted job pending and sync answers 502; online runs it", async () => {
     expect(json(await admin("router", "offline", ROUTER_A2))).toEqual({ id: ROUTER_A2, online: false });
     const pending = await submit(ROUTER_A2, TOKEN_A, job);
-    await settled();
-    expect((await jobs(ROUTER_A2)).find((item) => item.id === pending.id).status).toBe("pending");
     const sync = await call("POST", `/api/synchronous/${ROUTER_A2}`, {
       body: { command: "/system/identity/print" },
     });
     expect(sync.status).toBe(502);
     expect(sync.body.error.code).toBe("router_unreachable");
+    expect((await jobs(ROUTER_A2)).find((item) => item.id === pending.id).status).toBe("pending");
 
+    // The job waits out the whole offline spell (the scheduler ticks every 50 ms meanwhile): the service's own
+    // record says it started only after the router was brought back online.
+    const onlineAt = Date.now();
     expect(json(await admin("router", "online", ROUTER_A2))).toEqual({ id: ROUTER_A2, online: true });
-    await eventually(async () => {
+    const ran = await eventually(async () => {
       const item = (await jobs(ROUTER_A2)).find((entry) => entry.id === pending.id);
       return item.status === "completed" ? item : undefined;
     }, 30_000);
+    expect(Date.parse(ran.started_at)).toBeGreaterThanOrEqual(onlineAt);
 
     const unknown = "ffffffff-0000-4000-8000-000000000000";
     expectOneErrorLine(await admin("router", "offline", unknown), 3, /answered 404: router does not exist/);
@@ -263,7 +265,13 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
     expect(json(await admin("job", "delete", pending.id))).toEqual({ id: pending.id, status: "deleted" });
     await admin("router", "online", ROUTER_A2);
     await sink.waitFor(() => sink.statuses(pending.id).includes("deleted"), 30_000);
-    await settled();
+    // A job queued after it runs once the router is online: the scheduler has passed the deleted job, which
+    // comes first in the router's queue, and left it alone.
+    const later = await submit(ROUTER_A2, TOKEN_A, { ...job, description: "after the deleted one" });
+    await eventually(async () => {
+      const item = (await jobs(ROUTER_A2)).find((entry) => entry.id === later.id);
+      return item.status === "completed" ? item : undefined;
+    }, 30_000);
     const deleted = (await jobs(ROUTER_A2)).find((item) => item.id === pending.id);
     expect(deleted).toMatchObject({ status: "deleted", started_at: null, completed_at: null });
     expect(Date.parse(deleted.deleted_at)).not.toBeNaN();
@@ -275,7 +283,7 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
       /answered 404: a job that is not yet completed, failed or deleted/,
     );
     const status = json(await admin("status"));
-    expect(status.jobs).toMatchObject({ deleted: 1, completed: 1 });
+    expect(status.jobs).toMatchObject({ deleted: 1, completed: 2 });
     expect(status.outbox).toMatchObject({ abandoned: 0 });
   });
 
