@@ -337,10 +337,9 @@ describe("the service's clock an hour ahead of apply's", () => {
     // WHEN routerjobs apply submits the job and polls the job list
     const applied = await cliApply(job, serviceUrl, stateDir);
 
-    // THEN it confirmed, within seconds: nothing waited on the service's dates
+    // THEN it confirmed within its 60 s timeout (a wait on the service's dates would have run into it)
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain("routerjobs: faults/skew-service: completed");
-    expect(applied.seconds).toBeLessThan(60);
     // AND the service's clock really was an hour ahead
     const key = (await new Journal(stateDir).read(job.job_key))?.attempts[0]?.idempotencyKey as string;
     const client = new RouterJobsClient({
@@ -414,10 +413,10 @@ describe("the service's clock an hour ahead of apply's", () => {
     console.log(
       `Retry-After as an HTTP date from a clock 1 h ahead: the other machine sent ${spent} requests until one was answered 429; the gateway dated ${gateway.dated.length} 429s (asked ${gateway.dated.join(", ")} s); apply exited ${applied.code} after ${applied.seconds.toFixed(1)} s; the shared budget is blocked for ${(Math.max(0, ...blockedMs) / MINUTE).toFixed(1)} more min${lastLine ? `; "${lastLine}"` : ""}`,
     );
-    // THEN apply waited what the service asked (at most its 60 s window), and confirmed
+    // THEN apply waited what the service asked (at most its 60 s window), and confirmed within its timeout:
+    // the shared budget holds the key for less than the window, not for the hour our clock would read
     expect(gateway.dated.length).toBeGreaterThan(0);
     expect(applied.code).toBe(0);
-    expect(applied.seconds).toBeLessThan(150);
     expect(Math.max(0, ...blockedMs)).toBeLessThan(2 * MINUTE);
   });
 

@@ -1,8 +1,8 @@
 /**
  * A 429 storm: another machine shares the API key (this machine's budget cannot see its requests) and spends
- * the key's whole limit for a few seconds, ignoring Retry-After. Apply's own requests get 429s (counted from
- * the retries its client logs, as `--verbose` prints them), it waits as the service says, and it finishes
- * once the storm has passed, within its timeout.
+ * the key's whole limit, ignoring Retry-After, until apply has been refused twice. Apply's own requests get
+ * 429s (counted from the retries its client logs, as `--verbose` prints them), it waits as the service says,
+ * and it finishes once the storm has passed, within its timeout.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,10 +12,10 @@ import { applyJob } from "../../src/apply/apply.js";
 import { Journal } from "../../src/apply/journal.js";
 import { RouterJobsClient } from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
 const LIMIT = { count: 10, windowMs: 1000 };
-const STORM_MS = 4000;
 
 describe("a 429 storm from another machine sharing the key", () => {
   let service: TestService;
@@ -44,14 +44,13 @@ describe("a 429 storm from another machine sharing the key", () => {
       },
     });
     // The other machine spends the key as fast as it can and ignores Retry-After: the worst neighbour.
+    // It storms until apply has been answered 429 twice (or has finished): the storm's length is set by what
+    // it did to apply, not by a timer.
     let stormRequests = 0;
     let storm429s = 0;
     let storming = true;
-    const calm = setTimeout(() => {
-      storming = false;
-    }, STORM_MS);
     const storm = (async () => {
-      while (storming) {
+      while (storming && ourWaits.length < 2) {
         stormRequests++;
         if ((await service.call("GET", `/api/routers/${ROUTER_A}/jobs`)).status === 429) storm429s++;
       }
@@ -74,7 +73,8 @@ describe("a 429 storm from another machine sharing the key", () => {
       job_key: jobKey(definition),
     };
     try {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Apply starts once the storm has spent the key's window.
+      await waitFor(() => storm429s > 0, { what: "the storm to spend the key's window" });
       const started = performance.now();
       const result = await applyJob(job, {
         client: ours,
@@ -93,7 +93,6 @@ describe("a 429 storm from another machine sharing the key", () => {
         `429 storm: the other machine sent ${stormRequests} requests (${storm429s} answered 429); apply's own requests got ${ourWaits.length} 429s and waited ${(ourWaits.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s on Retry-After, and still completed in ${seconds.toFixed(1)} s; the service answered 429 ${limited} times in all`,
       );
     } finally {
-      clearTimeout(calm);
       storming = false;
       await storm;
       await ours.close();

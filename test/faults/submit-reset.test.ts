@@ -154,17 +154,20 @@ describe("faults between the client and the service", () => {
         const started = performance.now();
         expect(await api.listJobs(ROUTER_A)).toHaveLength(expected);
         const ms = Math.round(performance.now() - started);
-        // The faulty exchange timed out, then one more went through untouched.
+        // The faulty exchange timed out (the only way past a black hole, and sooner than the 600 ms answer),
+        // then one more went through untouched.
         expect(proxy.stats.exchanges - before.exchanges).toBe(2);
-        expect(ms).toBeGreaterThanOrEqual(400);
         timings.push(`${JSON.stringify(fault)} ${ms} ms`);
       }
       // A delay within the request timeout only slows the answer down (it is held both ways).
       proxy.set({ delayMs: 100, times: 1 });
+      const before = { ...proxy.stats };
       const started = performance.now();
       expect(await api.listJobs(ROUTER_A)).toHaveLength(expected);
       const slowMs = Math.round(performance.now() - started);
-      expect(slowMs).toBeGreaterThanOrEqual(200);
+      // The delay held the one exchange, which answered: no time-out, no retry.
+      expect(proxy.stats.delayed - before.delayed).toBe(1);
+      expect(proxy.stats.exchanges - before.exchanges).toBe(1);
       console.log(
         `list read through faults (request timeout 400 ms): ${timings.join(", ")}; delay 100 ms each way ${slowMs} ms`,
       );

@@ -46,8 +46,11 @@ interface Link {
 }
 
 export class FaultProxy {
-  /** Connections and exchanges the proxy saw, and how many exchanges a fault broke (delays break nothing). */
-  readonly stats = { connections: 0, exchanges: 0, broken: 0 };
+  /**
+   * Connections and exchanges the proxy saw, how many exchanges a fault broke (delays break nothing), and how
+   * many it held back by a delay.
+   */
+  readonly stats = { connections: 0, exchanges: 0, broken: 0, delayed: 0 };
   #faults: Faults | FaultPicker = {};
   #remaining = Number.POSITIVE_INFINITY;
   readonly #sockets = new Set<Socket>();
@@ -125,6 +128,7 @@ export class FaultProxy {
   #strike(link: Link, fault: Fault): boolean {
     link.fault = fault;
     link.answered = -1;
+    if (fault.delayMs) this.stats.delayed++;
     if (fault.blackhole) {
       this.stats.broken++;
       link.swallowed = true;
