@@ -11,6 +11,7 @@ import { RouterJobsClient } from "../../src/client/client.js";
 import { ApiError } from "../../src/client/errors.js";
 import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
 import { type RouterProcesses, startRouterProcesses } from "../../src/demo/router-processes.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const BRANCH_A = { id: "0b9c6c52-5a0e-4d4b-9f43-1a2b3c4d5e01", name: "branch-a" };
 const BRANCH_B = { id: "0b9c6c52-5a0e-4d4b-9f43-1a2b3c4d5e02", name: "branch-b" };
@@ -86,13 +87,14 @@ describe("the demo's routers as RouterOS API processes", () => {
   });
 });
 
-async function waitUntilTerminal(client: RouterJobsClient, routerId: string, key: string) {
-  // Polls the job list (a condition with a deadline, not a sleep standing in for an event).
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const job = (await client.listJobs(routerId)).find((item) => item.idempotency_key === key);
-    if (job && ["completed", "failed", "deleted"].includes(job.status)) return job;
-    if (Date.now() > deadline) throw new Error(`job ${key} did not end within 60 s: ${JSON.stringify(job)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function waitUntilTerminal(client: RouterJobsClient, routerId: string, key: string) {
+  let last: unknown;
+  return waitFor(
+    async () => {
+      const job = (await client.listJobs(routerId)).find((item) => item.idempotency_key === key);
+      last = job;
+      return job && ["completed", "failed", "deleted"].includes(job.status) ? job : undefined;
+    },
+    { what: `job ${key} to end`, timeoutMs: 60_000, intervalMs: 50, detail: () => JSON.stringify(last) },
+  );
 }

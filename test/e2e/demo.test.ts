@@ -10,6 +10,7 @@ import { Agent, request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { processes } from "../helpers/processes.js";
 import { terraformOrSkip } from "../helpers/terraform.js";
+import { waitFor } from "../helpers/wait-for.js";
 
 const terraform = terraformOrSkip("the demo (it deploys with terraform)");
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -37,6 +38,34 @@ function processesUsing(dir: string): string[] {
   return processes()
     .filter(({ cwd, args }) => cwd?.startsWith(dir) || args.includes(dir))
     .map(({ pid, args }) => `${pid} ${args}`);
+}
+
+/** Waits until the demo has printed `pattern`; fails at once if it exits first. */
+async function printed(
+  demo: ReturnType<typeof startDemo>,
+  pattern: RegExp,
+  what: string,
+  timeoutMs = 90_000,
+) {
+  await waitFor(
+    () => {
+      if (pattern.test(demo.output())) return true;
+      if (demo.child.exitCode !== null)
+        throw new Error(`the demo exited before printing ${what}:\n${demo.output()}`);
+      return undefined;
+    },
+    { what: `the demo to print ${what}`, timeoutMs, intervalMs: 100, detail: () => demo.output() },
+  );
+}
+
+/** Waits until no process works in the demo's folder any more: what the demo started takes a moment to exit. */
+async function nothingLeftIn(dir: string) {
+  await waitFor(() => processesUsing(dir).length === 0, {
+    what: `every process in ${dir} to exit`,
+    timeoutMs: 30_000,
+    intervalMs: 200,
+    detail: () => processesUsing(dir).join("; "),
+  });
 }
 
 describe("npm run demo without Terraform", () => {
@@ -95,18 +124,14 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     const dir = mkdtempSync(join(tmpdir(), "rj-demo-test-"));
     dirs.push(dir);
     const demo = startDemo(dir);
-    const deadline = Date.now() + 90_000;
-    while (!/terraform apply/.test(demo.output()) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
-    // A moment into the deploy, so that terraform and its provisioners are running
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Into the deploy: a provisioner has submitted a job and waits for it, so terraform and it are running
+    await printed(demo, /office-\d +#\d+ .* (queued|loaded|running)/, "a job of the deploy");
     demo.child.kill("SIGINT");
     const code = await demo.done;
     // 130, as a shell reports Ctrl-C: the deploy did not finish
     expect(code, demo.output()).toBe(130);
     expect(demo.output()).toContain("demo interrupted; everything it started is stopped");
-    await new Promise((resolve) => setTimeout(resolve, 3500));
-    expect(processesUsing(dir)).toEqual([]);
+    await nothingLeftIn(dir);
     expect(readdirSync(dir)).toContain("service");
   });
 
@@ -116,14 +141,7 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     const dir = mkdtempSync(join(tmpdir(), "rj-demo-test-"));
     dirs.push(dir);
     const demo = startDemo(dir, "--keep");
-    const deadline = Date.now() + 240_000;
-    while (
-      !/--keep: the service and the receiver keep running/.test(demo.output()) &&
-      Date.now() < deadline
-    ) {
-      if (demo.child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await printed(demo, /--keep: the service and the receiver keep running/, "the --keep notice", 240_000);
     expect(demo.output()).toMatch(/source \S+env\.sh/);
     // WHEN the one-time portal link it printed is followed (a code in it, never the token)
     const [, origin, path, caFile] = SIGN_IN_LINK.exec(demo.output()) ?? [];
@@ -193,7 +211,6 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     // AND Ctrl-C stops everything
     demo.child.kill("SIGINT");
     expect(await demo.done, demo.output()).toBe(0);
-    await new Promise((resolve) => setTimeout(resolve, 3500));
-    expect(processesUsing(dir)).toEqual([]);
+    await nothingLeftIn(dir);
   });
 });

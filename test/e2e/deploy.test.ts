@@ -12,6 +12,7 @@ import { stripMarker } from "../../src/contract/attempt-marker.js";
 import type { SimulatedBackend } from "../../src/simulator/index.js";
 import { processes } from "../helpers/processes.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
 const terraform = terraformOrSkip("the end-to-end deploy with terraform");
@@ -156,7 +157,12 @@ describe.skipIf(terraform === undefined)("deploying a stack with terraform again
     const first = tf.start(["apply", "-auto-approve", "-input=false"]);
     try {
       // WHEN the job is submitted and terraform is killed while apply waits for it
-      await waitFor(async () => (await jobCount(ROUTER_A)) > before, 60_000, first.output);
+      await waitFor(async () => (await jobCount(ROUTER_A)) > before, {
+        what: "the provisioner to submit its job",
+        timeoutMs: 60_000,
+        intervalMs: 100,
+        detail: () => `terraform said:\n${first.output()}`,
+      });
       // (while it waits, every user of the machine can read the command lines of terraform, the provisioner's
       // shell and routerjobs apply: the token is in none of them)
       const lines = processes().map(({ args }) => args);
@@ -190,15 +196,3 @@ describe.skipIf(terraform === undefined)("deploying a stack with terraform again
     expect((await print(ROUTER_A, "/ip/dns/print")).servers ?? "").toBe("");
   });
 });
-
-async function waitFor(
-  check: () => Promise<boolean>,
-  timeoutMs: number,
-  output: () => string,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out; terraform said:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
