@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import type { SimulatedBackend } from "../../src/simulator/index.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -69,7 +70,14 @@ describe.skipIf(process.platform !== "linux")("the token and the process list", 
     child.stderr.on("data", (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
     // Once it has submitted, it is waiting: its command line is what `ps` shows everyone.
-    while (!output.includes("submitted")) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(
+      () => {
+        if (output.includes("submitted")) return true;
+        if (child.exitCode !== null) throw new Error(`apply exited before submitting:\n${output}`);
+        return undefined;
+      },
+      { what: "apply to submit its job", detail: () => output },
+    );
     const commandLine = (await readFile(`/proc/${child.pid}/cmdline`, "utf8")).replaceAll("\0", " ");
     expect(commandLine).toContain("routerjobs.js apply");
     expect(commandLine).not.toContain(SECRET);
