@@ -3,6 +3,7 @@
  * statistics of the empty table and sorts every job of a router to show the first page of its list.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A, ROUTER_A2, startTestService, TEAM_A, type TestService } from "./harness.js";
 
 const HISTORY = 5_000;
@@ -44,15 +45,21 @@ describe("planner statistics of the embedded store", () => {
       expect(answer.status).toBe(202);
     }
     // The analysis runs beside the submissions: poll for its result (a condition with a deadline).
-    const deadline = Date.now() + 30_000;
     let rows = 0;
-    while (rows < HISTORY && Date.now() < deadline) {
-      const stats = await db.query<{ rows: number }>(
-        "SELECT reltuples::bigint::int AS rows FROM pg_class WHERE relname = 'jobs'",
-      );
-      rows = stats.rows[0]?.rows ?? 0;
-    }
-    expect(rows).toBeGreaterThanOrEqual(HISTORY);
+    await waitFor(
+      async () => {
+        const stats = await db.query<{ rows: number }>(
+          "SELECT reltuples::bigint::int AS rows FROM pg_class WHERE relname = 'jobs'",
+        );
+        rows = stats.rows[0]?.rows ?? 0;
+        return rows >= HISTORY;
+      },
+      {
+        what: `the planner's statistics to count ${HISTORY} jobs`,
+        timeoutMs: 30_000,
+        detail: () => `${rows} rows`,
+      },
+    );
     const plan = (
       await db.query<{ "QUERY PLAN": string }>(FIRST_PAGE, [ROUTER_A2, TEAM_A, null, null, null, 51])
     ).rows
