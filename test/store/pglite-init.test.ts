@@ -18,10 +18,12 @@ import { freshDatabaseTarball, initialiseDataDirectory } from "../../src/store/p
 const dir = mkdtempSync(join(tmpdir(), "routerjobs-pglite-init-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Each test has a cache folder of its own, so "made once" and "used" are about this test's template. */
-let cache: string;
+/**
+ * One cache folder for this file, empty at its start: the first test sees the template made, the others use it
+ * (making one is an initdb, seconds). A test about another folder sets its own.
+ */
+const cache = mkdtempSync(join(dir, "cache-"));
 beforeEach(() => {
-  cache = mkdtempSync(join(dir, "cache-"));
   process.env.ROUTERJOBS_CACHE_DIR = cache;
 });
 afterEach(() => {
@@ -56,6 +58,7 @@ async function roundTrip(location: string): Promise<void> {
 
 describe("a fresh PGlite database", () => {
   it("comes from initdb's output, made once per user into the cache folder and kept there", async () => {
+    expect(readdirSync(cache)).toEqual([]);
     await roundTrip(join(dir, "first"));
     const template = templateIn(cache);
     const made = statSync(template);
