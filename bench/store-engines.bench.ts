@@ -20,26 +20,26 @@
  * node-linux-<arch>@22 installed in a temporary folder as .ci/run does), and PGlite again on this Node when it
  * is older. All servers run at once, idle but for the one measured; rounds interleave them, figures are medians.
  *
- * Measured 2026-11-27 on the shared 2-core machine (load average 3-4, an 8 kB fsync 0.08-0.1 ms), Node 22.23
- * unless named; submissions/s, their ratio to the bare route on the same Node in the same run, and the server's
- * CPU per submission; RSS of the server process idle / after the rounds. Throughput moved by up to 1.8x between
- * three runs (docs/decisions.md has all three); CPU per submission moved less (PGlite 3.1-3.7 ms, SQLite
- * 0.49-0.78 ms).
+ * Measured 2026-11-27 on the shared 2-core machine (load average 1 at the start, 4.5 at the end; an 8 kB fsync
+ * 0.09-0.12 ms), Node 22.23 unless named: submissions/s, their ratio to the bare route on the same Node in the
+ * same run, and the server's CPU per submission; RSS of the server process idle / after the rounds. Throughput
+ * moved by up to 2x between four runs (docs/decisions.md has the ranges); CPU per submission moved less
+ * (PGlite 3.1-3.7 ms, SQLite 0.49-0.78 ms).
  *                                  1 in flight                 8 in flight                 RSS MiB
- *   bare Fastify route             5151/s  1      0.092 ms    11602/s  1      0.041 ms    103/109
- *   route, no database             2586/s  0.502  0.261 ms     2810/s  0.242  0.244 ms    104/179
- *   route, PGlite durable           125/s  0.024  3.364 ms      192/s  0.017  3.19 ms     163/189
- *   service, PGlite durable         124/s  0.024  3.823 ms      146/s  0.013  3.402 ms    168/190
- *   route, PGlite fsync off         398/s  0.077  2.207 ms      388/s  0.033  2.278 ms    158/221
- *   route, SQLite FULL              448/s  0.087  0.721 ms      537/s  0.046  0.679 ms    108/119
- *   route, SQLite group fsync       497/s  0.096  0.783 ms     1106/s  0.095  0.529 ms    106/121
- *   route, SQLite no fsync         1256/s  0.244  0.494 ms     1266/s  0.109  0.48 ms     107/120
- *   route, PostgreSQL 15            127/s  0.025  1.917 ms      230/s  0.02   2.036 ms    105/125 + server PSS 22/21
- *   service, PostgreSQL 15          224/s  0.043  2.521 ms      210/s  0.018  2.172 ms    110/122 + server PSS 31/34
- *   Node 20.20: bare                7346/s  1      0.068 ms    13214/s  1      0.035 ms    130/107
- *   Node 20.20: route, no database  3051/s  0.415  0.242 ms     2899/s  0.219  0.259 ms    104/183
- *   Node 20.20: route, PGlite       189/s  0.026  3.505 ms      207/s  0.016  3.528 ms    167/194
- *   Node 20.20: service, PGlite     199/s  0.027  3.504 ms      227/s  0.017  3.207 ms    241/206
+ *   bare Fastify route             5315/s  1      0.092 ms    13380/s  1      0.038 ms    102/108
+ *   route, no database             2863/s  0.539  0.264 ms     2679/s  0.2    0.25 ms     103/180
+ *   route, PGlite durable           184/s  0.035  3.427 ms      222/s  0.017  3.089 ms    162/199
+ *   service, PGlite durable         229/s  0.043  3.209 ms      273/s  0.02   2.867 ms    166/191
+ *   route, PGlite fsync off         376/s  0.071  2.214 ms      395/s  0.03   2.282 ms    199/212
+ *   route, SQLite FULL              877/s  0.165  0.643 ms      678/s  0.051  0.653 ms    106/120
+ *   route, SQLite group fsync       552/s  0.104  0.672 ms     1081/s  0.081  0.521 ms    105/120
+ *   route, SQLite no fsync         1254/s  0.236  0.5 ms       1227/s  0.092  0.514 ms    107/122
+ *   route, PostgreSQL 15            153/s  0.029  1.902 ms      259/s  0.019  1.874 ms    143/116 + server PSS 22/21
+ *   service, PostgreSQL 15          177/s  0.033  2.698 ms      227/s  0.017  2.118 ms    148/122 + server PSS 30/37
+ *   Node 20.20: bare                6995/s  1      0.069 ms    12376/s  1      0.039 ms    171/109
+ *   Node 20.20: route, no database  3104/s  0.444  0.227 ms     2746/s  0.222  0.257 ms    131/185
+ *   Node 20.20: route, PGlite       175/s  0.025  3.692 ms      204/s  0.016  3.417 ms    236/192
+ *   Node 20.20: service, PGlite     219/s  0.031  3.105 ms      286/s  0.023  3.031 ms    240/186
  * No engine reaches 1/3 of the bare route, and the route without a database does not at 8 in flight either.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
