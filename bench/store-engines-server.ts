@@ -101,6 +101,7 @@ async function openPgliteNoFsync(dataDir: string): Promise<Database> {
   return {
     kind: "pglite",
     ...wrap(db),
+    background: wrap(db),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     close: () => db.close(),
   };
