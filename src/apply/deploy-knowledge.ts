@@ -5,7 +5,7 @@
  * recorded). A file, named by an environment variable that local-exec passes on; it holds no secret.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "zod";
 import { type JobListItem, jobListItemSchema } from "../contract/job.js";
 import { EnvironmentError } from "../errors.js";
 import type { ResourceKnowledge } from "./attempts.js";

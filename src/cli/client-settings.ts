@@ -26,13 +26,13 @@ export async function resolveClientOptions(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RouterJobsClientOptions> {
   const [
-    { z },
+    { parseServiceUrl },
     { parseDuration, parseRateLimit },
     { bearerTokenProblem },
     { defaultStateDir },
     { parseApiProfile },
   ] = await Promise.all([
-    import("zod"),
+    import("./service-url.js"),
     import("../contract/duration.js"),
     import("../contract/token.js"),
     import("../client/state-dir.js"),
@@ -46,8 +46,8 @@ export async function resolveClientOptions(
   const urlText = flags.url ?? env.ROUTERJOBS_URL;
   const urlSource = flags.url !== undefined ? "--url" : "ROUTERJOBS_URL";
   if (!urlText) throw new UsageError("no service URL: pass --url URL or set ROUTERJOBS_URL");
-  const url = z.url({ protocol: /^https?$/ }).safeParse(urlText);
-  if (!url.success)
+  const baseUrl = parseServiceUrl(urlText);
+  if (baseUrl === undefined)
     throw new UsageError(`${urlSource} must be an http:// or https:// URL (got ${JSON.stringify(urlText)})`);
 
   const api = flagOrEnv("--api", "ROUTERJOBS_API", flags.api, env, parseApiProfile);
@@ -63,7 +63,7 @@ export async function resolveClientOptions(
       ? undefined
       : await readFlagFile(caFile, flags.caFile ? "--ca-file" : "ROUTERJOBS_CA_FILE");
   return {
-    baseUrl: url.data,
+    baseUrl,
     ...(api === undefined ? {} : { api }),
     token,
     ca,

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import type { JobAck } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";

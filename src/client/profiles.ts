@@ -10,7 +10,7 @@
  *   `POST /sites/{id}/commands/synchronous` with `parameters` as an array of API words, answered by raw
  *   RouterOS records (RouterOS keys, typed values).
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import { successEnvelope } from "../contract/envelope.js";
 import { tolerantUuidSchema } from "../contract/ids.js";

@@ -5,7 +5,7 @@
  * imports it without pulling in the CDK.
  */
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { API_PROFILES } from "./api-profile-name.js";
 import { parseEnvJson } from "./env-json.js";
 import { uuidSchema } from "./ids.js";

@@ -3,7 +3,7 @@
  * admin API (`POST /admin/routers`, `/admin/seed`) takes it. No message here ever repeats the password.
  */
 import { X509Certificate } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue } from "./ids.js";
 import { textProblems } from "./text.js";
 import { textField } from "./text-field.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type JobAck, type JobListItem, jobAckSchema, jobListItemSchema } from "./job.js";
 import { tolerantRouterRecordSchema } from "./sync.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Error codes of CONTRACT.md with their HTTP status. */
 export const ERROR_STATUS = {

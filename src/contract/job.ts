@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue, tolerantUuidSchema, uuidSchema } from "./ids.js";
 import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS, SEQ_ID_MAX } from "./limits.js";
 import { unstorableStrings } from "./text.js";

@@ -4,7 +4,7 @@
  * headers, listed as a bare array without `status`, and the synchronous endpoint takes API words as an array
  * and answers raw RouterOS records. The limits are the spec route's, from limits.ts.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue, UUID_PATTERN } from "./ids.js";
 import {
   DESCRIPTION_MAX_CHARS,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { SYNC_COMMAND_MAX_CHARS, SYNC_PARAMETERS_MAX_CHARS } from "./limits.js";
 import { textField } from "./text-field.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { describeValue } from "./ids.js";
 import { type TextLimits, textProblems } from "./text.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * ISO 8601 with an explicit UTC offset and milliseconds: `2026-11-22T17:22:28.123+00:00`.

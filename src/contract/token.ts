@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { UUID_PATTERN } from "./ids.js";
 import { TOKEN_SECRET_CHARS } from "./limits.js";
 

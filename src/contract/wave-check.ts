@@ -3,7 +3,7 @@
  * `ROUTERJOBS_VERIFY` environment variable of the wave gate's local-exec provisioner) and `routerjobs verify`
  * reads it. Like apply-job.ts, it must not import cdktf: the CLI imports it.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { parseEnvJson } from "./env-json.js";
 import { uuidSchema } from "./ids.js";
 import { scriptSchema } from "./job.js";

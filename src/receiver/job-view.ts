@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { successEnvelope } from "../contract/envelope.js";
 import { tolerantJobStatusSchema } from "../contract/job.js";
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { z } from "zod";
+import type * as z from "zod";
 import { NetworkError, TimeoutError } from "../client/errors.js";
 import { readErrorBody } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";

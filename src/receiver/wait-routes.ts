@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { z } from "zod";
+import * as z from "zod";
 import { parseDuration } from "../contract/duration.js";
 import { errorEnvelope } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { deviceSchema, passwordFromFile } from "../contract/device.js";
 import { uuidSchema } from "../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../contract/limits.js";

@@ -2,7 +2,7 @@
  * The persisted form of a router (configuration, backups, log tail, clock offset, global variables), validated
  * on the way in: it comes back from the service's database, possibly written by an older version.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { RosValue } from "../routeros/host.js";
 import type { TableState } from "./table.js";
 

@@ -3,7 +3,7 @@
  * local, S3, Terraform Cloud). Each job resource carries its identity in `input.routerjobs` (the constructs
  * and the plain-Terraform module write it), so nothing but the state is needed to find it at the service.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { EnvironmentError } from "../errors.js";
 
 /** What a job resource keeps in `input.routerjobs` (JSON): enough to find its attempts at the service. */

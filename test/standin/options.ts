@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** A team owns tokens of any shape and the sites (routers) those tokens may reach. */
 const teamSchema = z.object({

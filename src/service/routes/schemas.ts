@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { successEnvelope } from "../../contract/envelope.js";
 import { describeValue, UUID_PATTERN } from "../../contract/ids.js";
 import { jobRecordSchema } from "../../contract/job.js";

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
+import * as z from "zod";
 import { deviceSchema } from "../../../contract/device.js";
 import { uuidSchema } from "../../../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../../../contract/limits.js";

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
-import { z } from "zod";
+import * as z from "zod";
 import { successEnvelope } from "../../../contract/envelope.js";
 import { describeValue } from "../../../contract/ids.js";
 import { JOB_STATUSES, jobRecordSchema, type KnownJobStatus } from "../../../contract/job.js";
