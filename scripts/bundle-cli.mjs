@@ -6,7 +6,8 @@
  * is split at those points and `--version` or `apply` never read the service's code.
  *
  * `routerjobs apply` has an entry of its own (src/cli/apply-main.ts; bin/routerjobs.js routes to it): it loads no
- * commander and no other command; zod's unused locales are left out (below).
+ * commander and no other command; zod's unused locales are left out (below). It is bundled apart, into
+ * `apply-*` files next to the rest (below), so that it loads only the parts of zod and undici it uses.
  *
  * Kept out of the bundle: packages that find files next to their own code (PGlite's WebAssembly, selfsigned)
  * or are large and only needed by the service, receiver and demo (fastify, pg, cdktf).
@@ -47,22 +48,53 @@ const withoutZodLocales = {
   },
 };
 
-await build({
-  entryPoints: ["src/cli/main.ts", "src/cli/apply-main.ts"],
+const common = {
   plugins: [withoutZodLocales],
   outdir: "dist/bundle",
-  // Chunks next to the entry: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
-  // (`../../package.json`) mean the same in both.
-  chunkNames: "[name]-[hash]",
   bundle: true,
   splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  // CommonJS dependencies (commander, proper-lockfile) call require(), which ESM output does not have.
+  // CommonJS dependencies (commander, undici, proper-lockfile) call require(), which ESM output does not have.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
   logLevel: "warning",
+};
+
+await build({
+  ...common,
+  entryPoints: ["src/cli/main.ts"],
+  // Chunks next to the entry: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
+  // (`../../package.json`) mean the same in both.
+  chunkNames: "[name]-[hash]",
+});
+
+/**
+ * `routerjobs apply`, in a build of its own. esbuild splits shared code by module, not by the parts each entry
+ * uses: built with the full CLI, apply loaded the whole of zod's core (395 KB: JSON Schema conversion, codecs,
+ * every format) that the service's routes use, where apply's own schemas need 200 KB of it (issue 20). Alone,
+ * each module keeps only what apply reaches. The price is a second copy of the shared code in the package
+ * (~0.8 MB), read only by apply.
+ *
+ * Whitespace and comments are left out of these files: a comment with one character beyond Latin-1 (an em
+ * dash in zod) makes V8 hold the whole 200 KB chunk as UTF-16, twice the memory. Names stay, so a stack trace
+ * still names its functions. A command line apply does not read goes to the full CLI's own entry, `./main.js`.
+ */
+const fullCliEntry = {
+  name: "full-cli-entry",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/main\.js$/ }, (args) =>
+      /apply-main\.ts$/.test(args.importer) ? { path: "./main.js", external: true } : undefined,
+    );
+  },
+};
+await build({
+  ...common,
+  entryPoints: ["src/cli/apply-main.ts"],
+  plugins: [withoutZodLocales, fullCliEntry],
+  chunkNames: "apply-[name]-[hash]",
+  minifyWhitespace: true,
 });
