@@ -6,19 +6,32 @@
 import { setFlagsFromString } from "node:v8";
 import { parseApplyArgs } from "./apply-args.js";
 import { exitQuietlyOnClosedPipe } from "./closed-pipe.js";
-import { runApply } from "./commands/apply-run.js";
-import { reportError } from "./report-error.js";
-
-// undici parses HTTP with llhttp compiled to WebAssembly. Its parser function is hot on the first response, so
-// V8 tiers it up to TurboFan: 0.08 s of CPU and 33 MiB of peak memory on Node 20 (0.03 s, 15 MiB on Node 22),
-// a third of a whole apply, for a process that parses five responses. Liftoff's baseline code parses them as
-// well. Set before the first connection compiles the module (undici compiles it lazily); docs/decisions.md.
-setFlagsFromString("--liftoff-only");
 
 const flags = parseApplyArgs(process.argv.slice(3));
 if (flags === undefined) {
   await import("./main.js");
 } else {
+  /*
+   * V8's settings for this process. Each apply runs for a fraction of a second of CPU, so code that V8
+   * optimizes is compiled for a handful of calls and never pays back the compiling (bench/apply-process.bench.ts;
+   * figures in docs/decisions.md):
+   * - `--max-opt=1`: Ignition and Sparkplug only, no Maglev or TurboFan. The functions that turned hot (zod's
+   *   parsing, undici's request path) were compiled by TurboFan on a background thread: 6 MiB of peak memory on
+   *   Node 22 (the optimizing compiler's code and data, paged in for that alone) and no CPU saved. A 10,000-job
+   *   list answer parses as fast without it.
+   * - `--liftoff-only`: undici parses HTTP with llhttp compiled to WebAssembly, whose parser function turns hot
+   *   on the first response; TurboFan's recompile of that large function cost 0.08 s of CPU and 33 MiB on
+   *   Node 20 (0.03 s, 15 MiB on Node 22) for five responses that Liftoff's baseline code parses as well. Set
+   *   before the first connection compiles the module (undici compiles it lazily).
+   * Set before apply's modules are evaluated (hence their dynamic import below: static imports would be
+   * evaluated first), and in this process only: the library, the service and the receiver keep V8's defaults.
+   */
+  setFlagsFromString("--max-opt=1");
+  setFlagsFromString("--liftoff-only");
+  const [{ runApply }, { reportError }] = await Promise.all([
+    import("./commands/apply-run.js"),
+    import("./report-error.js"),
+  ]);
   exitQuietlyOnClosedPipe(process.stdout);
   exitQuietlyOnClosedPipe(process.stderr);
   try {
