@@ -23,11 +23,13 @@ if (flags === undefined) {
    *   on the first response; TurboFan's recompile of that large function cost 0.08 s of CPU and 33 MiB on
    *   Node 20 (0.03 s, 15 MiB on Node 22) for five responses that Liftoff's baseline code parses as well. Set
    *   before the first connection compiles the module (undici compiles it lazily).
-   * Set before apply's modules are evaluated (hence their dynamic import below: static imports would be
+   * Set before apply's modules are evaluated (hence their dynamic imports below: static imports would be
    * evaluated first), and in this process only: the library, the service and the receiver keep V8's defaults.
    */
   setFlagsFromString("--max-opt=1");
   setFlagsFromString("--liftoff-only");
+  // Before apply's schemas are built (zod-jitless.ts says why).
+  await import("./zod-jitless.js");
   const [{ runApply }, { reportError }] = await Promise.all([
     import("./commands/apply-run.js"),
     import("./report-error.js"),
