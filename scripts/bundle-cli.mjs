@@ -6,8 +6,8 @@
  * is split at those points and `--version` or `apply` never read the service's code.
  *
  * `routerjobs apply` has an entry of its own (src/cli/apply-main.ts; bin/routerjobs.js routes to it): it loads no
- * commander and no other command; zod's unused locales are left out (below). It is bundled apart, into
- * `apply-*` files next to the rest (below), so that it loads only the parts of zod and undici it uses.
+ * commander and no other command; zod's unused locales are left out (below). It is bundled apart (below; its
+ * files are `apply-main*.js`), so that it loads only the parts of zod and undici it uses.
  *
  * Kept out of the bundle: packages that find files next to their own code (PGlite's WebAssembly, selfsigned)
  * or are large and only needed by the service, receiver and demo (fastify, pg, cdktf).
@@ -73,11 +73,33 @@ await build({
 });
 
 /**
- * `routerjobs apply`, in a build of its own. esbuild splits shared code by module, not by the parts each entry
- * uses: built with the full CLI, apply loaded the whole of zod's core (395 KB: JSON Schema conversion, codecs,
- * every format) that the service's routes use, where apply's own schemas need 200 KB of it (issue 20). Alone,
- * each module keeps only what apply reaches. The price is a second copy of the shared code in the package
- * (~0.8 MB), read only by apply.
+ * undici's HTTP/2 client requires node:http2 when it loads, and with it Node's whole HTTP/2 stack, though an
+ * apply never speaks HTTP/2: undici offers `h2` in ALPN only with `allowH2`, which the HTTP core does not set
+ * (src/http/request.ts), so a connection is HTTP/1.1 whatever the server prefers. Where node:http2 cannot be
+ * loaded undici falls back to `{ constants: {} }` (its own try/catch); the apply build takes that fallback:
+ * 1 MiB of peak memory on Node 22 (issue 20).
+ */
+const withoutHttp2 = {
+  name: "without-http2",
+  setup(build) {
+    build.onResolve({ filter: /^node:http2$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]/.test(args.importer)
+        ? { path: "http2", namespace: "no-http2" }
+        : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "no-http2" }, () => ({
+      contents: 'throw new Error("node:http2 is left out of the routerjobs apply bundle");',
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * `routerjobs apply`, in a build of its own. esbuild puts a module that two entries share into a shared chunk
+ * whole, with every part that either entry uses: built with the full CLI, apply loaded 395 KB of zod (JSON
+ * Schema conversion, codecs, every format the service's routes use) where its own schemas need 220 KB (issue
+ * 20). Alone, each module keeps only what apply reaches. The price is a second copy of the shared code in the
+ * package (0.6 MB), read only by apply.
  *
  * Whitespace and comments are left out of these files: a comment with one character beyond Latin-1 (an em
  * dash in zod) makes V8 hold the whole 200 KB chunk as UTF-16, twice the memory. Names stay, so a stack trace
@@ -94,7 +116,7 @@ const fullCliEntry = {
 await build({
   ...common,
   entryPoints: ["src/cli/apply-main.ts"],
-  plugins: [withoutZodLocales, fullCliEntry],
-  chunkNames: "apply-[name]-[hash]",
+  plugins: [withoutZodLocales, withoutHttp2, fullCliEntry],
+  chunkNames: "apply-main-[name]-[hash]",
   minifyWhitespace: true,
 });
