@@ -49,10 +49,10 @@ if (flags === undefined) {
    *   Node 20 (0.03 s, 15 MiB on Node 22) for five responses that Liftoff's baseline code parses as well. Set
    *   before the first connection compiles the module (undici compiles it lazily).
    * - `--semi-space-growth-factor=1`: the young generation keeps its first size (1 MiB per semi-space) instead
-   *   of doubling while the modules load, most of which outlive it anyway: 1.5 MiB of peak memory on Node 20
+   *   of doubling while the modules load, most of which outlive it anyway: 1.6 MiB of peak memory on Node 20
    *   and 22 for three more scavenges of a millisecond each, no CPU lost in the bench.
    * Set before apply's modules are evaluated (hence their dynamic imports below: static imports would be
-   * evaluated first), and in this process only: the library, the service and the receiver keep V8's defaults.
+   * evaluated first), and in this process only: the library, the service and the receiver do not get them.
    */
   for (const name of NODE_MODULES_APPLY_LOADS) require(name);
   setFlagsFromString("--max-opt=1");
