@@ -40,14 +40,17 @@ if (flags === undefined) {
    * V8's settings for this process. Each apply runs for a fraction of a second of CPU, so code that V8
    * optimizes is compiled for a handful of calls and never pays back the compiling (bench/apply-process.bench.ts;
    * figures in docs/decisions.md):
-   * - `--max-opt=1`: Ignition and Sparkplug only, no Maglev or TurboFan. The functions that turned hot (zod's
-   *   parsing, undici's request path) were compiled by TurboFan on a background thread: 6 MiB of peak memory on
-   *   Node 22 (the optimizing compiler's code and data, paged in for that alone) and no CPU saved. A 10,000-job
-   *   list answer parses as fast without it.
-   * - `--liftoff-only`: undici parses HTTP with llhttp compiled to WebAssembly, whose parser function turns hot
-   *   on the first response; TurboFan's recompile of that large function cost 0.08 s of CPU and 33 MiB on
-   *   Node 20 (0.03 s, 15 MiB on Node 22) for five responses that Liftoff's baseline code parses as well. Set
-   *   before the first connection compiles the module (undici compiles it lazily).
+   * - `--no-opt --no-maglev`: Ignition and Sparkplug only, no TurboFan or Maglev. The functions that turned hot
+   *   (zod's parsing, undici's request path) were compiled by TurboFan on a background thread: 6 MiB of peak
+   *   memory on Node 22 (the optimizing compiler's code and data, paged in for that alone) and no CPU saved. A
+   *   10,000-job list answer parses as fast without it.
+   * - `--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering`: undici parses HTTP with llhttp compiled to
+   *   WebAssembly, whose parser function turns hot on the first response; TurboFan's recompile of that large
+   *   function cost 0.08 s of CPU and 33 MiB on Node 20 (0.03 s, 15 MiB on Node 22; 22 MiB on Node 24) for five
+   *   responses that Liftoff's baseline code parses as well. Set before the first connection compiles the module
+   *   (undici compiles it lazily).
+   * Each flag is named: V8 applies a flag's implications only to flags given at start, and on Node 24 (V8 13)
+   * `--max-opt=1` or `--liftoff-only` set later changed nothing (`--trace-opt`, `--trace-wasm-compilation-times`).
    * - `--semi-space-growth-factor=1`: the young generation keeps its first size (1 MiB per semi-space) instead
    *   of doubling while the modules load, most of which outlive it anyway: 1.6 MiB of peak memory on Node 20
    *   and 22 for three more scavenges of a millisecond each, no CPU lost in the bench.
@@ -55,9 +58,15 @@ if (flags === undefined) {
    * evaluated first), and in this process only: the library, the service and the receiver do not get them.
    */
   for (const name of NODE_MODULES_APPLY_LOADS) require(name);
-  setFlagsFromString("--max-opt=1");
-  setFlagsFromString("--liftoff-only");
-  setFlagsFromString("--semi-space-growth-factor=1");
+  const v8Flags = [
+    "--no-opt",
+    "--no-maglev",
+    "--liftoff-only",
+    "--no-wasm-tier-up",
+    "--no-wasm-dynamic-tiering",
+    "--semi-space-growth-factor=1",
+  ];
+  for (const flag of v8Flags) setFlagsFromString(flag);
   // Before apply's schemas are built (zod-jitless.ts says why).
   await import("./zod-jitless.js");
   const [{ runApply }, { reportError }] = await Promise.all([
