@@ -13,9 +13,10 @@
  * `APPLY_RUNS=N` changes the number of runs per variant (default 20).
  *
  * Last measured (20 runs, medians; node -e 0 in brackets): Node 20.20 0.16 s, 57.8 MiB (0.06 s, 39.3 MiB);
- * Node 22.23 0.115 s, 63.4 MiB (0.023 s, 42.4 MiB). Before this round: Node 20 0.21 s, 64.7 MiB; Node 22
- * 0.16 s, 74.9 MiB. CPU met on Node 22, memory on Node 20; on Node 22 TLS and undici alone (three requests on
- * the HTTP core, same V8 settings) take 57.8 MiB. docs/decisions.md has each step and what is left.
+ * Node 22.23 0.115-0.13 s, 63.5 MiB (0.025 s, 42.4 MiB); Node 24.21 0.13-0.15 s, 68.3 MiB (0.03 s, 41.8 MiB).
+ * Before this round: Node 20 0.21 s, 64.7 MiB; Node 22 0.16 s, 74.9 MiB; Node 24 0.23 s, 100.8 MiB. CPU met on
+ * Node 22, memory on Node 20; on Node 22 TLS and undici alone (three requests on the HTTP core, same V8
+ * settings) take 57.8 MiB. docs/decisions.md has each step and what is left.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
