@@ -20,5 +20,8 @@ export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
  * 8,000). Process-wide, set before the module compiles, as `routerjobs apply` does for undici's llhttp.
  */
 export function keepWasmAtBaselineTier(): void {
-  setFlagsFromString("--liftoff-only");
+  // Each flag named: V8 applies a flag's implications only to flags given at start, and on Node 24 (V8 13)
+  // `--liftoff-only` set at run time alone left tier-up on (src/cli/apply-main.ts measured it for undici).
+  for (const flag of ["--liftoff-only", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering"])
+    setFlagsFromString(flag);
 }
