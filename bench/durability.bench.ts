@@ -17,6 +17,7 @@ import { applySeed } from "../src/service/seed.js";
 import { SimulatedBackend } from "../src/simulator/index.js";
 import { type Database, openDatabase } from "../src/store/database.js";
 import { type BenchReport, round } from "./harness.js";
+import { plainPgliteDatabase } from "./plain-pglite.js";
 
 const TEAM = "a0000000-0000-4000-8000-000000000001";
 const TOKEN = `aa000000-0000-4000-8000-000000000001:${TEAM}:${"A1b2C3d4E5".repeat(6)}xy`;
@@ -26,18 +27,7 @@ const REQUESTS = 600;
 /** PGlite as it ships, behind the store's interface: what the service ran on before (issue 20). */
 async function shippedPglite(dataDir: string): Promise<Database> {
   const db = await PGlite.create(dataDir);
-  const wrap = (q: Pick<PGlite, "query">) => ({
-    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => ({
-      rows: (await q.query<Row>(sql, params ? [...params] : undefined)).rows,
-    }),
-  });
-  return {
-    kind: "pglite",
-    ...wrap(db),
-    background: wrap(db),
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    close: () => db.close(),
-  };
+  return plainPgliteDatabase(db);
 }
 
 async function submissionsPerSecond(url: string, path: string, inFlight: number, expected: number) {

@@ -46,6 +46,7 @@ import { type Database, openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrations.js";
 import { initialiseDataDirectory } from "../src/store/pglite-init.js";
 import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "../src/store/pglite-memory.js";
+import { plainPgliteDatabase } from "./plain-pglite.js";
 import { openSqlite } from "./store-engines-sqlite.js";
 
 export const TEAM = "a0000000-0000-4000-8000-000000000001";
@@ -93,18 +94,7 @@ async function openPgliteNoFsync(dataDir: string): Promise<Database> {
     postgresqlconf: [...PGLITE_MEMORY_SETTINGS, "random_page_cost=1.1"],
     extensions: { pg_trgm },
   });
-  const wrap = (q: Pick<PGlite, "query">) => ({
-    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => ({
-      rows: (await q.query<Row>(sql, params ? [...params] : undefined)).rows,
-    }),
-  });
-  return {
-    kind: "pglite",
-    ...wrap(db),
-    background: wrap(db),
-    transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
-    close: () => db.close(),
-  };
+  return plainPgliteDatabase(db);
 }
 
 async function openEngineDatabase(engine: Engine, location: string): Promise<Database> {
