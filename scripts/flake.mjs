@@ -10,7 +10,7 @@
  * sharing this node_modules. Both write JSON reports; nothing here reads the clock to decide anything.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -119,6 +119,9 @@ if (load) {
     process.exit(2);
   }
   symlinkSync(join(root, "node_modules"), join(copy, "node_modules"));
+  // Tests read reference data beside the repository (../shared), as in CI's clone.
+  if (existsSync(join(root, "..", "shared")))
+    symlinkSync(join(root, "..", "shared"), join(scratch, "shared"));
   loadDone = (async () => {
     for (let n = 1; !stopLoad; n++) {
       const result = await suite(copy, join(scratch, `load-${n}.json`), `second suite, run ${n}`);

@@ -190,12 +190,21 @@ describe("service as a process: kill -9 mid-job, restart on the same data", () =
     const token = cli("token", "create", "--team", newTeam);
     expect(token).toMatch(new RegExp(`^[0-9a-f-]{36}:${newTeam}:[A-Za-z0-9]{62}$`));
     const routerId = cli("router", "add", "--team", newTeam, "--name", "branch-1");
-    const response = await request(`${child?.url}/api/routers/${routerId}/jobs`, {
-      dispatcher,
-      headers: { authorization: `Bearer ${token}` },
-    });
-    expect(response.statusCode).toBe(200);
-    await response.body.dump();
+    // A connection of its own: the shared one sat idle while the two CLI runs above took their time, and a
+    // server may close an idle connection just as a client reuses it (HTTP/1.1 keep-alive's race, which
+    // routerjobs' client retries; this bare request would not). Found by scripts/flake.mjs.
+    const { readFileSync } = await import("node:fs");
+    const fresh = new Agent({ connect: { ca: readFileSync(join(dir, "data", "tls-ca.pem"), "utf8") } });
+    try {
+      const response = await request(`${child?.url}/api/routers/${routerId}/jobs`, {
+        dispatcher: fresh,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(response.statusCode).toBe(200);
+      await response.body.dump();
+    } finally {
+      await fresh.close();
+    }
   }, 60_000);
 
   it("SIGTERM stops the service gracefully", async () => {
