@@ -107,8 +107,13 @@ export async function startTestService(
     call,
     submit: (routerId, job, token = TOKEN_A, headers = {}) =>
       call("POST", `/api/asynchronous/${routerId}`, { token, body: job, headers }),
-    jobs: async (routerId, token = TOKEN_A) =>
-      (await call("GET", `/api/routers/${routerId}/jobs`, { token })).body.data,
+    jobs: async (routerId, token = TOKEN_A) => {
+      const listed = await call("GET", `/api/routers/${routerId}/jobs`, { token });
+      // A list that was not given says why, instead of failing later on `undefined`.
+      if (listed.status !== 200)
+        throw new Error(`GET the jobs of ${routerId}: HTTP ${listed.status} ${JSON.stringify(listed.body)}`);
+      return listed.body.data;
+    },
     close: async () => {
       await service.close();
       await dispatcher.close();
