@@ -15,7 +15,6 @@ export function plainPgliteDatabase(db: PGlite): Database {
   return {
     kind: "pglite",
     ...wrap(db),
-    background: wrap(db),
     transaction: (fn) => db.transaction((tx) => fn(wrap(tx))),
     close: () => db.close(),
   };

@@ -11,7 +11,6 @@ import {
 } from "./pglite-durability.js";
 import { freshDatabaseTarball, initialiseDataDirectory } from "./pglite-init.js";
 import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "./pglite-memory.js";
-import { type Lane, PriorityLanes } from "./priority-lanes.js";
 
 /**
  * One SQL surface over embedded PGlite (a data directory, one process) and PostgreSQL (a URL, several
@@ -27,12 +26,6 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly kind: "pglite" | "postgres";
-  /**
-   * The same database, for reads that may take long (a router's job list, the portal's log pages): on PGlite,
-   * which runs one statement at a time, they wait while other work is queued (priority-lanes.ts); on
-   * PostgreSQL they run beside it on the pool.
-   */
-  readonly background: Queryable;
   /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -127,32 +120,24 @@ function wrapPglite(
     const error = lost();
     if (error) throw error;
   };
-  const lanes = new PriorityLanes();
-  const query =
-    (lane: Lane) =>
-    async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-      fence();
-      const result = await lanes.run(lane, () => db.query<Row>(sql, params ? [...params] : undefined));
-      if (mayWrite(sql)) flusher.noteWrite();
-      // Outside the lane: statements keep running while this one waits for its flush (group commit).
-      await flusher.durable();
-      return { rows: result.rows };
-    };
   return {
     kind: "pglite",
-    query: query("foreground"),
-    background: { query: query("background") },
+    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+      fence();
+      const result = await db.query<Row>(sql, params ? [...params] : undefined);
+      if (mayWrite(sql)) flusher.noteWrite();
+      await flusher.durable();
+      return { rows: result.rows };
+    },
     transaction: async (fn) => {
-      const value = await lanes.run("foreground", () =>
-        db.transaction((tx) =>
-          fn({
-            query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-              fence();
-              const result = await tx.query<Row>(sql, params ? [...params] : undefined);
-              return { rows: result.rows };
-            },
-          }),
-        ),
+      const value = await db.transaction((tx) =>
+        fn({
+          query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+            fence();
+            const result = await tx.query<Row>(sql, params ? [...params] : undefined);
+            return { rows: result.rows };
+          },
+        }),
       );
       flusher.noteWrite();
       await flusher.durable();
@@ -170,14 +155,12 @@ async function openPostgres(options: DatabaseOptions): Promise<Database> {
   // An idle client that loses its connection emits 'error'; without a listener that would crash the process.
   pool.on("error", () => {});
   await pool.query("SELECT 1");
-  const query = async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-    const result = await pool.query(sql, params ? [...params] : undefined);
-    return { rows: result.rows as Row[] };
-  };
   return {
     kind: "postgres",
-    query,
-    background: { query },
+    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+      const result = await pool.query(sql, params ? [...params] : undefined);
+      return { rows: result.rows as Row[] };
+    },
     transaction: async (fn) => {
       const client = await pool.connect();
       try {

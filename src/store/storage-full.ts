@@ -65,10 +65,6 @@ export function reportStorageFull(db: Database, report: StorageFullReport): Data
     kind: db.kind,
     query: <Row extends object>(sql: string, params?: readonly unknown[]) =>
       db.query<Row>(sql, params).catch(noted),
-    background: {
-      query: <Row extends object>(sql: string, params?: readonly unknown[]) =>
-        db.background.query<Row>(sql, params).catch(noted),
-    },
     transaction: (fn) => db.transaction(fn).catch(noted),
     close: () => db.close(),
   };

@@ -72,7 +72,7 @@ export function pageRoutes(app: FastifyInstance): void {
     const fingerprint = await routerFingerprint(app.db, router.id);
     let page: Awaited<ReturnType<typeof jobPage>>;
     try {
-      page = await jobPage(app.db.background, {
+      page = await jobPage(app.db, {
         teamId: current.session.teamId,
         routerId: router.id,
         limit: LOG_PAGE_SIZE,

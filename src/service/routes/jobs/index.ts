@@ -76,7 +76,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       const { limit, cursor, text } = request.query;
       const statuses = request.query.status as KnownJobStatus[] | undefined;
       if (limit === undefined && cursor === undefined) {
-        const rows = await listJobs(app.db.background, teamId, routerId);
+        const rows = await listJobs(app.db, teamId, routerId);
         const needle = text?.toLowerCase();
         const shown = rows.filter(
           (row) =>
@@ -86,7 +86,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
         return { status: "success" as const, data: shown.map(toJobRecord) };
       }
       try {
-        const page = await jobPage(app.db.background, {
+        const page = await jobPage(app.db, {
           teamId,
           routerId,
           limit: limit ?? DEFAULT_PAGE,
