@@ -273,7 +273,11 @@ describe("a service killed while a device router runs its job", () => {
         (item) => item.idempotency_key === key,
       );
     await eventually(async () => ((await job())?.status === "running" ? true : undefined), 30_000);
-    await fileHas(deviceState, "resumed-job ran");
+    // The script's first line has run on the device (the entry's source holds the same text, so the state file
+    // would say so as soon as the entry is there, before the job starts).
+    await eventually(async () =>
+      (await onDevice("/log/print", ["?message=resumed-job ran"])).length === 1 ? true : undefined,
+    );
     // WHEN the service is killed and a new one starts on the same data directory
     await killGroup(service.child);
     service = await startService(args);

@@ -42,7 +42,11 @@ import {
   RESTARTED_DURING_JOB,
   RESUMED_WITHOUT_ENTRY,
   startedComment,
+  takeOverScript,
 } from "./job-entry.js";
+
+/** Names one `/execute` of a job's wrapper (job-entry.ts). */
+const newAttempt = () => randomBytes(4).toString("hex");
 
 export interface DeviceBackendOptions {
   /** How often each device is asked whether it answers. @default 30,000 */
@@ -231,6 +235,8 @@ export class DeviceBackend implements RouterBackend {
     let seen = false;
     /** The outcome read before this run removed the entry: the removal may have landed without its answer. */
     let outcome: ScriptOutcome | undefined;
+    /** The attempt whose `/execute` the router acknowledged in this run: its wrapper will come. */
+    let launched: string | undefined;
     for (;;) {
       options.signal?.throwIfAborted();
       try {
@@ -249,19 +255,26 @@ export class DeviceBackend implements RouterBackend {
         }
         const state = parseJobComment(found.comment);
         if (state.state === "loaded") {
-          const boot = device.boot;
-          await this.call(device, {
-            command: "/system/script/set",
-            attributes: { ".id": found.id, comment: startedComment(boot) },
-          });
-          // Sent only in the boot the entry names: a reconnect to a rebooted router in between leaves the entry
-          // `started` under the old boot, which the next read fails as a restart (the script never ran twice).
-          await this.call(
-            device,
-            { command: "/execute", attributes: { script: jobWrapper(entry, boot) } },
-            undefined,
-            { boot },
-          );
+          launched = await this.start(device, found.id, entry);
+          continue;
+        }
+        // `started` under an attempt whose `/execute` the router never acknowledged (a dead instance's, or ours
+        // when the connection dropped while it was sent): it may never come. Taken over under an attempt of our
+        // own and started, unless that wrapper takes the entry first (job-entry.ts): the script runs once.
+        if (
+          state.state === "started" &&
+          state.attempt !== undefined &&
+          state.attempt !== launched &&
+          state.boot === device.boot
+        ) {
+          const attempt = newAttempt();
+          const script = takeOverScript(entry, device.boot, state.attempt, attempt);
+          await this.call(device, { command: "/execute", attributes: { script, "as-string": "" } });
+          const now = await this.entry(device, entry);
+          if (now?.comment === startedComment(device.boot, attempt)) {
+            await this.execute(device, entry, attempt, device.boot);
+            launched = attempt;
+          }
           continue;
         }
         const finished =
@@ -285,6 +298,31 @@ export class DeviceBackend implements RouterBackend {
       }
       await pause(this.jobPollMs, options.signal);
     }
+  }
+
+  /** Marks the entry `started` under the current boot and a new attempt, starts it: the attempt's name. */
+  private async start(device: Device, id: string, entry: string): Promise<string> {
+    const boot = device.boot;
+    const attempt = newAttempt();
+    await this.call(device, {
+      command: "/system/script/set",
+      attributes: { ".id": id, comment: startedComment(boot, attempt) },
+    });
+    await this.execute(device, entry, attempt, boot);
+    return attempt;
+  }
+
+  /**
+   * `/execute` of the wrapper, sent only in the boot the entry names: a reconnect to a rebooted router in
+   * between leaves the entry `started` under the old boot, which the next read fails as a restart.
+   */
+  private async execute(device: Device, entry: string, attempt: string, boot: string | undefined) {
+    await this.call(
+      device,
+      { command: "/execute", attributes: { script: jobWrapper(entry, boot, attempt) } },
+      undefined,
+      { boot },
+    );
   }
 
   /** The job's `/system/script` entry, if the device has it. */
@@ -374,7 +412,9 @@ export class DeviceBackend implements RouterBackend {
         },
         { timeoutMs: this.commandTimeoutMs },
       );
-      device.boot = reply.done.ret?.trim() || undefined;
+      // Only a marker as the script writes it goes into the scripts this back end sends.
+      const boot = reply.done.ret?.trim();
+      device.boot = boot && /^[0-9a-f]+$/.test(boot) ? boot : undefined;
     } catch (error) {
       // A router that refuses the script (a user without the policy for it) still serves; its jobs then wait
       // for their outcome as before, without telling a reboot apart.

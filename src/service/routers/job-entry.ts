@@ -2,9 +2,18 @@
  * What the device back end leaves on a router to find a job again: the job's `/system/script` entry, whose
  * comment records how far the job got, and a boot marker that tells one boot of the router from the next.
  *
- * Comments: `routerjobs:loaded` -> `routerjobs:started:<boot>` (set by the service, just before `/execute`) ->
- * `routerjobs:running:<boot>` (the wrapper's first act) -> `routerjobs:completed` |
- * `routerjobs:failed:<the router's error text>`. `<boot>` is the boot marker the job was started under.
+ * Comments: `routerjobs:loaded` -> `routerjobs:started:<boot>:<attempt>` (set by the service, just before
+ * `/execute`) -> `routerjobs:running:<boot>:<attempt>` (the wrapper's first act) -> `routerjobs:completed` |
+ * `routerjobs:failed:<the router's error text>`. `<boot>` is the boot marker the job was started under;
+ * `<attempt>` names the one `/execute` allowed to run the script.
+ *
+ * Why the attempt: a service that dies between marking the entry `started` and sending `/execute` leaves an
+ * entry no wrapper will ever move on, and the instance that resumes the job cannot tell it from one whose
+ * `/execute` is still on its way. So the wrapper takes the entry only from `started` under its own attempt, in
+ * one command (`set [find where ... comment=...]`, which RouterOS runs whole), and runs the script only if that
+ * took. The resuming instance takes an entry it finds `started` over the same way, under an attempt of its own,
+ * and starts it: a late `/execute` of the dead instance then finds the entry no longer its own and does nothing.
+ * The script runs once either way.
  *
  * A reboot stops every script of a RouterOS router and none resumes, so an entry still `started` or `running`
  * under an earlier boot will never finish: its effect is unknown, and the backup taken before it is the way back.
@@ -15,7 +24,7 @@ const PREFIX = "routerjobs:";
 export type JobEntryState =
   | { readonly state: "loaded" }
   /** `boot` is absent in entries written before the marker existed: those are only waited for. */
-  | { readonly state: "started" | "running"; readonly boot?: string }
+  | { readonly state: "started" | "running"; readonly boot?: string; readonly attempt?: string }
   | { readonly state: "completed" }
   | { readonly state: "failed"; readonly error: string }
   /** Not ours (an operator's comment, or an entry of the same name made by hand). */
@@ -39,8 +48,13 @@ export function loadedComment(): string {
   return `${PREFIX}loaded`;
 }
 
-export function startedComment(boot: string | undefined): string {
-  return boot === undefined ? `${PREFIX}started` : `${PREFIX}started:${boot}`;
+/** `started` under `boot` (empty when the router would not keep a marker) for the `/execute` named `attempt`. */
+export function startedComment(boot: string | undefined, attempt: string): string {
+  return `${PREFIX}started:${boot === undefined ? "" : hex(boot, "a boot marker")}:${hex(attempt, "an attempt")}`;
+}
+
+function runningComment(boot: string | undefined, attempt: string): string {
+  return `${PREFIX}running:${boot === undefined ? "" : hex(boot, "a boot marker")}:${hex(attempt, "an attempt")}`;
 }
 
 export function parseJobComment(comment: string): JobEntryState {
@@ -48,9 +62,10 @@ export function parseJobComment(comment: string): JobEntryState {
   const rest = comment.slice(PREFIX.length);
   if (rest === "loaded" || rest === "completed") return { state: rest };
   if (rest.startsWith("failed:")) return { state: "failed", error: rest.slice("failed:".length) };
-  const [state, boot] = rest.split(":", 2) as [string, string | undefined];
+  // Entries written before the attempt existed hold `started:<boot>` or `started` alone.
+  const [state, boot, attempt] = rest.split(":", 3) as [string, string | undefined, string | undefined];
   if (state !== "started" && state !== "running") return { state: "unknown" };
-  return boot ? { state, boot } : { state };
+  return { state, ...(boot ? { boot } : {}), ...(attempt ? { attempt } : {}) };
 }
 
 /** Whether an entry started under `boot` can still be running on a router now in `currentBoot`. */
@@ -59,24 +74,48 @@ export function mayStillRun(entry: JobEntryState, currentBoot: string | undefine
   return entry.boot === undefined || currentBoot === undefined || entry.boot === currentBoot;
 }
 
-/** The wrapper `/execute` runs: marks the entry running, runs it, writes the outcome (RouterOS 7.13+). */
-export function jobWrapper(entry: string, boot?: string): string {
+/** One command that moves the entry from comment `from` to `to`, and does nothing when it holds another. */
+function compareAndSet(entry: string, from: string, to: string): string {
+  return `/system script set [find where name="${entry}" and comment="${from}"] comment="${to}"`;
+}
+
+/**
+ * The wrapper `/execute` runs (RouterOS 7.13+): takes the entry from `started` under its attempt to `running`,
+ * and only if that took runs it and writes the outcome. An entry taken over by another attempt is left alone.
+ */
+export function jobWrapper(entry: string, boot: string | undefined, attempt: string): string {
   const set = (comment: string) => `/system script set [find name="${entry}"] comment=${comment}`;
-  const running = boot === undefined ? `${PREFIX}running` : `${PREFIX}running:${boot}`;
+  const running = runningComment(boot, attempt);
   return [
-    set(`"${running}"`),
-    ":local failed false",
-    `:onerror e in={ /system script run [find name="${entry}"] } do={ :set failed true; ${set(`("${PREFIX}failed:" . $e)`)} }`,
-    `:if (!$failed) do={ ${set(`"${PREFIX}completed"`)} }`,
+    compareAndSet(entry, startedComment(boot, attempt), running),
+    `:if ([/system script get [find name="${entry}"] comment] = "${running}") do={`,
+    "  :local failed false",
+    `  :onerror e in={ /system script run [find name="${entry}"] } do={ :set failed true; ${set(`("${PREFIX}failed:" . $e)`)} }`,
+    `  :if (!$failed) do={ ${set(`"${PREFIX}completed"`)} }`,
+    "}",
   ].join("\n");
 }
+
+/**
+ * Takes an entry found `started` under `boot` and `from` (an attempt of a dead instance, whose `/execute` may
+ * never come) over for the attempt `to`, in one command: run with `/execute as-string`, then read the entry
+ * back. Still `started` under `to`: it is ours to start. Anything else: the old attempt's wrapper took it first.
+ */
+export function takeOverScript(entry: string, boot: string | undefined, from: string, to: string): string {
+  return compareAndSet(entry, startedComment(boot, from), startedComment(boot, to));
+}
+
+const hex = (value: string, what: string) => {
+  if (!/^[0-9a-f]+$/.test(value)) throw new Error(`${what} is lowercase hex`);
+  return value;
+};
 
 /**
  * The boot marker: a `:global` that only a reboot clears. The first session after a boot sets it to `candidate`
  * (a fresh random hex string); later sessions read the value already there. Run with `/execute as-string`.
  */
 export function bootMarkerScript(candidate: string): string {
-  if (!/^[0-9a-f]+$/.test(candidate)) throw new Error("a boot marker candidate is lowercase hex");
+  hex(candidate, "a boot marker candidate");
   return [
     ":global routerjobsBoot",
     `:if ([:typeof $routerjobsBoot] != "str") do={ :set routerjobsBoot "${candidate}" }`,

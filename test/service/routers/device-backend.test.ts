@@ -3,11 +3,12 @@
  * (src/simulator/api-front-end.ts behind src/routeros-api/server.ts), pinned by its certificate's fingerprint.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { quoteString } from "../../../src/routeros/quote.js";
 import type { CommandHandler } from "../../../src/routeros-api/server.js";
 import { RouterCommandError, RouterUnreachableError } from "../../../src/service/routers/backend.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
 import type { DeviceEndpoint } from "../../../src/service/routers/endpoint.js";
-import { RESUMED_WITHOUT_ENTRY } from "../../../src/service/routers/job-entry.js";
+import { jobWrapper, RESUMED_WITHOUT_ENTRY, startedComment } from "../../../src/service/routers/job-entry.js";
 import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros-api/device.js";
 
 const ROUTER = "d1000000-0000-4000-8000-000000000001";
@@ -128,6 +129,32 @@ describe("the device back end", () => {
       }),
     ).toEqual({ ok: true, output: "" });
     expect(device.router.table("system-identity").items[0]?.values.name).toBe("resumed");
+  });
+
+  it("a resumed job its dead instance marked started but never sent is taken over and runs once; the dead one's late start runs nothing", async () => {
+    const { device, backend } = await setUp();
+    const boot = (await device.router.runScript(":global routerjobsBoot; :put $routerjobsBoot")).output;
+    expect(boot).toMatch(/^[0-9a-f]+$/);
+    const script = ':global ran; :set ran ($ran . "x")';
+    // GIVEN an entry the dead instance marked started for its attempt, whose /execute never left it
+    await device.router.runScript(
+      `/system script add name=routerjobs-job-11 source=${quoteString(script)} comment="${startedComment(boot, "dead01")}"`,
+    );
+    // WHEN the job is resumed
+    const outcome = await backend.runScript(ROUTER, script, { jobName: "routerjobs-job-11", resumed: true });
+    // THEN it completes, having run once, and its entry is gone
+    expect(outcome).toEqual({ ok: true, output: "" });
+    const ran = async () => (await device.router.runScript(":global ran; :put $ran")).output;
+    expect(await ran()).toBe("x");
+    expect(entries(device)).toEqual([]);
+    // AND the dead instance's /execute, arriving late, runs nothing (the entry is not its own)
+    await device.router.runScript(
+      `/system script add name=routerjobs-job-11 source=${quoteString(script)} comment="routerjobs:completed"`,
+    );
+    expect(await device.router.runScript(jobWrapper("routerjobs-job-11", boot, "dead01"))).toMatchObject({
+      ok: true,
+    });
+    expect(await ran()).toBe("x");
   });
 
   it("is offline with a wrong password or a certificate that does not match the pin, and says why", async () => {
