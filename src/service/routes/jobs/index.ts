@@ -16,6 +16,7 @@ import {
 } from "../../store/job-page.js";
 import { listJobs } from "../../store/jobs.js";
 import { toJobRecord } from "../../store/rows.js";
+import { Turns } from "../../turns.js";
 import { jobListResponseSchema, routerParamsSchema } from "../schemas.js";
 
 const URL = "/routers/:router_id/jobs";
@@ -60,9 +61,20 @@ const pagedResponseSchema = successEnvelope(z.array(jobRecordSchema)).extend({
 
 /** GET /api/routers/:router_id/jobs: every job of the router, newest first (seq_id descending). */
 const jobs: FastifyPluginAsyncZod = async (app) => {
+  // One list of a router at a time, from the handler's first query until the answer is sent or the client
+  // went away (turns.ts): a router's long history then holds one request's share of the event loop.
+  const turns = new Turns();
   app.get(
     URL,
     {
+      preHandler: async (request, reply) => {
+        const turn = turns.take(request.params.router_id);
+        // Ended once the answer is sent or the client has gone, whether the turn came yet or not.
+        const end = () => void turn.then((release) => release());
+        if (reply.raw.closed) end();
+        else reply.raw.once("close", end);
+        await turn;
+      },
       schema: {
         params: routerParamsSchema,
         querystring: querySchema,
