@@ -3,13 +3,17 @@
  * loops read its job list back to back while a synchronous call to another router is timed, 100 times one after
  * another. Three kinds of list request: the spec's whole list (what every client sent before), the first page
  * (`limit=100`), and what `routerjobs apply` now sends (its resource's marker: `text=[rj:tag-&limit=100`).
- * Baseline: the same call with the service idle. Goal: p99 under the lookups' load <= 2x idle. In-memory PGlite
- * in this process, like the service's default store.
+ * Baseline: the same call with the service idle. Goal: p99 under the lookups' load <= 2x idle. The service is
+ * `routerjobs service` on its default store (PGlite in --data), a process apart from these clients.
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Pool } from "undici";
 import { resolveConfig } from "../src/service/config.js";
-import { type RunningService, startService } from "../src/service/server.js";
+import { startService } from "../src/service/server.js";
 import { SimulatedBackend } from "../src/simulator/index.js";
+import { type CliProcess, startCli } from "../test/helpers/cli.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 
 const TEAM = "a0000000-0000-4000-8000-000000000001";
@@ -31,13 +35,16 @@ const LOADS = [
   },
 ] as const;
 
-async function start(): Promise<RunningService> {
-  const service = await startService({
-    config: resolveConfig({
-      database: "memory://",
-      tickMs: 60_000,
-      rateLimit: { count: 1_000_000_000, windowMs: 1000 },
-    }),
+/**
+ * The service as users run it (`routerjobs service`, a process of its own), on a data directory that already
+ * holds the router's history: the clients' work (reading whole lists of 4.3 MB) stays out of the service's
+ * event loop, where in-process clients would have added to the wait this bench measures.
+ */
+async function start(dir: string): Promise<{ url: string; process: CliProcess }> {
+  const data = join(dir, "data");
+  const seeding = await startService({
+    // Where `routerjobs service --data <data>` keeps its PGlite database.
+    config: resolveConfig({ database: join(data, "pglite"), tickMs: 60_000 }),
     backend: new SimulatedBackend(),
     host: "127.0.0.1",
     port: 0,
@@ -55,21 +62,43 @@ async function start(): Promise<RunningService> {
       ],
     },
   });
-  // Every 2,500th job an attempt of resource `abcd`; the rest other resources' (a ~100-character description).
-  await service.app.db.query(
-    `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
-       description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
-     SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
-       CASE WHEN n % 2500 = 0 THEN 'Set DNS servers on the branch routers [rj:abcd-ef23-gh45-' || (n / 2500) || ']'
-            ELSE 'Set the firewall rules of the branch office, change ' || n || ' [rj:zzzz-ef23-gh45-1]' END,
-       '/ip dns set servers=10.0.0.53', true, true, true, 'completed', 'done', now()
-     FROM generate_series(1, $3::int) AS n`,
-    [LONG, TEAM, HISTORY],
-  );
-  await service.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [LONG, HISTORY + 1]);
-  // The service analyzes jobs as they are submitted (planner-statistics.ts); this bulk insert bypasses that.
-  await service.app.db.query("ANALYZE jobs");
-  return service;
+  try {
+    // Every 2,500th job an attempt of resource `abcd`; the rest other resources' (a ~100-character description).
+    await seeding.app.db.query(
+      `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+         description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+       SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
+         CASE WHEN n % 2500 = 0 THEN 'Set DNS servers on the branch routers [rj:abcd-ef23-gh45-' || (n / 2500) || ']'
+              ELSE 'Set the firewall rules of the branch office, change ' || n || ' [rj:zzzz-ef23-gh45-1]' END,
+         '/ip dns set servers=10.0.0.53', true, true, true, 'completed', 'done', now()
+       FROM generate_series(1, $3::int) AS n`,
+      [LONG, TEAM, HISTORY],
+    );
+    await seeding.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [LONG, HISTORY + 1]);
+    // The service analyzes jobs as they are submitted (planner-statistics.ts); this bulk insert bypasses that.
+    await seeding.app.db.query("ANALYZE jobs");
+  } finally {
+    await seeding.close();
+  }
+  const service = startCli([
+    "service",
+    "--listen",
+    "127.0.0.1:0",
+    "--data",
+    data,
+    "--rate-limit",
+    "1000000000/1s",
+    "--tick",
+    "1m",
+    "--log-level",
+    "warn",
+  ]);
+  try {
+    return { url: await service.printed(/listening on (\S+)/, "the service"), process: service };
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
 }
 
 /** `SAMPLES` synchronous calls to the other router, one after another: their latencies in ms. */
@@ -112,7 +141,8 @@ async function underLoad(pool: Pool, path: string, measure: () => Promise<number
 }
 
 export async function run(): Promise<BenchReport> {
-  const service = await start();
+  const dir = await mkdtemp(join(tmpdir(), "routerjobs-list-isolation-"));
+  const service = await start(dir);
   const syncPool = new Pool(service.url, { connections: 1 });
   const loadPool = new Pool(service.url, { connections: LOOPS });
   try {
@@ -140,6 +170,7 @@ export async function run(): Promise<BenchReport> {
   } finally {
     await syncPool.close();
     await loadPool.close();
-    await service.close();
+    await service.process.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 }
