@@ -1,7 +1,7 @@
 import { JOB_STATUSES, type KnownJobStatus } from "../../contract/job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
 import type { Queryable } from "../../store/database.js";
-import type { JobRow } from "./rows.js";
+import { JOB_LIST_SELECT, type JobListRow } from "./rows.js";
 
 /**
  * One page of a router's jobs, newest first. Keyset paging on `seq_id` (the unique (router_id, seq_id) index
@@ -23,7 +23,7 @@ export interface JobPageQuery {
 }
 
 export interface JobPage {
-  readonly jobs: JobRow[];
+  readonly jobs: JobListRow[];
   /** Opaque; undefined when this page is the last. */
   readonly nextCursor: string | undefined;
 }
@@ -65,8 +65,8 @@ export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPa
   // LIKE, not strpos: a trigram index (schema migration 5) serves `LIKE '%...%'` and nothing else.
   const text = query.text ? `%${escapeLike(query.text.toLowerCase())}%` : null;
   // One row more than the page tells whether another page follows, without a count over every job.
-  const { rows } = await db.query<JobRow>(
-    `SELECT * FROM jobs
+  const { rows } = await db.query<JobListRow>(
+    `SELECT ${JOB_LIST_SELECT} FROM jobs
      WHERE router_id = $1 AND ($2::uuid IS NULL OR team_id = $2)
        AND ($3::int IS NULL OR seq_id < $3)
        AND ($4::text[] IS NULL OR status = ANY($4::text[]))

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { JobRequest } from "../../contract/job.js";
 import type { Database, Queryable } from "../../store/database.js";
 import { noteJobsAdded } from "./planner-statistics.js";
-import { enqueueNotification, type JobRow } from "./rows.js";
+import { enqueueNotification, JOB_LIST_SELECT, type JobListRow, type JobRow } from "./rows.js";
 
 export interface SubmitInput {
   readonly teamId: string;
@@ -121,9 +121,15 @@ async function replay(tx: Queryable, input: SubmitInput, hash: string): Promise<
   return { kind: "replayed", job };
 }
 
-export async function listJobs(db: Queryable, teamId: string, routerId: string): Promise<JobRow[]> {
-  const { rows } = await db.query<JobRow>(
-    "SELECT * FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id DESC",
+/** Every job of the router, newest first: the list's columns, or `*` for a caller that shows scripts too. */
+export async function listJobs<Row extends JobListRow = JobListRow>(
+  db: Queryable,
+  teamId: string,
+  routerId: string,
+  columns: typeof JOB_LIST_SELECT | "*" = JOB_LIST_SELECT,
+): Promise<Row[]> {
+  const { rows } = await db.query<Row>(
+    `SELECT ${columns} FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id DESC`,
     [routerId, teamId],
   );
   return rows;

@@ -37,10 +37,41 @@ export interface JobRow {
   backup_name: string | null;
 }
 
+/**
+ * The columns a job list reads: all but `script` (up to 64 KiB a job, shown by no list) and the request's
+ * hash. A page of 100 jobs then carries what it shows, not 100 scripts for PGlite to parse on the event loop.
+ */
+export const JOB_LIST_COLUMNS = [
+  "id",
+  "router_id",
+  "team_id",
+  "seq_id",
+  "token",
+  "idempotency_key",
+  "description",
+  "make_backup",
+  "express_execute",
+  "needs_acknowledgement",
+  "status",
+  "created_at",
+  "started_at",
+  "completed_at",
+  "failed_at",
+  "deleted_at",
+  "error",
+  "backup_name",
+] as const satisfies readonly (keyof JobRow)[];
+
+/** A job as a list reads it (`JOB_LIST_COLUMNS`). */
+export type JobListRow = Pick<JobRow, (typeof JOB_LIST_COLUMNS)[number]>;
+
+/** `JOB_LIST_COLUMNS` for a SELECT. */
+export const JOB_LIST_SELECT = JOB_LIST_COLUMNS.join(", ");
+
 const time = (value: Date | null): string | null => (value ? formatTimestamp(value) : null);
 
 /** What a job list item and a notification both say about a job. */
-function jobFacts(row: JobRow) {
+function jobFacts(row: JobListRow) {
   return {
     idempotency_key: row.idempotency_key,
     description: row.description,
@@ -57,7 +88,7 @@ function jobFacts(row: JobRow) {
   };
 }
 
-export function toJobRecord(row: JobRow): JobRecord {
+export function toJobRecord(row: JobListRow): JobRecord {
   return { id: row.id, token: row.token, ...jobFacts(row) };
 }
 

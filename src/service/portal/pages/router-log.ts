@@ -1,5 +1,5 @@
 import { JOB_STATUSES } from "../../../contract/job.js";
-import type { JobRow } from "../../store/rows.js";
+import type { JobListRow } from "../../store/rows.js";
 import { type Html, html } from "../escape.js";
 import type { PortalRouter } from "../queries.js";
 import { duration, statusBadge, timeCell, yesNo } from "./format.js";
@@ -19,9 +19,9 @@ function pageUrl(routerId: string, filters: LogFilters, cursor?: string): string
   return `/portal/routers/${routerId}${search ? `?${search}` : ""}`;
 }
 
-const finishedAt = (job: JobRow): Date | null => job.completed_at ?? job.failed_at ?? job.deleted_at;
+const finishedAt = (job: JobListRow): Date | null => job.completed_at ?? job.failed_at ?? job.deleted_at;
 
-function jobRow(job: JobRow, now: Date): Html {
+function jobRow(job: JobListRow, now: Date): Html {
   return html`<tr>
 <td>${job.seq_id}</td>
 <td><a href="/portal/jobs/${job.id}">${job.description}</a></td>
@@ -39,7 +39,7 @@ function jobRow(job: JobRow, now: Date): Html {
 /** A router's orchestration log: its jobs newest first, one page, filters and the link to the next page. */
 export function routerLogPage(options: {
   router: PortalRouter;
-  jobs: readonly JobRow[];
+  jobs: readonly JobListRow[];
   nextCursor: string | undefined;
   filters: LogFilters;
   firstPage: boolean;
