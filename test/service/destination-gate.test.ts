@@ -101,15 +101,19 @@ describe("one team's black-hole notify_url (issue 21, item 6)", () => {
     hole = await blackHole();
     svc = await startTestService({
       notifyCa: sink.ca,
-      notifyTimeoutMs: 5000,
+      // Longer than the test can take on any machine: every attempt the black hole got is still held when the
+      // test looks. At 5 s, a loaded machine (two suites at once, scripts/flake.mjs) let some time out before
+      // team B's arrived, and the black hole had taken 7 connections, the first ones' closes not yet seen.
+      notifyTimeoutMs: 600_000,
       notifyRetryBaseMs: 50,
       rateLimit: { count: 10_000, windowMs: 1000 },
     });
   });
   afterAll(async () => {
+    // The black hole first: its attempts then fail at once, and the service's close does not wait them out.
+    await new Promise((resolve) => hole?.server.close(resolve));
     await svc?.close();
     await sink?.close();
-    await new Promise((resolve) => hole?.server.close(resolve));
   });
 
   it("does not hold another team's notification behind its own: a few slots, never all of them", async () => {
