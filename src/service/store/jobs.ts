@@ -121,15 +121,36 @@ async function replay(tx: Queryable, input: SubmitInput, hash: string): Promise<
   return { kind: "replayed", job };
 }
 
-/** Every job of the router, newest first: the list's columns, or `*` for a caller that shows scripts too. */
-export async function listJobs<Row extends JobListRow = JobListRow>(
+/**
+ * Which columns a job list reads: the list's (`JOB_LIST_COLUMNS`), or every column, the script among them, for
+ * the one list that shows scripts (the sites API's).
+ */
+export type JobListColumns = "list" | "with scripts";
+
+const SELECTED: Readonly<Record<JobListColumns, string>> = { list: JOB_LIST_SELECT, "with scripts": "*" };
+
+/** Every job of the router, newest first, as a list shows it. */
+export function listJobs(
   db: Queryable,
   teamId: string,
   routerId: string,
-  columns: typeof JOB_LIST_SELECT | "*" = JOB_LIST_SELECT,
-): Promise<Row[]> {
-  const { rows } = await db.query<Row>(
-    `SELECT ${columns} FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id DESC`,
+  columns?: "list",
+): Promise<JobListRow[]>;
+/** Every job of the router, newest first, with its script: the row type follows the columns read. */
+export function listJobs(
+  db: Queryable,
+  teamId: string,
+  routerId: string,
+  columns: "with scripts",
+): Promise<JobRow[]>;
+export async function listJobs(
+  db: Queryable,
+  teamId: string,
+  routerId: string,
+  columns: JobListColumns = "list",
+): Promise<JobListRow[] | JobRow[]> {
+  const { rows } = await db.query<JobListRow | JobRow>(
+    `SELECT ${SELECTED[columns]} FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id DESC`,
     [routerId, teamId],
   );
   return rows;

@@ -12,7 +12,6 @@ import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
 import { findRouter } from "../../store/directory.js";
 import { listJobs, submitJob } from "../../store/jobs.js";
-import type { JobRow } from "../../store/rows.js";
 import { toSiteJob } from "./site-job.js";
 import { siteNotFound } from "./site-not-found.js";
 import { acceptOnlyTextPlain } from "./text-body.js";
@@ -85,7 +84,7 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
       const { siteId } = request.params;
       if (!(await findRouter(app.db, teamId, siteId))) throw siteNotFound(siteId);
       // The documented list omits soft-deleted jobs; the sites job object has no field that could say "deleted".
-      const rows = await listJobs<JobRow>(app.db, teamId, siteId, "*");
+      const rows = await listJobs(app.db, teamId, siteId, "with scripts");
       return rows.filter((row) => row.status !== "deleted").map(toSiteJob);
     },
   );
