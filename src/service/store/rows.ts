@@ -38,8 +38,16 @@ export interface JobRow {
 }
 
 /**
- * The columns a job list reads: all but `script` (up to 64 KiB a job, shown by no list) and the request's
- * hash. A page of 100 jobs then carries what it shows, not 100 scripts for PGlite to parse on the event loop.
+ * The columns a job list reads: what a list item (`toJobRecord`) and the portal's log show, and the row's keys.
+ * Left out, none of them shown by these lists:
+ * - `script`: up to `SCRIPT_MAX_CHARS` (2,000) characters a job, the bulk of a row. A page of 100 jobs then
+ *   carries what it shows, not 100 scripts for PGlite to parse on the event loop. The sites API's list shows
+ *   scripts and asks for every column (`listJobs(..., "with scripts")`).
+ * - `request_id`, `request_hash`: the submission's record (the id its acknowledgement gives back; the hash,
+ *   which an idempotent replay compares as `idempotency_keys` holds it).
+ * - `notify_url`: the notification outbox's, read with the whole row when a state change is queued.
+ * - `execution`, `claimed_by`, `loaded_at`: the scheduler's progress and claim, and a time no list shows;
+ *   a list shows the public `status`.
  */
 export const JOB_LIST_COLUMNS = [
   "id",
