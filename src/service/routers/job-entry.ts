@@ -21,10 +21,13 @@
 
 const PREFIX = "routerjobs:";
 
+/** The states whose comment names the boot marker and the attempt. */
+export type AttemptState = "started" | "running";
+
 export type JobEntryState =
   | { readonly state: "loaded" }
   /** `boot` is absent in entries written before the marker existed: those are only waited for. */
-  | { readonly state: "started" | "running"; readonly boot?: string; readonly attempt?: string }
+  | { readonly state: AttemptState; readonly boot?: string; readonly attempt?: string }
   | { readonly state: "completed" }
   | { readonly state: "failed"; readonly error: string }
   /** Not ours (an operator's comment, or an entry of the same name made by hand). */
@@ -48,13 +51,17 @@ export function loadedComment(): string {
   return `${PREFIX}loaded`;
 }
 
-/** `started` under `boot` (empty when the router would not keep a marker) for the `/execute` named `attempt`. */
-export function startedComment(boot: string | undefined, attempt: string): string {
-  return `${PREFIX}started:${boot === undefined ? "" : hex(boot, "a boot marker")}:${hex(attempt, "an attempt")}`;
+/**
+ * `state` under `boot` (empty when the router would not keep a marker) for the `/execute` named `attempt`. One
+ * format for both states, as `parseJobComment` reads both with one rule.
+ */
+export function attemptComment(state: AttemptState, boot: string | undefined, attempt: string): string {
+  return `${PREFIX}${state}:${boot === undefined ? "" : hex(boot, "a boot marker")}:${hex(attempt, "an attempt")}`;
 }
 
-function runningComment(boot: string | undefined, attempt: string): string {
-  return `${PREFIX}running:${boot === undefined ? "" : hex(boot, "a boot marker")}:${hex(attempt, "an attempt")}`;
+/** `started`: set by the service just before `/execute`, the state a wrapper takes its entry from. */
+export function startedComment(boot: string | undefined, attempt: string): string {
+  return attemptComment("started", boot, attempt);
 }
 
 export function parseJobComment(comment: string): JobEntryState {
@@ -85,7 +92,7 @@ function compareAndSet(entry: string, from: string, to: string): string {
  */
 export function jobWrapper(entry: string, boot: string | undefined, attempt: string): string {
   const set = (comment: string) => `/system script set [find name="${entry}"] comment=${comment}`;
-  const running = runningComment(boot, attempt);
+  const running = attemptComment("running", boot, attempt);
   return [
     compareAndSet(entry, startedComment(boot, attempt), running),
     `:if ([/system script get [find name="${entry}"] comment] = "${running}") do={`,

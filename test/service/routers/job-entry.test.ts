@@ -2,6 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  attemptComment,
   bootMarkerScript,
   jobWrapper,
   loadedComment,
@@ -37,6 +38,17 @@ describe("job entry comments", () => {
     expect(parseJobComment("routerjobs:completed")).toEqual({ state: "completed" });
     expect(parseJobComment("an operator's note")).toEqual({ state: "unknown" });
     expect(parseJobComment("routerjobs:paused")).toEqual({ state: "unknown" });
+  });
+
+  it("writes started and running in the one format routers already hold", () => {
+    // Entries on routers, and wrappers already sent, hold these exact strings: another format would strand them.
+    expect(startedComment("ab12", "c0ffee")).toBe("routerjobs:started:ab12:c0ffee");
+    expect(attemptComment("started", undefined, "c0ffee")).toBe("routerjobs:started::c0ffee");
+    expect(attemptComment("running", "ab12", "c0ffee")).toBe("routerjobs:running:ab12:c0ffee");
+    expect(parseJobComment(attemptComment("running", undefined, "c0ffee"))).toEqual({
+      state: "running",
+      attempt: "c0ffee",
+    });
   });
 
   it("keeps any error text of a failed job whole, colons and all", () => {
