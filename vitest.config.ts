@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // Builds dist/ once, for the tests that spawn the real CLI.
     globalSetup: ["test/global-setup.ts"],
+    // Removes each file's scratch directories (test/helpers/scratch.ts) after its tests.
+    setupFiles: ["test/scratch-setup.ts"],
     // Deadlines for a broken build, not for speed (timings are measured in bench/): with a second suite beside
     // this one on two cores (scripts/flake.mjs, a shared CI runner) a Terraform rollout test took over 30 s,
     // and the next test then met the Terraform that its deadline had left running.

@@ -1,12 +1,13 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { RouterJobsClient, type RouterJobsClientOptions } from "../../../src/client/index.js";
+import { scratchDir } from "../../helpers/scratch.js";
 import { TOKEN } from "./stand-in-service.js";
 
-/** A fresh budget directory per call, so that tests never share (or pollute) the user's real budget. */
+/**
+ * A fresh budget directory per call, so that tests never share (or pollute) the user's real budget; removed
+ * after the test file.
+ */
 export function tempBudgetDir(): string {
-  return mkdtempSync(join(tmpdir(), "rj-budget-"));
+  return scratchDir("rj-budget-");
 }
 
 /** A client with fast retries, for tests. */
