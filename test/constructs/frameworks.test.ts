@@ -5,6 +5,7 @@
 import { Construct } from "constructs";
 import { describe, expect, it } from "vitest";
 import { ConstructValidationError, RouterScript, TerraformData } from "../../src/constructs/index.js";
+import { testingApp } from "../helpers/scratch.js";
 import { FRAMEWORK_NAMES, loadFramework, synthesizeSmallStack, terraformPart } from "./framework-stack.js";
 import { ROUTER_A } from "./support.js";
 
@@ -48,8 +49,8 @@ describe("one source for both frameworks", () => {
   it("builds TerraformData with the framework of the stack it is created in", async () => {
     // GIVEN one stack per framework
     const [cdktf, cdktn] = [await loadFramework("cdktf"), await loadFramework("cdktn")];
-    const stackF = new cdktf.TerraformStack(cdktf.Testing.app(), "f");
-    const stackN = new cdktn.TerraformStack(cdktn.Testing.app(), "n");
+    const stackF = new cdktf.TerraformStack(testingApp(cdktf.Testing), "f");
+    const stackN = new cdktn.TerraformStack(testingApp(cdktn.Testing), "n");
     // WHEN TerraformData is built in each
     const inF = new TerraformData(stackF, "data", { input: { a: "1" } });
     const inN = new TerraformData(stackN, "data", { input: { a: "1" } });
@@ -71,7 +72,7 @@ describe("null_resource and the frameworks", () => {
 
   it("works in a cdktf app, which has @cdktf/provider-null", async () => {
     const cdk = await loadFramework("cdktf");
-    const stack = new cdk.TerraformStack(cdk.Testing.app(), "office");
+    const stack = new cdk.TerraformStack(testingApp(cdk.Testing), "office");
     new RouterScript(stack, "dns", script);
     const json = JSON.parse(cdk.Testing.synth(stack));
     expect(Object.keys(json.resource.null_resource)).toHaveLength(1);
@@ -81,7 +82,8 @@ describe("null_resource and the frameworks", () => {
   it("is refused in a cdktn app with the reason and the way out, naming the construct", async () => {
     // GIVEN a cdktn stack WHEN a script asks for null_resource
     const cdk = await loadFramework("cdktn");
-    const build = () => new RouterScript(new cdk.TerraformStack(cdk.Testing.app(), "office"), "dns", script);
+    const build = () =>
+      new RouterScript(new cdk.TerraformStack(testingApp(cdk.Testing), "office"), "dns", script);
     // THEN a validation error says cdktn has no null provider bindings and names terraform_data
     expect(build).toThrow(ConstructValidationError);
     expect(build).toThrow(
@@ -115,7 +117,7 @@ describe("a stack of a framework copy routerjobs cannot load", () => {
 describe("a construct outside any stack", () => {
   it("is refused with a message that names the construct path", async () => {
     const cdk = await loadFramework("cdktn");
-    const app = cdk.Testing.app();
+    const app = testingApp(cdk.Testing);
     const build = () =>
       new RouterScript(app, "loose", { routerId: ROUTER_A, script: "/ip dns set servers=1.1.1.1" });
     expect(build).toThrow(/loose: scope is not inside a TerraformStack/);

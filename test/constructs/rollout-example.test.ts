@@ -3,6 +3,7 @@ import { TerraformStack, Testing } from "cdktf";
 import { describe, expect, it } from "vitest";
 import { buildOfficeFleet, type OfficeRouter } from "../../examples/office-fleet/fleet.js";
 import { SimulatedRouter } from "../../src/simulator/router.js";
+import { testingApp } from "../helpers/scratch.js";
 
 const ROUTERS: OfficeRouter[] = [1, 2, 3].map((n) => ({
   id: `0ffice00-0000-4000-8000-00000000000${n}`.replace("0ffice00", "0f000000"),
@@ -13,7 +14,7 @@ const ROUTERS: OfficeRouter[] = [1, 2, 3].map((n) => ({
 describe("examples/office-fleet with a canary", () => {
   it("sends the canary first and checks it with a script that passes once the sections ran", async () => {
     // GIVEN the example fleet with its canary wave and check
-    const stack = new TerraformStack(Testing.app(), "office-fleet");
+    const stack = new TerraformStack(testingApp(Testing), "office-fleet");
     const fleet = buildOfficeFleet(stack, { routers: ROUTERS, canary: true, check: true });
     Testing.synth(stack);
     // THEN office-1 is wave 1 of 2, and one gate after each wave carries the check

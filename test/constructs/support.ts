@@ -5,6 +5,7 @@
 import { TerraformStack, Testing } from "cdktf";
 import { getToHaveResourceWithProperties } from "cdktf/lib/testing/matchers.js";
 import { expect } from "vitest";
+import { testingApp } from "../helpers/scratch.js";
 
 export const ROUTER_A = "3f1c6a52-8b1e-4a57-9a64-1d2e3f4a5b6c";
 export const ROUTER_B = "9d8e7f6a-5b4c-4d3e-8f2a-1b0c9d8e7f6a";
@@ -63,7 +64,7 @@ export interface SynthOutput {
 
 /** Builds constructs in a fresh stack named `office` and returns the synthesized JSON text. */
 export function synth(build: (stack: TerraformStack) => void): string {
-  const stack = new TerraformStack(Testing.app(), "office");
+  const stack = new TerraformStack(testingApp(Testing), "office");
   build(stack);
   return Testing.synth(stack);
 }

@@ -6,13 +6,14 @@ import {
   RouterScript,
   type RouterScriptProps,
 } from "../../src/constructs/index.js";
+import { testingApp } from "../helpers/scratch.js";
 import { ROUTER_A } from "./support.js";
 
 const VALID: RouterScriptProps = { routerId: ROUTER_A, script: "/ip dns set servers=1.1.1.1" };
 
 /** Builds one RouterScript at office/edge-1/firewall, the path the messages name. */
 function build(props: Partial<RouterScriptProps> | Record<string, unknown>): void {
-  const stack = new TerraformStack(Testing.app(), "office");
+  const stack = new TerraformStack(testingApp(Testing), "office");
   const { routerId, ...section } = { ...VALID, ...(props as Partial<RouterScriptProps>) };
   new RouterConfig(stack, "edge-1", { routerId, sections: [{ name: "firewall", ...section }] });
 }
@@ -150,7 +151,7 @@ describe("RouterScript validation at synth time", () => {
 
   it("explains a too long default description (the construct path)", () => {
     // GIVEN no description and a construct path over 100 characters
-    const stack = new TerraformStack(Testing.app(), "office");
+    const stack = new TerraformStack(testingApp(Testing), "office");
     // THEN the error names description, whose default is the path
     expect(() => new RouterScript(stack, "s".repeat(100), VALID)).toThrow(
       /^office\/s+: description must be at most 100 characters \(got 107\)/,

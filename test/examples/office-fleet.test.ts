@@ -12,6 +12,7 @@ import {
 import { ConstructValidationError, parseApplyJob } from "../../src/constructs/index.js";
 import { SimulatedRouter } from "../../src/simulator/router.js";
 import { provisioners } from "../constructs/support.js";
+import { testingApp } from "../helpers/scratch.js";
 import { jobsByPath, ROOT, runApp, stackJson, TOKEN } from "./support.js";
 
 const SECTIONS = [
@@ -32,7 +33,7 @@ const ROUTERS: OfficeRouter[] = [1, 2, 3, 4, 5].map((n) => ({
 }));
 
 function synthesize(options: Partial<OfficeFleetOptions> = {}) {
-  const stack = new TerraformStack(Testing.app(), "office-fleet");
+  const stack = new TerraformStack(testingApp(Testing), "office-fleet");
   const fleet = buildOfficeFleet(stack, { routers: ROUTERS, ...options });
   return { text: Testing.synth(stack), fleet };
 }
@@ -114,7 +115,7 @@ describe("examples/office-fleet", () => {
 
   it("refuses a malformed lanPrefix, naming the router and the field", () => {
     const routers = [{ ...ROUTERS[0], lanPrefix: "10.1.0.0/24" } as OfficeRouter];
-    const stack = new TerraformStack(Testing.app(), "office-fleet");
+    const stack = new TerraformStack(testingApp(Testing), "office-fleet");
     expect(() => buildOfficeFleet(stack, { routers })).toThrow(
       'router office-1: lanPrefix must be three octets such as "192.168.10" (got "10.1.0.0/24")',
     );
@@ -122,7 +123,7 @@ describe("examples/office-fleet", () => {
 
   it("refuses a router listed twice (the constructs' rule)", () => {
     const routers = [ROUTERS[0], { ...ROUTERS[0], name: "office-1b" }] as OfficeRouter[];
-    const stack = new TerraformStack(Testing.app(), "office-fleet");
+    const stack = new TerraformStack(testingApp(Testing), "office-fleet");
     expect(() => buildOfficeFleet(stack, { routers })).toThrow(ConstructValidationError);
   });
 

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSingleRouter } from "../../examples/single-router/router.js";
 import { type ApplyJob, type JobDefinition, jobKey, parseApplyJob } from "../../src/constructs/index.js";
 import { ROUTER_A } from "../constructs/support.js";
+import { testingApp } from "../helpers/scratch.js";
 import { ROOT, TOKEN, terraformOrSkip } from "./support.js";
 
 const terraform = terraformOrSkip("the plain Terraform module tests (terraform init/validate/console/apply)");
@@ -230,7 +231,7 @@ module "job" {
 
   it("gives a job the same key as the cdktf constructs, so both can manage one router", () => {
     // GIVEN the single-router example's LAN section, as the constructs synthesize it
-    const stack = new TerraformStack(Testing.app(), "single-router");
+    const stack = new TerraformStack(testingApp(Testing), "single-router");
     const lan = buildSingleRouter(stack, { routerId: ROUTER_A }).sections[1];
     if (lan?.destroyJob === undefined) throw new Error("the example's LAN section lost its destroy script");
     // WHEN the module is given the same fields

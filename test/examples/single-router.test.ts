@@ -7,10 +7,11 @@ import { buildSingleRouter } from "../../examples/single-router/router.js";
 import { parseApplyJob } from "../../src/constructs/index.js";
 import { SimulatedRouter } from "../../src/simulator/router.js";
 import { provisioners, ROUTER_A } from "../constructs/support.js";
+import { testingApp } from "../helpers/scratch.js";
 import { jobsByPath, runApp, stackJson, TOKEN } from "./support.js";
 
 function synthesize(): { text: string; config: ReturnType<typeof buildSingleRouter> } {
-  const stack = new TerraformStack(Testing.app(), "single-router");
+  const stack = new TerraformStack(testingApp(Testing), "single-router");
   const config = buildSingleRouter(stack, { routerId: ROUTER_A });
   return { text: Testing.synth(stack), config };
 }
