@@ -13,11 +13,9 @@ let env: Record<string, string>;
 const dirs: string[] = [];
 
 function stack(script: string, routerId = ROUTER_A): string {
-  const dir = synthStack((scope) => {
+  return synthStack((scope) => {
     new RouterConfig(scope, "office", { routerId, sections: [{ name: "dns", script }] });
   });
-  dirs.push(dir);
-  return dir;
 }
 
 beforeAll(async () => {

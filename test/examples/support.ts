@@ -1,10 +1,10 @@
 /** Shared by the example tests: running an example's main.ts, finding terraform, reading synthesized stacks. */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resourcesOf, type SynthResource } from "../constructs/support.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -20,7 +20,7 @@ export interface AppRun {
 
 /** Runs an example's cdktf entry as `cdktf synth` does (`npx tsx main.ts`, CDKTF_OUTDIR set). */
 export function runApp(entry: string, env: Record<string, string>): AppRun {
-  const outdir = mkdtempSync(join(tmpdir(), "rj-example-out-"));
+  const outdir = scratchDir("rj-example-out-");
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith("ROUTERJOBS_") && name !== "ROUTER_ID"),
   );

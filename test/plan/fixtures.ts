@@ -2,12 +2,12 @@
  * What the plan tests share: realistic live configurations (the simulator's corpus), a stack synthesized with
  * the real constructs, and a back end that counts what reached the routers.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { App, TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
 import { SimulatedBackend } from "../../src/simulator/index.js";
+import { scratchDir } from "../helpers/scratch.js";
 import { smallOffice } from "../simulator/corpus.js";
 
 export const officeVlans = readFileSync(
@@ -46,9 +46,9 @@ export class CountingBackend extends SimulatedBackend {
   }
 }
 
-/** Synthesizes a stack named `office` and returns its folder (holding cdk.tf.json). */
+/** Synthesizes a stack named `office` and returns its folder (holding cdk.tf.json); gone after the test file. */
 export function synthStack(build: (stack: Construct) => void): string {
-  const outdir = mkdtempSync(join(tmpdir(), "rj-plan-out-"));
+  const outdir = scratchDir("rj-plan-out-");
   // Validations run `terraform version`; the plan tests must not need Terraform.
   const app = new App({ outdir, skipValidation: true });
   build(new TerraformStack(app, "office"));

@@ -36,7 +36,6 @@ async function configure(routerId: string, script: string): Promise<void> {
 
 async function planOf(build: (stack: import("constructs").Construct) => void, all = true) {
   const dir = synthStack(build);
-  dirs.push(dir);
   const jobs = await readStackJobs(await stackFile(dir));
   backend.reset();
   const plan = await planStack({ jobs, all, readConfig: (id) => readLiveConfig(client, id) });
@@ -159,7 +158,6 @@ describe("routerjobs plan on twins of live routers", () => {
         sections: [{ name: "dns", script: "/ip dns set servers=9.9.9.9" }],
       });
     });
-    dirs.push(dir);
     const jobs = await readStackJobs(await stackFile(dir));
     backend.reset();
     const plan = await planStack({

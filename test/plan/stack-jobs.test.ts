@@ -33,7 +33,6 @@ describe("reading a synthesized stack's jobs", () => {
         sections: [{ name: "dns", script: "/ip dns set servers=9.9.9.9" }],
       });
     });
-    dirs.push(dir);
     const jobs = await readStackJobs(await stackFile(dir));
     const edge = jobs.filter((entry) => entry.job.router_id === ROUTER_A).map((entry) => entry.job.resource);
     expect(edge).toEqual(["office/edge/zz-first", "office/edge/aa-second"]);
