@@ -4,8 +4,7 @@
  * list does not answer (so only the sites API can confirm the job).
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
@@ -13,11 +12,15 @@ import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { parseMarker } from "../../src/contract/attempt-marker.js";
 import { runCli, startCli } from "../helpers/cli.js";
 import { expectOneErrorLine } from "../helpers/cli-expect.js";
+import { scratchDir } from "../helpers/scratch.js";
 import { ADMIN_TOKEN, ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 import { type StandIn, startStandIn } from "../standin/standin.js";
 
 const TOKEN = "ak_live_cli+profile/9Zq2==";
-const scratch = mkdtempSync(join(tmpdir(), "rj-cli-api-"));
+let scratch: string;
+beforeAll(() => {
+  scratch = scratchDir("rj-cli-api-");
+});
 
 /** A job as the constructs write it, confirmed by polling. */
 function declare(routerId: string, resource: string, express = true): ApplyJob {

@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateLocalTls } from "../../src/tls/certificates.js";
@@ -12,13 +11,15 @@ import {
 } from "../client/helpers/stand-in-service.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { expectOneErrorLine } from "../helpers/cli-expect.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const SECRET = TOKEN.split(":")[2] as string;
-const scratch = mkdtempSync(join(tmpdir(), "rj-cli-"));
+let scratch: string;
 let service: StandIn;
 let env: Record<string, string>;
 
 beforeAll(async () => {
+  scratch = scratchDir("rj-cli-");
   service = await startStandIn();
   env = {
     ROUTERJOBS_URL: service.url,

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NetworkError } from "../../src/client/index.js";
 import { generateLocalTls, type TlsMaterial } from "../../src/tls/certificates.js";
+import { scratchDir } from "../helpers/scratch.js";
 import { makeClient } from "./helpers/make-client.js";
 import { ROUTER_ID, type StandIn, startStandIn } from "./helpers/stand-in-service.js";
 
@@ -22,7 +22,7 @@ describe("TLS with a private CA", () => {
   it("trusts a service whose certificate the given CA signed (ca and caFile)", async () => {
     const withCa = makeClient(service.url, { ca: tls.ca });
     await expect(withCa.listJobs(ROUTER_ID)).resolves.toEqual(expect.any(Array));
-    const caFile = join(mkdtempSync(join(tmpdir(), "rj-ca-")), "ca.pem");
+    const caFile = join(scratchDir("rj-ca-"), "ca.pem");
     writeFileSync(caFile, tls.ca);
     const withCaFile = makeClient(service.url, { caFile });
     await expect(withCaFile.execute(ROUTER_ID, "/system/identity/print")).resolves.toHaveLength(1);

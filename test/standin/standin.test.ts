@@ -3,12 +3,12 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { Agent, type Dispatcher, request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { scratchDir } from "../helpers/scratch.js";
 import { type StandIn, type StandInOptions, startStandIn } from "./standin.js";
 import { startReceiver } from "./test-receiver.js";
 
@@ -509,7 +509,7 @@ describe("notifications and transport", () => {
   });
 
   it("runs as its own process from a JSON config and exits on SIGTERM", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "standin-"));
+    const folder = scratchDir("standin-");
     const config = join(folder, "config.json");
     writeFileSync(config, JSON.stringify({ teams: [{ id: "team", tokens: [CONSOLE_KEY], sites: [SITE] }] }));
     const child = spawn(process.execPath, ["--import", "tsx", "test/standin/main.ts", "--config", config], {
