@@ -2,14 +2,14 @@
  * The operator commands (`routerjobs service token|router|job|seed|status`) as an operator runs them: the built
  * CLI against a running `routerjobs service` process, each command's effect read back through the public API.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CliProcess, type CliResult, runCli, startCli } from "../helpers/cli.js";
 import { expectOneErrorLine } from "../helpers/cli-expect.js";
 import { HttpsSink } from "../helpers/https-sink.js";
+import { scratchDir } from "../helpers/scratch.js";
 import {
   apiCaller,
   eventually,
@@ -38,8 +38,8 @@ const job = { description: "identity", script: "/system identity set name=from-j
 
 // Each test spawns several CLI processes: on a busy two-core machine that takes a while.
 describe("routerjobs service operator commands (built CLI, running service)", { timeout: 120_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), "rj-service-admin-"));
-  const data = join(dir, "data");
+  let dir: string;
+  let data: string;
   let service: CliProcess;
   let sink: HttpsSink;
   let dispatcher: Agent;
@@ -70,6 +70,8 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
   };
 
   beforeAll(async () => {
+    dir = scratchDir("rj-service-admin-");
+    data = join(dir, "data");
     sink = await HttpsSink.start();
     writeFileSync(join(dir, "sink-ca.pem"), sink.ca);
     writeFileSync(
@@ -114,7 +116,6 @@ describe("routerjobs service operator commands (built CLI, running service)", { 
     await service?.stop();
     await dispatcher?.close();
     await sink?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("--help of each command lists its arguments and options", async () => {

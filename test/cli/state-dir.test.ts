@@ -1,12 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../helpers/cli.js";
+import { scratchDir } from "../helpers/scratch.js";
 import { TOKEN_A } from "../service/harness.js";
 
-const scratch = mkdtempSync(join(tmpdir(), "rj-state-dir-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let scratch: string;
+beforeAll(() => {
+  scratch = scratchDir("rj-state-dir-");
+});
 
 describe("a state directory that cannot be written (issue 21, item 9)", () => {
   it("exits 5 naming the path and the reason, not 70 'internal error'", async () => {

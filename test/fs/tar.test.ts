@@ -3,15 +3,17 @@
  * damaged or hostile archive from writing outside its folder.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readTar } from "../../src/fs/tar.js";
+import { scratchDir } from "../helpers/scratch.js";
 
-const root = mkdtempSync(join(tmpdir(), "routerjobs-tar-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+let root: string;
+beforeAll(() => {
+  root = scratchDir("routerjobs-tar-");
+});
 
 const segment = fc.stringMatching(/^[a-z0-9_][a-z0-9_.-]{0,11}$/).filter((s) => s !== "..");
 const tree = fc.uniqueArray(

@@ -1,19 +1,22 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RouterApiClient } from "../../src/routeros-api/client.js";
 import { runCli } from "../helpers/cli.js";
+import { scratchDir } from "../helpers/scratch.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), "routerjobs-simulate-"));
-const passwordFile = join(dir, "password");
-writeFileSync(passwordFile, "s3cret-simulate\n", { mode: 0o600 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let dir: string;
+let passwordFile: string;
+beforeAll(() => {
+  dir = scratchDir("routerjobs-simulate-");
+  passwordFile = join(dir, "password");
+  writeFileSync(passwordFile, "s3cret-simulate\n", { mode: 0o600 });
+});
 
 /** Runs `router simulate` until the callback is done, then SIGTERM; returns the exit code. */
 async function withDevice(args: string[], use: (port: number) => Promise<void>): Promise<number | null> {

@@ -5,8 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +14,7 @@ import { RESTARTED_DURING_JOB } from "../../src/service/routers/job-entry.js";
 import { MixedBackend } from "../../src/service/routers/mixed-backend.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
 import { type DeviceProcess, startDeviceProcess } from "../helpers/device-process.js";
+import { scratchDir } from "../helpers/scratch.js";
 import { waitFor } from "../helpers/wait-for.js";
 import {
   ADMIN_TOKEN,
@@ -30,11 +30,6 @@ const ROUTER = "de000000-0000-4000-8000-0000000000c1";
 const USER = "ops";
 const PASSWORD = "crash-Test-Password-77";
 
-const dir = mkdtempSync(join(tmpdir(), "routerjobs-device-crash-"));
-const passwordFile = join(dir, "password");
-const stateFile = join(dir, "device.json");
-writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
-
 /** Waits until the device has committed `text` to its state file (which it writes once something changes). */
 const fileHas = (file: string, text: string) =>
   eventually(async () => (existsSync(file) && readFileSync(file, "utf8").includes(text) ? true : undefined));
@@ -42,6 +37,8 @@ const fileHas = (file: string, text: string) =>
 describe("a device router whose process is killed", () => {
   let device: DeviceProcess;
   let svc: TestService;
+  let passwordFile: string;
+  let stateFile: string;
 
   const start = async (port: number) => {
     device = await startDeviceProcess({ user: USER, password: PASSWORD, passwordFile, stateFile, port });
@@ -73,6 +70,10 @@ describe("a device router whose process is killed", () => {
       .idempotency_key as string;
 
   beforeAll(async () => {
+    const dir = scratchDir("routerjobs-device-crash-");
+    passwordFile = join(dir, "password");
+    stateFile = join(dir, "device.json");
+    writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
     await start(0);
     svc = await startTestService(
       { tickMs: 50, syncTimeoutMs: 20_000, rateLimit: { count: 10_000, windowMs: 1000 } },
@@ -92,7 +93,6 @@ describe("a device router whose process is killed", () => {
   afterAll(async () => {
     await svc?.close();
     await device?.kill();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   it("keeps a completed job's changes through kill -9, with no entry of the job left", async () => {
@@ -158,10 +158,9 @@ describe("a device router whose process is killed", () => {
 describe("a service killed while a device router runs its job", () => {
   const ENTRY = join(import.meta.dirname, "fixtures", "service-main.ts");
   const ROUTER_ID = "de000000-0000-4000-8000-0000000000c2";
-  const folder = mkdtempSync(join(tmpdir(), "routerjobs-service-crash-"));
-  const devicePasswordFile = join(folder, "device-password");
-  const deviceState = join(folder, "device.json");
-  writeFileSync(devicePasswordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  let folder: string;
+  let devicePasswordFile: string;
+  let deviceState: string;
   let device: DeviceProcess | undefined;
   let service: { child: ChildProcess; url: string } | undefined;
   let dispatcher: Agent | undefined;
@@ -212,11 +211,16 @@ describe("a service killed while a device router runs its job", () => {
     }
   };
 
+  beforeAll(() => {
+    folder = scratchDir("routerjobs-service-crash-");
+    devicePasswordFile = join(folder, "device-password");
+    deviceState = join(folder, "device.json");
+    writeFileSync(devicePasswordFile, `${PASSWORD}\n`, { mode: 0o600 });
+  });
   afterAll(async () => {
     if (service) await killGroup(service.child);
     await device?.kill();
     await dispatcher?.close();
-    rmSync(folder, { recursive: true, force: true });
   });
 
   it("the new service on the same data finds the job on the router and reports it completed, run once", async () => {

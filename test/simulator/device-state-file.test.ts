@@ -1,12 +1,14 @@
 /** The state file of a `router simulate` device: grouped, atomic writes that a crash cannot leave half done. */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { DeviceStateFile, writeDurably } from "../../src/simulator/device-state-file.js";
+import { scratchDir } from "../helpers/scratch.js";
 
-const dir = mkdtempSync(join(tmpdir(), "routerjobs-state-file-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let dir: string;
+beforeAll(() => {
+  dir = scratchDir("routerjobs-state-file-");
+});
 
 describe("DeviceStateFile", () => {
   it("groups 1,000 changes into one write, and writes nothing when nothing changed", async () => {

@@ -4,25 +4,26 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/database.js";
 import { freshDatabaseTarball, initialiseDataDirectory } from "../../src/store/pglite-init.js";
+import { scratchDir } from "../helpers/scratch.js";
 
-const dir = mkdtempSync(join(tmpdir(), "routerjobs-pglite-init-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
+let dir: string;
 /**
  * One cache folder for this file, empty at its start: the first test sees the template made, the others use it
  * (making one is an initdb, seconds). A test about another folder sets its own.
  */
-const cache = mkdtempSync(join(dir, "cache-"));
+let cache: string;
+beforeAll(() => {
+  dir = scratchDir("routerjobs-pglite-init-");
+  cache = mkdtempSync(join(dir, "cache-"));
+});
 beforeEach(() => {
   process.env.ROUTERJOBS_CACHE_DIR = cache;
 });
