@@ -32,6 +32,7 @@ export class KillCell {
     this.dir = join(work, "stack");
     mkdirSync(this.dir);
     this.stateDir = join(work, "state");
+    mkdirSync(join(work, "tmp"));
     writeFileSync(join(work, "ca.pem"), target.ca);
   }
 
@@ -55,6 +56,9 @@ export class KillCell {
       ROUTERJOBS_CA_FILE: join(this.work, "ca.pem"),
       ROUTERJOBS_STATE_DIR: this.stateDir,
       ROUTERJOBS_RATE_LIMIT: "1000/1s",
+      // The deploy's temporary folder (its knowledge for the provisioners) is removed as it ends, but not by a
+      // SIGKILL: in the cell's folder it goes with the cell instead of staying in /tmp after every kill.
+      TMPDIR: join(this.work, "tmp"),
     };
   }
 
