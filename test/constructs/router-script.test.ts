@@ -208,7 +208,10 @@ describe("RouterScript", () => {
   it("never writes the API token from the environment into the synthesized stack", () => {
     // GIVEN the service settings in the environment of the synth process
     const token = `0b7c4c3e-1f2a-4b5c-9d8e-7f6a5b4c3d2e:1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d:${"Z9".repeat(31)}`;
-    const saved = { ...process.env };
+    const saved = {
+      ROUTERJOBS_TOKEN: process.env.ROUTERJOBS_TOKEN,
+      ROUTERJOBS_URL: process.env.ROUTERJOBS_URL,
+    };
     Object.assign(process.env, {
       ROUTERJOBS_TOKEN: token,
       ROUTERJOBS_URL: "https://rj.internal.example:8443",
@@ -225,7 +228,12 @@ describe("RouterScript", () => {
       expect(text).not.toContain("rj.internal.example");
       expect(text).not.toMatch(/ROUTERJOBS_(TOKEN|URL|CA_FILE)/);
     } finally {
-      process.env = saved;
+      // Restored key by key: a new object in place of process.env would stop being the process's environment
+      // (child processes, and the database thread that shares it, would no longer see changes made to it).
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
     }
   });
 
