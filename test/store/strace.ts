@@ -90,7 +90,7 @@ export function traceCli(
  */
 export function durabilityEvents(lines: readonly string[], dataDir: string): DurabilityEvent[] {
   const events: DurabilityEvent[] = [];
-  for (const line of lines) {
+  for (const line of joinInterrupted(lines)) {
     if (/\b(fsync|fdatasync)\(\d+</.test(line) && line.includes(`<${dataDir}/`) && /= 0$/.test(line))
       events.push("fsync");
     else if (/\b(write|writev|sendto|sendmsg)\(\d+<TCP/.test(line)) {
@@ -102,6 +102,38 @@ export function durabilityEvents(lines: readonly string[], dataDir: string): Dur
 }
 
 export type DurabilityEvent = "fsync" | "2xx" | "socket";
+
+/**
+ * With `-f`, a call that another thread's call interrupts in the trace is written in two lines,
+ * `PID fsync(12</dir/file> <unfinished ...>` and later `PID <... fsync resumed>) = 0` (the store's thread
+ * fsyncs while the event loop writes). Each such call is joined into one line, placed where it is strictest
+ * for the checks: an fsync where it returned (only then is the data on disk), a write where it began (the
+ * answer may leave from then on).
+ */
+export function joinInterrupted(lines: readonly string[]): string[] {
+  const joined: (string | undefined)[] = [];
+  const open = new Map<string, { start: string; slot: number | undefined }>();
+  for (const line of lines) {
+    const unfinished = /^(\d+)\s+(.*) <unfinished \.\.\.>$/.exec(line);
+    if (unfinished) {
+      const [, pid = "", start = ""] = unfinished;
+      const isFsync = /^(fsync|fdatasync)\(/.test(start);
+      open.set(pid, { start: `${pid} ${start}`, slot: isFsync ? undefined : joined.push(undefined) - 1 });
+      continue;
+    }
+    const resumed = /^(\d+)\s+<\.\.\. \w+ resumed>(.*)$/.exec(line);
+    const begun = resumed && open.get(resumed[1] ?? "");
+    if (resumed && begun) {
+      open.delete(resumed[1] ?? "");
+      const whole = `${begun.start}${resumed[2]}`;
+      if (begun.slot === undefined) joined.push(whole);
+      else joined[begun.slot] = whole;
+      continue;
+    }
+    joined.push(line);
+  }
+  return joined.filter((line): line is string => line !== undefined);
+}
 
 /** The indexes of `answers` (positions in `events`) with no fsync since the answer before them. */
 export function answersWithoutFsync(
