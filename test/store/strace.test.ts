@@ -6,7 +6,7 @@ describe("reading an strace -f trace", () => {
   it("joins a call another thread interrupted: an fsync where it returned, a write where it began", () => {
     const lines = [
       "101 fsync(12</data/pg_wal/0001> <unfinished ...>",
-      "100 write(15<TCP:[127.0.0.1:1->127.0.0.1:2]>, \"HTTP/1.1 202 Accepted\\r\\n\"..., 300 <unfinished ...>",
+      '100 write(15<TCP:[127.0.0.1:1->127.0.0.1:2]>, "HTTP/1.1 202 Accepted\\r\\n"..., 300 <unfinished ...>',
       "101 <... fsync resumed>) = 0",
       "100 <... write resumed>) = 300",
     ];
