@@ -66,8 +66,10 @@ const common = {
 
 await build({
   ...common,
-  entryPoints: ["src/cli/main.ts"],
-  // Chunks next to the entry: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
+  // The embedded database's thread (src/store/pglite-on-thread.ts) is an entry of its own, beside the chunk
+  // that starts it.
+  entryPoints: { main: "src/cli/main.ts", "pglite-thread": "src/store/pglite-thread.ts" },
+  // Chunks next to the entries: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
   // (`../../package.json`) mean the same in both.
   chunkNames: "[name]-[hash]",
 });

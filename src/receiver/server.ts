@@ -96,7 +96,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
   const db = reportStorageFull(
     await openDatabase({
       location,
-      onLockLost: (error) => {
+      onLost: (error) => {
         reportLost(error);
         closeOnLoss();
       },
@@ -139,7 +139,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
 
   const server = app;
   closeOnLoss = () => {
-    server.log.fatal("data directory lost: the receiver stops");
+    server.log.fatal("database lost: the receiver stops");
     void server.close();
   };
   return {

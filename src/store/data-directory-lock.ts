@@ -78,6 +78,11 @@ export class DataDirectoryLostError extends RouterjobsError {
   override readonly code = "RJ_ERR_ENVIRONMENT";
 }
 
+/** What to tell an operator whose service or receiver stopped because its database was lost. */
+export function restartAdvice(lost: Error): string {
+  return lost instanceof DataDirectoryLostError ? "restart it once the other process is gone" : "restart it";
+}
+
 function inUse(path: string, pid: number | undefined): EnvironmentError {
   return new EnvironmentError(
     `data directory ${path} is in use by another routerjobs process${pid === undefined ? "" : ` (pid ${pid})`}`,

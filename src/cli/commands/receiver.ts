@@ -5,6 +5,7 @@ import { Command } from "commander";
 import { EnvironmentError, UsageError } from "../../errors.js";
 import { LOG_LEVELS } from "../../http/server-logging.js";
 import { RECEIVER_FILES } from "../../receiver/files.js";
+import { restartAdvice } from "../../store/data-directory-lock.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
 import { untilStopped } from "../until-stopped.js";
 import { parseListen, type ReceiverFlags } from "./receiver-flags.js";
@@ -95,7 +96,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
   const lost = await Promise.race([untilStopped().then(() => undefined), receiver.dataDirectoryLost]);
   if (lost) {
     await receiver.close().catch(() => {});
-    throw new EnvironmentError(`${lost.message}; restart it once the other process is gone`);
+    throw new EnvironmentError(`${lost.message}; ${restartAdvice(lost)}`);
   }
   process.stderr.write("routerjobs: receiver stopping: finishing requests in flight\n");
   await receiver.close();

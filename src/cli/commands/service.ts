@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { parseDuration, parseRateLimit } from "../../contract/duration.js";
 import { EnvironmentError, UsageError } from "../../errors.js";
+import { restartAdvice } from "../../store/data-directory-lock.js";
 import { flagOrEnv } from "../flag-or-env.js";
 import { writeLines } from "../output.js";
 import { serviceAdminCommands } from "./service-admin.js";
@@ -159,7 +160,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
     new Promise<undefined>((done) => closeOnSignals(service, () => done(undefined))),
     service.app.dataDirectoryLost,
   ]);
-  if (lost) throw new EnvironmentError(`${lost.message}; restart it once the other process is gone`);
+  if (lost) throw new EnvironmentError(`${lost.message}; ${restartAdvice(lost)}`);
 }
 
 async function readUserFile(file: string, flag: string): Promise<string> {

@@ -22,14 +22,14 @@ export default fp(
     const lost = new Promise<Error>((resolve) => {
       reportLost = resolve;
     });
-    // Another process may write the directory now: every query already fails (the database fences itself);
-    // the service stops taking requests at once, so nothing is acknowledged that could be lost.
-    const onLockLost = (error: Error) => {
-      app.log.fatal({ err: error }, "data directory lost: the service stops");
+    // Another process may write the directory now, or the database's thread has ended: every query already
+    // fails; the service stops taking requests at once, so nothing is acknowledged that could be lost.
+    const onLost = (error: Error) => {
+      app.log.fatal({ err: error }, "database lost: the service stops");
       reportLost(error);
       void app.close();
     };
-    const opened = options.db ?? (await openDatabase({ location: app.config.database, onLockLost }));
+    const opened = options.db ?? (await openDatabase({ location: app.config.database, onLost }));
     const storageFull = new StorageFullReport();
     const db = reportStorageFull(opened, storageFull);
     app.decorate("dataDirectoryLost", lost);

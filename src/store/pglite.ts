@@ -1,0 +1,91 @@
+import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { Database } from "./database.js";
+import {
+  DurableNodeFS,
+  durableStartParams,
+  mayWrite,
+  type WalFlusher,
+  walFlusher,
+} from "./pglite-durability.js";
+import { freshDatabaseTarball, initialiseDataDirectory } from "./pglite-init.js";
+import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "./pglite-memory.js";
+
+/**
+ * PostgreSQL extensions the schemas may create. pg_trgm: a trigram index finds the jobs whose description
+ * contains a text without reading every job of the router (the service's `text` filter, schema migration 5).
+ */
+const EXTENSIONS = { pg_trgm };
+
+/**
+ * PostgreSQL settings for embedded PGlite: its memory (pglite-memory.ts), and the planner's cost of a random
+ * page read. PostgreSQL's default (4, for spinning disks) made the planner read all of a router's 10,000 jobs
+ * (33 ms) rather than use the trigram index (3 ms) for a marker lookup; PGlite's pages are in this process's
+ * buffers or the page cache, where 1.1 is the usual setting.
+ */
+const PGLITE_SETTINGS: readonly string[] = [...PGLITE_MEMORY_SETTINGS, "random_page_cost=1.1"];
+
+/** Where a PGlite database lives: a data directory (created when it holds none yet), or memory. */
+export type PgliteSource = { readonly dataDir: string } | { readonly memory: true };
+
+/**
+ * Opens PGlite in the calling thread: PostgreSQL compiled to wasm runs, and parses every result, on this
+ * thread's event loop. The service and the receiver call it on a thread of their own (pglite-thread.ts); the
+ * caller holds the data directory's lock.
+ *
+ * A fresh database is unpacked here too, on that thread: the template's 40 MB of garbage is then collected by
+ * the heap that PGlite keeps busy, where the caller's mostly idle heap held it (+60 MiB of RSS at a fresh
+ * service's start, bench/store-memory.bench.ts).
+ */
+export async function openPgliteHere(source: PgliteSource): Promise<Database> {
+  keepWasmAtBaselineTier();
+  // A throwaway database has no disk to reach: it keeps PGlite's own start (no fsync, synchronous commits).
+  if ("memory" in source) {
+    const fresh = await freshDatabaseTarball();
+    const db = await PGlite.create({
+      loadDataDir: fresh && new Blob([fresh]),
+      postgresqlconf: [...PGLITE_SETTINGS],
+      extensions: EXTENSIONS,
+    });
+    return wrapPglite(db, { noteWrite: () => {}, durable: async () => {} });
+  }
+  await initialiseDataDirectory(source.dataDir);
+  const db = await PGlite.create({
+    dataDir: source.dataDir,
+    fs: new DurableNodeFS(source.dataDir),
+    startParams: durableStartParams(),
+    postgresqlconf: [...PGLITE_SETTINGS],
+    extensions: EXTENSIONS,
+  });
+  return wrapPglite(db, walFlusher(db));
+}
+
+/**
+ * `flusher.durable()` resolves once what was committed so far is on disk: every query and transaction waits for
+ * it before it resolves, so nothing is answered from a commit that a power loss could undo.
+ */
+function wrapPglite(db: PGlite, flusher: WalFlusher): Database {
+  return {
+    kind: "pglite",
+    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+      const result = await db.query<Row>(sql, params ? [...params] : undefined);
+      if (mayWrite(sql)) flusher.noteWrite();
+      await flusher.durable();
+      return { rows: result.rows };
+    },
+    transaction: async (fn) => {
+      const value = await db.transaction((tx) =>
+        fn({
+          query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+            const result = await tx.query<Row>(sql, params ? [...params] : undefined);
+            return { rows: result.rows };
+          },
+        }),
+      );
+      flusher.noteWrite();
+      await flusher.durable();
+      return value;
+    },
+    close: () => db.close(),
+  };
+}
