@@ -3,9 +3,9 @@
  * nobody holding or waiting costs nothing.
  *
  * The service's job list of one router takes turns so that a router with a long history, listed by many
- * clients at once, holds at most one list's share of the event loop: a PGlite query runs on the loop, and so
- * do a response's serialization and its writes. Calls to other routers then wait behind one list request, not
- * behind every list request in flight (bench/job-list-isolation.bench.ts).
+ * clients at once, holds at most one list's share of the event loop (a response's serialization and its
+ * writes) and of the embedded database's thread (its queries). Calls to other routers then wait behind one
+ * list request, not behind every list request in flight (bench/job-list-isolation.bench.ts).
  */
 export class Turns {
   /** Per key, the promise that settles when its last holder or waiter has ended its turn. */
