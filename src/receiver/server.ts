@@ -60,10 +60,10 @@ export interface RunningReceiver {
   /** Stops taking requests, lets in-flight ones finish (long polls answer at once), then closes storage. */
   close(): Promise<void>;
   /**
-   * Resolves if this process loses its PGlite data directory's lock (another process may hold it now): the
-   * database already refuses every query and the receiver has closed itself.
+   * Resolves if this process loses its PGlite database (its data directory's lock, which another process may
+   * hold now, or the database's thread): it already refuses every query and the receiver has closed itself.
    */
-  readonly dataDirectoryLost: Promise<Error>;
+  readonly databaseLost: Promise<Error>;
 }
 
 export async function startReceiver(options: ReceiverOptions): Promise<RunningReceiver> {
@@ -88,7 +88,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
   await mkdir(options.dataDir, { recursive: true });
   const location = options.database ?? join(options.dataDir, RECEIVER_FILES.database);
   let reportLost: (error: Error) => void = () => {};
-  const dataDirectoryLost = new Promise<Error>((resolve) => {
+  const databaseLost = new Promise<Error>((resolve) => {
     reportLost = resolve;
   });
   let closeOnLoss: () => void = () => {};
@@ -149,7 +149,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<RunningRe
     readerTokenFile: options.readerToken ? undefined : readerTokenFile,
     caFile: local?.caFile,
     databaseKind: db.kind,
-    dataDirectoryLost,
+    databaseLost,
     async close() {
       await server.close();
       await listener?.close();

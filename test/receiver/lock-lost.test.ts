@@ -19,7 +19,7 @@ describe("a receiver that loses its data directory's lock", () => {
     try {
       const past = new Date(Date.now() - 60_000);
       await utimes(`${join(dir.path, RECEIVER_FILES.database)}.lock`, past, past);
-      const lost = await receiver.dataDirectoryLost;
+      const lost = await receiver.databaseLost;
       expect(lost).toBeInstanceOf(DataDirectoryLostError);
       await expect(
         receiver.sender.post({ job_id: "0f0f0f0f-1111-4222-8333-444455556666", status: "running" }),

@@ -37,7 +37,7 @@ describe("a service that loses its data directory's lock", () => {
       const past = new Date(Date.now() - 60_000);
       await utimes(`${data}.lock`, past, past);
       // THEN the service learns it at its next refresh, and has closed itself
-      const lost = await service.app.dataDirectoryLost;
+      const lost = await service.app.databaseLost;
       expect(lost).toBeInstanceOf(DataDirectoryLostError);
       expect(lost.message).toMatch(/lost.*stops writing/);
       // AND nothing more is written to the directory

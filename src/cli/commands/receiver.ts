@@ -93,7 +93,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
     `CA certificate: ${receiver.caFile ?? flags.tlsCert}`,
     `signatures: ${signingSecrets.length > 0 ? "required (Standard Webhooks)" : "off (the path secret authenticates)"}`,
   ]);
-  const lost = await Promise.race([untilStopped().then(() => undefined), receiver.dataDirectoryLost]);
+  const lost = await Promise.race([untilStopped().then(() => undefined), receiver.databaseLost]);
   if (lost) {
     await receiver.close().catch(() => {});
     throw new EnvironmentError(`${lost.message}; ${restartAdvice(lost)}`);

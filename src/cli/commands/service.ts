@@ -158,7 +158,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
   ]);
   const lost = await Promise.race([
     new Promise<undefined>((done) => closeOnSignals(service, () => done(undefined))),
-    service.app.dataDirectoryLost,
+    service.app.databaseLost,
   ]);
   if (lost) throw new EnvironmentError(`${lost.message}; ${restartAdvice(lost)}`);
 }

@@ -8,8 +8,8 @@ import { SERVICE_MIGRATIONS } from "../store/schema.js";
 declare module "fastify" {
   interface FastifyInstance {
     db: Database;
-    /** Resolves if this process loses its PGlite data directory's lock; the service has then closed itself. */
-    dataDirectoryLost: Promise<Error>;
+    /** Resolves if this process loses its PGlite database (the data directory's lock, or the database's thread); the service has then closed itself. */
+    databaseLost: Promise<Error>;
     /** Whether writes were refused for lack of space lately: `/healthz` reports it, requests answer 503. */
     storageFull: StorageFullReport;
   }
@@ -32,7 +32,7 @@ export default fp(
     const opened = options.db ?? (await openDatabase({ location: app.config.database, onLost }));
     const storageFull = new StorageFullReport();
     const db = reportStorageFull(opened, storageFull);
-    app.decorate("dataDirectoryLost", lost);
+    app.decorate("databaseLost", lost);
     app.decorate("storageFull", storageFull);
     await migrate(db, "service", SERVICE_MIGRATIONS);
     app.decorate("db", db);
