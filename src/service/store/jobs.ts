@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { JobRequest } from "../../contract/job.js";
 import type { Database, Queryable } from "../../store/database.js";
 import { noteJobsAdded } from "./planner-statistics.js";
-import { enqueueNotification, JOB_LIST_SELECT, type JobListRow, type JobRow } from "./rows.js";
+import { enqueueNotification, type JobRow } from "./rows.js";
 
 export interface SubmitInput {
   readonly teamId: string;
@@ -122,35 +122,12 @@ async function replay(tx: Queryable, input: SubmitInput, hash: string): Promise<
 }
 
 /**
- * Which columns a job list reads: the list's (`JOB_LIST_COLUMNS`), or every column, the script among them, for
- * the one list that shows scripts (the sites API's).
+ * Every job of the router, newest first, every column (the sites API's list shows scripts). The spec's list
+ * and its pages read fewer columns and filter in the database: `jobListJson` and `jobPage` (job-page.ts).
  */
-export type JobListColumns = "list" | "with scripts";
-
-const SELECTED: Readonly<Record<JobListColumns, string>> = { list: JOB_LIST_SELECT, "with scripts": "*" };
-
-/** Every job of the router, newest first, as a list shows it. */
-export function listJobs(
-  db: Queryable,
-  teamId: string,
-  routerId: string,
-  columns?: "list",
-): Promise<JobListRow[]>;
-/** Every job of the router, newest first, with its script: the row type follows the columns read. */
-export function listJobs(
-  db: Queryable,
-  teamId: string,
-  routerId: string,
-  columns: "with scripts",
-): Promise<JobRow[]>;
-export async function listJobs(
-  db: Queryable,
-  teamId: string,
-  routerId: string,
-  columns: JobListColumns = "list",
-): Promise<JobListRow[] | JobRow[]> {
-  const { rows } = await db.query<JobListRow | JobRow>(
-    `SELECT ${SELECTED[columns]} FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id DESC`,
+export async function listJobs(db: Queryable, teamId: string, routerId: string): Promise<JobRow[]> {
+  const { rows } = await db.query<JobRow>(
+    "SELECT * FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id DESC",
     [routerId, teamId],
   );
   return rows;

@@ -42,7 +42,7 @@ export interface JobRow {
  * Left out, none of them shown by these lists:
  * - `script`: up to `SCRIPT_MAX_CHARS` (2,000) characters a job, the bulk of a row. A page of 100 jobs then
  *   carries what it shows, not 100 scripts for PGlite to parse and pass between threads. The sites API's list shows
- *   scripts and asks for every column (`listJobs(..., "with scripts")`).
+ *   scripts and reads every column (`listJobs`).
  * - `request_id`, `request_hash`: the submission's record (the id its acknowledgement gives back; the hash,
  *   which an idempotent replay compares as `idempotency_keys` holds it).
  * - `notify_url`: the notification outbox's, read with the whole row when a state change is queued.
@@ -99,6 +99,33 @@ function jobFacts(row: JobListRow) {
 export function toJobRecord(row: JobListRow): JobRecord {
   return { id: row.id, token: row.token, ...jobFacts(row) };
 }
+
+/** `formatTimestamp` in SQL: UTC, milliseconds (the clock the service writes with has no finer), `+00:00`. */
+const sqlTime = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"') AS ${column}`;
+
+/**
+ * `toJobRecord` as the columns of a SELECT, same keys in the same order, for `row_to_json`: the database
+ * writes a whole list's JSON (`jobListJson`), on its own thread, so a 10,000-job answer is not 10,000 objects
+ * built, checked and stringified on the service's event loop. test/service/job-list-json.test.ts holds the
+ * two to the same JSON.
+ */
+export const JOB_RECORD_SELECT = [
+  "id",
+  "token",
+  "idempotency_key",
+  "description",
+  "express_execute",
+  "needs_acknowledgement",
+  "make_backup",
+  "seq_id",
+  sqlTime("started_at"),
+  sqlTime("completed_at"),
+  sqlTime("failed_at"),
+  sqlTime("deleted_at"),
+  "status",
+  "error",
+].join(", ");
 
 /** The notification payload of the spec plus the `error` extension. */
 export function toNotification(row: JobRow, customerId: string) {

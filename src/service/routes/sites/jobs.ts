@@ -84,7 +84,7 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
       const { siteId } = request.params;
       if (!(await findRouter(app.db, teamId, siteId))) throw siteNotFound(siteId);
       // The documented list omits soft-deleted jobs; the sites job object has no field that could say "deleted".
-      const rows = await listJobs(app.db, teamId, siteId, "with scripts");
+      const rows = await listJobs(app.db, teamId, siteId);
       return rows.filter((row) => row.status !== "deleted").map(toSiteJob);
     },
   );
