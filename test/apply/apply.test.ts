@@ -303,14 +303,14 @@ describe("routerjobs apply against the service", () => {
     const backend = service.backend as SimulatedBackend;
     backend.setOnline(ROUTER_A2, false);
     try {
-      const job = declare("/system identity set name=offline", { router_id: ROUTER_A2, timeout_ms: 1500 });
+      // 5 s: enough for the submission to be listed with a second suite loading the machine (with 1.5 s it
+      // once was not, and the message rightly said "not yet listed").
+      const job = declare("/system identity set name=offline", { router_id: ROUTER_A2, timeout_ms: 5000 });
       const started = performance.now();
       const result = await applyJob(job, context());
       const waited = performance.now();
       expect(result.outcome).toBe("timeout");
-      expect(lines.at(-1)).toMatch(
-        /not finished after 1500ms: job .* is pending \(is the router offline\?\)/,
-      );
+      expect(lines.at(-1)).toMatch(/not finished after 5s: job .* is pending \(is the router offline\?\)/);
       const timeoutLine = lines.at(-1);
       backend.setOnline(ROUTER_A2, true);
       const resumed = await applyJob({ ...job, timeout_ms: 20_000 }, context());

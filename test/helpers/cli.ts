@@ -30,7 +30,9 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
     cwd: ROOT,
     env: { ...cleanEnv(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
-    timeout: options.timeoutMs ?? 20_000,
+    // A deadline for a hung CLI, not for a slow one: with a second suite on two cores, a `plan` or `token
+    // create` took over 20 s, was killed, and its test failed on an empty output.
+    timeout: options.timeoutMs ?? 90_000,
   });
   let stdout = "";
   let stderr = "";
