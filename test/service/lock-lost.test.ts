@@ -12,6 +12,7 @@ import { resolveConfig } from "../../src/service/config.js";
 import { applySeed } from "../../src/service/seed.js";
 import { startService } from "../../src/service/server.js";
 import { DataDirectoryLostError } from "../../src/store/data-directory-lock.js";
+import { stopDatabaseThread } from "../../src/store/pglite-on-thread.js";
 import { newBackend } from "./backend.js";
 import { ROUTER_A, SEED } from "./harness.js";
 
@@ -47,6 +48,33 @@ describe("a service that loses its data directory's lock", () => {
       await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
     } finally {
       await service.close().catch(() => {});
+    }
+  });
+
+  // The embedded store runs on a thread of its own (src/store/pglite-on-thread.ts); when that thread ends, the
+  // service has no database, and must say so and stop, as when the lock is lost.
+  it("stops serving at once when its database's thread ends", async () => {
+    const own = await mkdtemp(join(tmpdir(), "rj-thread-lost-"));
+    const service = await startService({
+      config: resolveConfig({ database: join(own, "pglite"), dataDir: own }),
+      backend: newBackend(),
+      host: "127.0.0.1",
+      port: 0,
+      logger: false,
+    });
+    try {
+      await applySeed(service.app.db, SEED as never);
+      expect((await fetch(`${service.url}/healthz`)).status).toBe(200);
+      // WHEN the thread ends (as a crash of PostgreSQL's wasm would end it)
+      await stopDatabaseThread();
+      // THEN the service hears it, refuses every statement, and has closed its port
+      const lost = await service.app.databaseLost;
+      expect(lost.message).toMatch(/the database thread exited/);
+      await expect(service.app.db.query("SELECT 1")).rejects.toThrow(/the database thread exited/);
+      await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
+    } finally {
+      await service.close().catch(() => {});
+      await rm(own, { recursive: true, force: true });
     }
   });
 });
