@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JOB_STATUSES, type KnownJobStatus } from "../../src/contract/job.js";
 import { jobListResponseSchema } from "../../src/service/routes/schemas.js";
-import { type JobListQuery, jobListJson, jobPage } from "../../src/service/store/job-page.js";
+import { type JobListQuery, jobListJson, jobPage, jobPageJson } from "../../src/service/store/job-page.js";
 import { listJobs } from "../../src/service/store/jobs.js";
 import { toJobRecord } from "../../src/service/store/rows.js";
 import type { Queryable } from "../../src/store/database.js";
@@ -129,6 +129,35 @@ describe("the job list written by the database", () => {
     ]);
     const percent = JSON.parse(await listed(db, { teamId: TEAM_A, routerId: ROUTER_A2, text: "0% d" }));
     expect(percent.map((item: { description: string }) => item.description)).toEqual(["100% Done"]);
+  });
+
+  it("pages as jobPage does: the same items as toJobRecord's JSON, and the same cursors to the end", async () => {
+    const db = svc.service.app.db;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(job, { maxLength: 15 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.option(fc.constantFrom<KnownJobStatus[]>(["failed"], ["completed", "pending"]), {
+          nil: undefined,
+        }),
+        async (jobs, limit, statuses) => {
+          await replaceJobs(jobs);
+          const query = { teamId: TEAM_A, routerId: ROUTER_A2, limit, ...(statuses ? { statuses } : {}) };
+          let cursor: string | undefined;
+          do {
+            const page = { ...query, ...(cursor === undefined ? {} : { cursor }) };
+            const written = await jobPageJson(db, page);
+            const built = await jobPage(db, page);
+            expect(JSON.stringify(JSON.parse(written.json))).toBe(
+              JSON.stringify(built.jobs.map(toJobRecord)),
+            );
+            expect(written.nextCursor).toBe(built.nextCursor);
+            cursor = written.nextCursor;
+          } while (cursor !== undefined);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it("comes in chunks that make every job once, newest first, in the answer of a long router", async () => {

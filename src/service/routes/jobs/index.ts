@@ -15,9 +15,8 @@ import {
   JOB_PAGE_MAX,
   JOB_TEXT_FILTER_MAX,
   jobListJson,
-  jobPage,
+  jobPageJson,
 } from "../../store/job-page.js";
-import { toJobRecord } from "../../store/rows.js";
 import { Turns } from "../../turns.js";
 import { jobListResponseSchema, routerParamsSchema } from "../schemas.js";
 
@@ -71,8 +70,12 @@ async function* listAnswer(
   yield "]}";
 }
 
-/** Sends JSON written already, as it is (the route's reply type asks for the objects the schema describes). */
-function sendWritten(reply: FastifyReply, json: Readable): FastifyReply {
+/**
+ * Sends JSON written already, as it is: Fastify serializes (and the response schema checks) only what is not
+ * a string or a stream. Every answer of this route is written by the database; the response schema stays as
+ * its description, and test/service/job-list-json.test.ts holds the SQL to `toJobRecord`'s JSON instead.
+ */
+function sendWritten(reply: FastifyReply, json: string | Readable): FastifyReply {
   return reply.type("application/json; charset=utf-8").send(json);
 }
 
@@ -107,8 +110,6 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       if (limit === undefined && cursor === undefined) {
         // The spec's whole list, its JSON written by the database a chunk at a time (jobListJson) and sent as
         // it comes: the event loop neither builds nor holds 4 MB for a long router, nor encrypts it in one go.
-        // The response schema's check is for objects built here; the list's SQL is held to toJobRecord's JSON
-        // by test/service/job-list-json.test.ts instead.
         const chunks = jobListJson(app.db, {
           teamId,
           routerId,
@@ -121,7 +122,8 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
         return sendWritten(reply, Readable.from(listAnswer(first, chunks)));
       }
       try {
-        const page = await jobPage(app.db, {
+        // A page's JSON is written by the database too (jobPageJson).
+        const page = await jobPageJson(app.db, {
           teamId,
           routerId,
           limit: limit ?? DEFAULT_PAGE,
@@ -129,11 +131,8 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
           ...(statuses ? { statuses } : {}),
           ...(text === undefined ? {} : { text }),
         });
-        return {
-          status: "success" as const,
-          data: page.jobs.map(toJobRecord),
-          next_cursor: page.nextCursor ?? null,
-        };
+        const next = page.nextCursor === undefined ? "null" : JSON.stringify(page.nextCursor);
+        return sendWritten(reply, `{"status":"success","data":${page.json},"next_cursor":${next}}`);
       } catch (error) {
         if (!(error instanceof InvalidCursorError)) throw error;
         throw new HttpError("invalid_request", "the request is invalid: check cursor", [
