@@ -10,8 +10,10 @@ export default defineConfig({
     // Deadlines for a broken build, not for speed (timings are measured in bench/): with a second suite beside
     // this one on two cores (scripts/flake.mjs, a shared CI runner) a Terraform rollout test took over 30 s,
     // and the next test then met the Terraform that its deadline had left running.
-    testTimeout: 120_000,
-    hookTimeout: 180_000,
+    // A flake hunt (npm run flake) then saw the built CLI's --help loop and `service token create` (a dozen
+    // processes each) pass 120 s: 300 s for every test and hook, a deadline that only a hung test meets.
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // Most of a test's time is spent waiting on the processes it started (services, terraform, the CLI): with
     // two forks the two cores were busy 1.1 of the time, with four 1.6 (npm test 393 s -> 278 s, issue 19).
     pool: "forks",

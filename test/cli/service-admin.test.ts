@@ -37,7 +37,7 @@ const DEVICE_ROUTER = "de000000-0000-4000-8000-00000000000c";
 const job = { description: "identity", script: "/system identity set name=from-job", express_execute: true };
 
 // Each test spawns several CLI processes: on a busy two-core machine that takes a while.
-describe("routerjobs service operator commands (built CLI, running service)", { timeout: 120_000 }, () => {
+describe("routerjobs service operator commands (built CLI, running service)", () => {
   let dir: string;
   let data: string;
   let service: CliProcess;
