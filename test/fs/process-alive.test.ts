@@ -15,8 +15,11 @@ describe("isProcessAlive", () => {
   it.skipIf(!existsSync("/proc/self/stat"))(
     "is false for a zombie: a process killed and not yet reaped by its parent (issue 21, item 9)",
     async () => {
-      // `sleep 0` exits at once; its parent replaces itself with `sleep 30`, which never reaps it.
-      const parent = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], {
+      // The background subshell exits once its parent has replaced itself with `sleep 30`, which never reaps
+      // it. (With `sleep 0 &`, a loaded machine let the child exit before the exec, and sh reaped it.) In a
+      // subshell `$$` is still the parent's pid.
+      const script = `(while [ "$(cat /proc/$$/comm)" != sleep ]; do sleep 0.05; done) & echo $!; exec sleep 30`;
+      const parent = spawn("sh", ["-c", script], {
         stdio: ["ignore", "pipe", "ignore"],
       });
       try {

@@ -21,7 +21,8 @@ export interface WaitForOptions {
  */
 export async function waitFor<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  { what, timeoutMs = 10_000, intervalMs = 25, detail }: WaitForOptions,
+  // 60 s by default: with a second suite on the two cores, a job queued behind a stopped one took over 10 s.
+  { what, timeoutMs = 60_000, intervalMs = 25, detail }: WaitForOptions,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
