@@ -1,4 +1,5 @@
-import { PGlite } from "@electric-sql/pglite";
+import { readFile } from "node:fs/promises";
+import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import type { Database } from "./database.js";
 import {
@@ -39,11 +40,13 @@ export type PgliteSource = { readonly dataDir: string } | { readonly memory: tru
  */
 export async function openPgliteHere(source: PgliteSource): Promise<Database> {
   keepWasmAtBaselineTier();
+  const pgliteWasmModule = await compiledPglite();
   // A throwaway database has no disk to reach: it keeps PGlite's own start (no fsync, synchronous commits).
   if ("memory" in source) {
     const fresh = await freshDatabaseTarball();
     const db = await PGlite.create({
-      loadDataDir: fresh && new Blob([fresh]),
+      ...(fresh ? { loadDataDir: new TarballBlob(fresh) } : {}),
+      pgliteWasmModule,
       postgresqlconf: [...PGLITE_SETTINGS],
       extensions: EXTENSIONS,
     });
@@ -52,12 +55,55 @@ export async function openPgliteHere(source: PgliteSource): Promise<Database> {
   await initialiseDataDirectory(source.dataDir);
   const db = await PGlite.create({
     dataDir: source.dataDir,
+    pgliteWasmModule,
     fs: new DurableNodeFS(source.dataDir),
     startParams: durableStartParams(),
     postgresqlconf: [...PGLITE_SETTINGS],
     extensions: EXTENSIONS,
   });
   return wrapPglite(db, walFlusher(db));
+}
+
+/** A compiled wasm module: this project's TypeScript libraries (ES2023, node) declare no WebAssembly API. */
+type WasmModule = NonNullable<PGliteOptions["pgliteWasmModule"]>;
+const { WebAssembly: wasm } = globalThis as unknown as {
+  WebAssembly: { compile(bytes: Uint8Array): Promise<WasmModule> };
+};
+
+let compiled: Promise<WasmModule> | undefined;
+/**
+ * PostgreSQL's wasm module, compiled once per thread: PGlite compiles it at every `create` otherwise
+ * (0.1-0.4 s of CPU), and a thread that opens several databases (tests, bench/) would pay that each time.
+ * An open database holds the module anyway.
+ */
+function compiledPglite(): Promise<WasmModule> {
+  compiled ??= readFile(new URL("./pglite.wasm", import.meta.resolve("@electric-sql/pglite")))
+    .then((bytes) => wasm.compile(bytes))
+    .catch((error: unknown) => {
+      compiled = undefined;
+      throw error;
+    });
+  return compiled;
+}
+
+/**
+ * The template tarball as the Blob `loadDataDir` takes, handing PGlite the bytes it reads as they are: Node's
+ * `Blob.arrayBuffer()` copies 40 MB through its chunked reader, 0.4-0.7 s of CPU at each fresh database.
+ * PGlite reads only `arrayBuffer()` and `type` (a tar, not gzip) of it.
+ */
+class TarballBlob extends Blob {
+  constructor(private readonly tarball: Buffer) {
+    super([], { type: "application/x-tar" });
+  }
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    const { buffer, byteOffset, byteLength } = this.tarball;
+    return Promise.resolve(
+      byteOffset === 0 && byteLength === buffer.byteLength && buffer instanceof ArrayBuffer
+        ? buffer
+        : (buffer.slice(byteOffset, byteOffset + byteLength) as ArrayBuffer),
+    );
+  }
 }
 
 /**
