@@ -24,6 +24,8 @@ export interface ReceiverClientOptions {
    * restarting receiver do not all come back at once. @default 1000
    */
   readonly retryDelayMs?: number;
+  /** Milliseconds from any origin, for the wait's deadlines; a test moves it instead of waiting. @default performance.now */
+  readonly now?: () => number;
 }
 
 export interface WaitForJobOptions {
@@ -100,7 +102,8 @@ export class ReceiverClient {
   /** Long-polls until the job is terminal, the deadline passes, or the receiver stays quiet for `quietMs`. */
   async waitForJob(options: WaitForJobOptions): Promise<WaitResult> {
     const name = jobQuery(options);
-    const started = performance.now();
+    const clock = this.options.now ?? (() => performance.now());
+    const started = clock();
     const deadline = started + options.timeoutMs;
     const quietMs = options.quietMs ?? options.timeoutMs;
     const longPollMs = this.options.longPollMs ?? 30_000;
@@ -116,7 +119,7 @@ export class ReceiverClient {
     });
     for (;;) {
       options.signal?.throwIfAborted();
-      const now = performance.now();
+      const now = clock();
       if (now >= deadline) return result("timeout");
       if (now - lastNewsAt >= quietMs) return result("quiet");
       const waitMs = Math.ceil(Math.min(longPollMs, deadline - now, lastNewsAt + quietMs - now));
@@ -124,7 +127,7 @@ export class ReceiverClient {
       try {
         const next = await this.fetchJob(query, options.signal, waitMs + LONG_POLL_GRACE_MS);
         failures = 0;
-        if (next && next.last_heard_at !== job?.last_heard_at) lastNewsAt = performance.now();
+        if (next && next.last_heard_at !== job?.last_heard_at) lastNewsAt = clock();
         job = next ?? job;
         if (job && isTerminal(job.status)) return result("terminal");
       } catch (error) {
@@ -138,7 +141,7 @@ export class ReceiverClient {
         lastError = error as Error;
         const baseMs = this.options.retryDelayMs ?? 1000;
         const backoffMs = fullJitterMs(++failures, baseMs, baseMs * 8);
-        const pauseMs = Math.min(backoffMs, deadline - performance.now());
+        const pauseMs = Math.min(backoffMs, deadline - clock());
         if (pauseMs > 0) await sleep(pauseMs, undefined, { signal: options.signal });
       }
     }
