@@ -1,10 +1,47 @@
 import { defineConfig } from "vitest/config";
 
+/**
+ * The slow tier: tests whose cost is the programs they start, not our code (issue 19). `npm test` runs the
+ * quick tier alone, in under two minutes on a 2-core machine; `npm run test:all` (what CI runs, on every
+ * supported Node) runs both. A test belongs here when it runs
+ * - the built package as a user does: the CLI and its bundle (test/helpers/cli.ts), `npm pack`, the examples;
+ * - Terraform, a browser (chromium), strace or Python;
+ * - whole processes it kills, restarts or crashes (services, routers, receivers under a skewed clock);
+ * - a fresh PGlite cluster's initdb (tens of seconds of CPU each).
+ * Everything else (the service, receiver and client on loopback, PGlite and PostgreSQL, worker threads, small
+ * helper processes) runs in the quick tier.
+ */
+const slow = [
+  "test/e2e/**/*.test.ts",
+  "test/packaging/**/*.test.ts",
+  "test/examples/**/*.test.ts",
+  "test/cli/api-profile.test.ts",
+  "test/cli/cli.test.ts",
+  "test/cli/closed-pipe.test.ts",
+  "test/cli/plan.test.ts",
+  "test/cli/service-admin.test.ts",
+  "test/cli/state-dir.test.ts",
+  "test/constructs/terraform.test.ts",
+  "test/demo/router-processes.test.ts",
+  "test/faults/clock-skew.test.ts",
+  "test/plan/import-module.test.ts",
+  "test/receiver/cli.test.ts",
+  "test/routeros-api/peers.test.ts",
+  "test/routeros-api/router-simulate.test.ts",
+  "test/security/process-list.test.ts",
+  "test/service/device-crash.test.ts",
+  "test/service/restart.test.ts",
+  "test/service/shutdown.test.ts",
+  "test/service/portal/browser.test.ts",
+  "test/service/portal/browser-live.test.ts",
+  "test/store/durable-before-2xx.test.ts",
+  "test/store/strace.test.ts",
+  "test/store/pglite-init.test.ts",
+  "test/store/pglite-on-thread.test.ts",
+];
+
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
-    // Builds dist/ once, for the tests that spawn the real CLI.
-    globalSetup: ["test/global-setup.ts"],
     // Removes each file's scratch directories (test/helpers/scratch.ts) after its tests.
     setupFiles: ["test/scratch-setup.ts"],
     // Deadlines for a broken build, not for speed (timings are measured in bench/): with a second suite beside
@@ -21,5 +58,10 @@ export default defineConfig({
     // One module graph per fork instead of one per file: importing it again for each of ~180 files cost 75 s of
     // the run's CPU. No test changes process-wide state it does not restore (environment, mocks, timers).
     isolate: false,
+    projects: [
+      { extends: true, test: { name: "quick", include: ["test/**/*.test.ts"], exclude: slow } },
+      // Builds dist/ once, for the tests that spawn the real CLI; the quick tier runs src/ only.
+      { extends: true, test: { name: "slow", include: slow, globalSetup: ["test/global-setup.ts"] } },
+    ],
   },
 });
