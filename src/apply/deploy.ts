@@ -5,8 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { RouterJobsClient } from "../client/client.js";
@@ -14,6 +13,7 @@ import { APPLY_JOB_ENV } from "../contract/apply-job.js";
 import { ChangesNotAppliedError, EnvironmentError } from "../errors.js";
 import { jobResourcesOf, type StateResource } from "../terraform/state.js";
 import { runGroup } from "../terraform/terraform.js";
+import { makeDeployFolder } from "./deploy-folder.js";
 import { DEPLOY_FILE_ENV, writeDeployKnowledge } from "./deploy-knowledge.js";
 import { failureReason } from "./failure-reason.js";
 import { deployKnowledge, type Finding, type Reconciliation, reconcile } from "./reconcile.js";
@@ -98,7 +98,7 @@ export async function deployStack(
   const replace = reconciliation.findings
     .filter((finding) => finding.verdict === "missing" || finding.verdict === "in-flight")
     .map((finding) => `-replace=${finding.resource.address}`);
-  const folder = await mkdtemp(join(tmpdir(), "routerjobs-deploy-"));
+  const folder = await makeDeployFolder();
   try {
     const file = join(folder, "deploy.json");
     await writeDeployKnowledge(file, deployKnowledge(reconciliation));
