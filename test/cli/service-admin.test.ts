@@ -252,7 +252,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     const ran = await eventually(async () => {
       const item = (await jobs(ROUTER_A2)).find((entry) => entry.id === pending.id);
       return item.status === "completed" ? item : undefined;
-    }, 30_000);
+    }, 120_000);
     expect(Date.parse(ran.started_at)).toBeGreaterThanOrEqual(onlineAt);
 
     const unknown = "ffffffff-0000-4000-8000-000000000000";
@@ -265,14 +265,14 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     const pending = await submit(ROUTER_A2, TOKEN_A, { ...job, notify_url: `${sink.url}/hook` });
     expect(json(await admin("job", "delete", pending.id))).toEqual({ id: pending.id, status: "deleted" });
     await admin("router", "online", ROUTER_A2);
-    await sink.waitFor(() => sink.statuses(pending.id).includes("deleted"), 30_000);
+    await sink.waitFor(() => sink.statuses(pending.id).includes("deleted"), 120_000);
     // A job queued after it runs once the router is online: the scheduler has passed the deleted job, which
     // comes first in the router's queue, and left it alone.
     const later = await submit(ROUTER_A2, TOKEN_A, { ...job, description: "after the deleted one" });
     await eventually(async () => {
       const item = (await jobs(ROUTER_A2)).find((entry) => entry.id === later.id);
       return item.status === "completed" ? item : undefined;
-    }, 30_000);
+    }, 120_000);
     const deleted = (await jobs(ROUTER_A2)).find((item) => item.id === pending.id);
     expect(deleted).toMatchObject({ status: "deleted", started_at: null, completed_at: null });
     expect(Date.parse(deleted.deleted_at)).not.toBeNaN();
@@ -292,7 +292,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     await admin("router", "offline", routerD);
     const pending = await submit(routerD, otherTokenD, { ...job, notify_url: `${sink.url}/hook` });
     expect(json(await admin("router", "remove", routerD))).toEqual({ id: routerD, deleted_jobs: 1 });
-    await sink.waitFor(() => sink.statuses(pending.id).includes("deleted"), 30_000);
+    await sink.waitFor(() => sink.statuses(pending.id).includes("deleted"), 120_000);
     const answers = [
       await call("GET", `/api/routers/${routerD}/jobs`, { token: otherTokenD }),
       await call("POST", `/api/synchronous/${routerD}`, {
@@ -335,7 +335,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expect((await call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: TOKEN_B })).status).toBe(404);
     // The team's signing secret came with the seed: its notifications are signed.
     const signed = await submit(ROUTER_B, TOKEN_B, { ...job, notify_url: `${sink.url}/hook` });
-    await sink.waitFor(() => sink.statuses(signed.id).includes("completed"), 30_000);
+    await sink.waitFor(() => sink.statuses(signed.id).includes("completed"), 120_000);
     for (const item of sink.received.filter((entry) => entry.body.job_id === signed.id)) {
       expect(item.headers["webhook-signature"]).toMatch(/^v1,/);
     }

@@ -46,7 +46,7 @@ describe("findJobs on our service: filtered and paged there", () => {
   beforeAll(async () => {
     svc = await startTestService({ tickMs: 60_000 });
     await fillHistory(svc, ROUTER_A2, HISTORY);
-  }, 60_000);
+  });
   afterAll(async () => svc?.close());
 
   const clientVia = (baseUrl: string) =>
@@ -78,7 +78,7 @@ describe("findJobs on our service: filtered and paged there", () => {
       await client.close();
       await relay.close();
     }
-  }, 60_000);
+  });
 
   it("follows the cursor when more jobs match than one page holds, newest first", async () => {
     const client = clientVia(svc.url);
@@ -94,7 +94,7 @@ describe("findJobs on our service: filtered and paged there", () => {
     } finally {
       await client.close();
     }
-  }, 60_000);
+  });
 
   it("answers an unknown router as the plain list does (404), and an empty match as no jobs", async () => {
     const client = clientVia(svc.url);

@@ -155,7 +155,7 @@ describe("retries over a real connection", () => {
     expect(log.retries).toHaveLength(3);
     for (const retry of log.retries) expect(retry.waitMs).toBeGreaterThanOrEqual(1000);
     await client.close();
-  }, 15_000);
+  });
 
   it("gives up with the RateLimitedError when Retry-After outlasts the deadline", async () => {
     const client = makeClient(service.url, { deadlineMs: 1000 });

@@ -66,6 +66,6 @@ describe("examples/cdktn-single-router", () => {
       } finally {
         rmSync(outdir, { recursive: true, force: true });
       }
-    }, 150_000);
+    });
   }
 });

@@ -241,7 +241,7 @@ describe("the receiver's clock behind the service's", () => {
     const outbox = await eventually(async () => {
       const rows = await outboxOf(service, result.job?.id as string);
       return rows[0] && rows[0].attempts >= 3 ? rows : undefined;
-    }, 20_000);
+    }, 120_000);
     expect(outbox.some((row) => row.delivered)).toBe(false);
     expect(outbox[0]).toMatchObject({ status: "loaded", last_error: "HTTP 401" });
     // AND the reason is clear to whoever reads the answer: a notification signed now, by the service's clock
@@ -317,7 +317,7 @@ describe("the service's clock an hour ahead of apply's", () => {
       SKEW_MS,
     );
     serviceUrl = await run.printed(/^routerjobs service listening on (\S+)/m, "the service");
-  }, 120_000);
+  });
 
   /** `routerjobs apply` as a Terraform provisioner runs it, on this machine (its clock is right). */
   async function cliApply(job: ApplyJob, url: string, stateDir: string) {

@@ -94,7 +94,7 @@ describe("faults between the service and the receiver", () => {
       eventually(async () => {
         const rows = await outbox(keys);
         return rows.length === count && rows.every((row) => row.delivered) ? rows : undefined;
-      }, 60_000);
+      }, 120_000);
     const submit = async (count: number, label: string) => {
       const keys: string[] = [];
       for (let index = 0; index < count; index++) {

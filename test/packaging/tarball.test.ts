@@ -114,7 +114,7 @@ describe("the packed tarball in an empty project", () => {
     const { stdout } = await npm(["pack", "--json", "--pack-destination", packDir], ROOT);
     const [packed] = JSON.parse(stdout) as { filename: string }[];
     tarball = join(packDir, (packed as { filename: string }).filename);
-  }, 120_000);
+  });
   afterAll(() => rmSync(packDir, { recursive: true, force: true }));
 
   it.for(CASES)(

@@ -14,7 +14,7 @@ function cli(args: string[], env: Record<string, string> = {}): CliProcess {
   return run;
 }
 
-const notifyUrlOf = (run: CliProcess) => run.printed(/^notify_url: (\S+)$/m, "the receiver", 60_000);
+const notifyUrlOf = (run: CliProcess) => run.printed(/^notify_url: (\S+)$/m, "the receiver", 120_000);
 
 describe("parseListen", () => {
   it("reads HOST:PORT and [IPv6]:PORT, and names the rule otherwise", () => {
@@ -104,7 +104,7 @@ describe("routerjobs receiver (CLI)", () => {
     second.child.kill("SIGTERM");
     expect(await second.exited).toBe(0);
     expect(second.output().stderr).toMatch(/receiver stopping/);
-  }, 180_000);
+  });
 
   it("reports an unreachable receiver as a network failure, exit code 4", async () => {
     const run = cli(["receiver", "status", "--url", "https://127.0.0.1:1", "--data", dir.path], {

@@ -59,12 +59,12 @@ describe("a device router whose process is killed", () => {
     }
   };
   const job = (key: string) =>
-    eventually(async () => (await svc.jobs(ROUTER)).find((item) => item.idempotency_key === key), 30_000);
+    eventually(async () => (await svc.jobs(ROUTER)).find((item) => item.idempotency_key === key), 120_000);
   const finished = (key: string) =>
     eventually(async () => {
       const found = await job(key);
       return ["completed", "failed"].includes(found.status) ? found : undefined;
-    }, 30_000);
+    }, 120_000);
   const submit = async (script: string) =>
     (await svc.submit(ROUTER, { description: "crash test", script, express_execute: true })).body.data
       .idempotency_key as string;
@@ -276,7 +276,7 @@ describe("a service killed while a device router runs its job", () => {
       ((await api("GET", `/api/routers/${ROUTER_ID}/jobs`)).body.data as Loose[]).find(
         (item) => item.idempotency_key === key,
       );
-    await eventually(async () => ((await job())?.status === "running" ? true : undefined), 30_000);
+    await eventually(async () => ((await job())?.status === "running" ? true : undefined), 120_000);
     // The script's first line has run on the device (the entry's source holds the same text, so the state file
     // would say so as soon as the entry is there, before the job starts).
     await eventually(async () =>
@@ -300,5 +300,5 @@ describe("a service killed while a device router runs its job", () => {
     expect(await onDevice("/log/print", ["?message=resumed-job ran"])).toHaveLength(1);
     expect(await onDevice("/ip/address/print", ["?comment=resumed-job"])).toHaveLength(1);
     expect(await onDevice("/system/script/print")).toEqual([]);
-  }, 240_000);
+  });
 });

@@ -88,7 +88,7 @@ describe("a device router through the service", () => {
     eventually(async () => {
       const job = (await svc.jobs(routerId)).find((item) => item.idempotency_key === key);
       return job && ["completed", "failed"].includes(job.status) ? job : undefined;
-    }, 30_000);
+    }, 120_000);
 
   it("answers a synchronous call from the device", async () => {
     const answer = await svc.call("POST", `/api/synchronous/${DEVICE_ROUTER}`, {

@@ -58,7 +58,7 @@ for (const [name, start, available] of backends) {
       db = await openDatabase({ location: backend.location });
       await migrate(db, "service", SERVICE_MIGRATIONS);
       await applySeed(db, SEED as never);
-    }, 120_000);
+    });
     afterAll(async () => {
       await db?.close();
       await stop?.();
@@ -189,6 +189,6 @@ for (const [name, start, available] of backends) {
         await db.close();
         await backend.stop();
       }
-    }, 120_000);
+    });
   });
 }

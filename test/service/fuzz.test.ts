@@ -157,7 +157,7 @@ describe("fuzzing the HTTP API", () => {
       ),
       { numRuns: 400 },
     );
-  }, 120_000);
+  });
 
   it("an authenticated JSON request to a real endpoint never answers 5xx, whatever text its fields hold", async () => {
     // The first property rarely gets past authentication and routing; this one always reaches the database.
@@ -204,7 +204,7 @@ describe("fuzzing the HTTP API", () => {
       }),
       { numRuns: 200 },
     );
-  }, 60_000);
+  });
 
   it("a valid job from the fuzzer's shapes is accepted and creates exactly one job", async () => {
     const storable = (constraints: { minLength: number; maxLength: number }) =>
@@ -229,5 +229,5 @@ describe("fuzzing the HTTP API", () => {
       ),
       { numRuns: 50 },
     );
-  }, 60_000);
+  });
 });

@@ -174,7 +174,7 @@ describe("job lifecycle races", () => {
     await waitFor(id, (job) => job.status === "running");
     expect((await admin("DELETE", `/routers/${routerId}`)).json().data.deleted_jobs).toBe(1);
 
-    const ended = await waitFor(id, (job) => job.execution === "done", 5000);
+    const ended = await waitFor(id, (job) => job.execution === "done", 120_000);
     expect(ended).toMatchObject({ status: "deleted", claimed_by: null, error: null });
     expect(await announced(id)).toEqual(["loaded", "running", "deleted"]);
     // The scheduler goes on with other routers.

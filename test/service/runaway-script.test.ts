@@ -22,7 +22,7 @@ describe("a runaway script", () => {
     eventually(async () => {
       const job = (await svc.jobs(routerId)).find((item) => item.idempotency_key === key);
       return job && (job.status === "completed" || job.status === "failed") ? job : undefined;
-    }, 60_000);
+    }, 120_000);
 
   it("that doubles an array fails with not enough memory, and the router takes its next job", async () => {
     const doubling = ":local a {1;2}; :for i from=1 to=25 do={ :set a {$a;$a} }; :put [:len [:tostr $a]]";

@@ -105,7 +105,7 @@ describe("service server: runaway scripts", () => {
         jobs.find((job) => job.idempotency_key === ack.body.data.idempotency_key);
       const pair = [find(looping), find(next)];
       return pair.every((job) => ["completed", "failed"].includes(job?.status)) ? pair : undefined;
-    }, 30_000);
+    }, 120_000);
     expect(failed.status).toBe("failed");
     expect(failed.error).toContain("script stopped after 20000 statements");
     expect(completed.status).toBe("completed");

@@ -52,7 +52,7 @@ describe("data directory lock: one process per PGlite directory", () => {
     const again = await openDatabase({ location: dir });
     expect((await again.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     await again.close();
-  }, 60_000);
+  });
 
   it("a live process's lock fails at once with its pid; once that process is killed, the lock is taken over when stale", async () => {
     const dir = join(root, "held");
@@ -72,5 +72,5 @@ describe("data directory lock: one process per PGlite directory", () => {
     const release = await lockDataDirectory(dir);
     await release();
     expect(existsSync(`${dir}.lock`)).toBe(false);
-  }, 60_000);
+  });
 });

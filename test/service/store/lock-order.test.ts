@@ -31,7 +31,7 @@ describe.skipIf(!postgres.available)("job store on PostgreSQL: one lock order", 
     await applySeed(db, SEED as never);
     other = new pg.Client({ connectionString: server.url });
     await other.connect();
-  }, 120_000);
+  });
   afterAll(async () => {
     await other?.end();
     await db?.close();
