@@ -115,6 +115,12 @@ export class SimulatedBackend implements RouterBackend {
     return device?.online === true && this.now().getTime() >= device.offlineUntilMs;
   }
 
+  /** Whether the router is attached and still offline after `/system reboot` or a backup load. */
+  isRebooting(routerId: string): boolean {
+    const device = this.devices.get(routerId);
+    return device !== undefined && this.now().getTime() < device.offlineUntilMs;
+  }
+
   async runScript(
     routerId: string,
     script: string,

@@ -11,6 +11,7 @@ import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import type { WaveCheck } from "../../src/contract/wave-check.js";
 import { ChangesNotAppliedError } from "../../src/errors.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { clientOf, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../service/harness.js";
 
 function declare(routerId: string, resource: string, script: string, makeBackup = true): ApplyJob {
@@ -54,7 +55,11 @@ describe("rollback-wave at the gate", () => {
     await rm(stateDir, { recursive: true, force: true });
   });
 
-  const exportOf = async (id: string) => (await backend.router(id).runSource("/export")).join("\n");
+  // A restore reboots the router (offline for rebootOfflineMs): the test reads it once it answers again.
+  const exportOf = async (id: string) => {
+    await waitFor(() => !backend.isRebooting(id), { what: `${id} to be back from its reboot` });
+    return (await backend.router(id).runSource("/export")).join("\n");
+  };
 
   it("restores every router of a wave whose check failed from its first job's backup, and says how", async () => {
     // GIVEN a wave of two routers (attached by a first read), each with two completed jobs, the second one

@@ -10,6 +10,7 @@ import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { parseMarker } from "../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../src/contract/job.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { clientOf, ROUTER_A, startTestService, type TestService } from "../service/harness.js";
 
 /** A job as the constructs write it, with `rollback: "on-failure"` unless overridden. */
@@ -59,6 +60,7 @@ describe("rollback on failure, against the service with simulated routers", () =
     client = clientOf(service, stateDir);
     lines = [];
     // Every test starts from the same known configuration.
+    await backOnline();
     await client.execute(ROUTER_A, "/system/identity/set", "=name=edge-a");
   });
   afterEach(async () => {
@@ -73,7 +75,13 @@ describe("rollback on failure, against the service with simulated routers", () =
     write: (line) => lines.push(line),
     ...extra,
   });
-  const exportOf = async () => (await backend.router(ROUTER_A).runSource("/export")).join("\n");
+  // A restore reboots the router (offline for rebootOfflineMs): the test reads it once it answers again.
+  const backOnline = () =>
+    waitFor(() => !backend.isRebooting(ROUTER_A), { what: "edge-a to be back from its reboot" });
+  const exportOf = async () => {
+    await backOnline();
+    return (await backend.router(ROUTER_A).runSource("/export")).join("\n");
+  };
   const restoreJobs = async () =>
     ((await service.jobs(ROUTER_A)) as JobListItem[]).filter((job) => parseRestoreMarker(job.description));
 

@@ -144,13 +144,17 @@ describe("SimulatedBackend", () => {
   it("goes offline for rebootOfflineMs after /system reboot, then comes back", async () => {
     const clock = manualClock("2026-11-22T10:00:00Z");
     const backend = new SimulatedBackend({ now: clock.now, rebootOfflineMs: 5000 });
+    expect(backend.isRebooting("r")).toBe(false);
     await backend.attach("r", { name: "r" });
+    expect(backend.isRebooting("r")).toBe(false);
     expect(await backend.runScript("r", "/system reboot")).toEqual({ ok: true, output: "" });
     expect(backend.isOnline("r")).toBe(false);
+    expect(backend.isRebooting("r")).toBe(true);
     clock.advance(4999);
     expect(backend.isOnline("r")).toBe(false);
     clock.advance(1);
     expect(backend.isOnline("r")).toBe(true);
+    expect(backend.isRebooting("r")).toBe(false);
     const log = await backend.command("r", "/log/print", "=.proplist=topics,message");
     expect(log).toContainEqual({ topics: "system,info", message: "router rebooted" });
   });
