@@ -81,14 +81,25 @@ function summarize(report, label, code, stderr) {
       if (test.status === "failed")
         failed.push({
           name: `${relative} > ${test.fullName}`,
-          error: (test.failureMessages?.[0] ?? "").split("\n")[0],
+          error: firstLines(test.failureMessages?.[0]),
         });
     }
     // A file that failed outside its tests (a hook, an import) has no failed test to name.
     if (file.status === "failed" && !(file.assertionResults ?? []).some((test) => test.status === "failed"))
-      failed.push({ name: relative, error: (file.message ?? "").split("\n")[0] });
+      failed.push({ name: relative, error: firstLines(file.message) });
   }
   return { label, passed: parsed.numPassedTests ?? 0, failed };
+}
+
+/** The error's first lines: its message and where it was thrown, enough to tell one flake from another. */
+function firstLines(message) {
+  return (message ?? "(no message)").split("\n").slice(0, 6).join("\n    ");
+}
+
+/** Prints a suite run's count and its failures at once: a hunt stopped early still says what it saw. */
+function printRun(result) {
+  console.log(`${result.label}: ${result.passed} passed, ${result.failed.length} failed`);
+  for (const failure of result.failed) console.log(`  - ${failure.name}\n    ${failure.error}`);
 }
 
 const running = new Set();
@@ -128,14 +139,14 @@ if (load) {
       // The run stopped at the end is not counted: part of it ran without the first suite beside it.
       if (stopLoad) break;
       results.push(result);
-      console.log(`${result.label}: ${result.passed} passed, ${result.failed.length} failed`);
+      printRun(result);
     }
   })();
 }
 for (let n = 1; n <= runs; n++) {
   const result = await suite(root, join(scratch, `run-${n}.json`), `run ${n} of ${runs}`);
   results.push(result);
-  console.log(`${result.label}: ${result.passed} passed, ${result.failed.length} failed`);
+  printRun(result);
 }
 stopLoad = true;
 stopAll();
