@@ -4,6 +4,8 @@ import { join } from "node:path";
 import { isProcessAlive } from "../fs/process-alive.js";
 
 const PREFIX = "routerjobs-deploy-";
+/** A deploy folder's name, `routerjobs-deploy-<pid>-<random>`: group 1 is the pid. */
+const DEPLOY_FOLDER = new RegExp(`^${PREFIX}(\\d+)-`);
 
 /**
  * A private folder for one deploy's knowledge file (the job lists its provisioners read), named by the deploy's
@@ -19,7 +21,7 @@ export async function makeDeployFolder(parent: string = tmpdir()): Promise<strin
 async function removeFoldersOfDeadDeploys(parent: string): Promise<void> {
   const names = await readdir(parent).catch(() => [] as string[]);
   for (const name of names) {
-    const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
+    const pid = Number(DEPLOY_FOLDER.exec(name)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || isProcessAlive(pid)) continue;
     // Best effort: another deploy may be removing it too, or it may not be ours to remove.
     await rm(join(parent, name), { recursive: true, force: true }).catch(() => {});

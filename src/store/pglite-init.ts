@@ -23,7 +23,8 @@ import { userDirectory } from "../fs/user-dirs.js";
  * (`$ROUTERJOBS_CACHE_DIR`, else `$XDG_CACHE_HOME/routerjobs`, else `~/.cache/routerjobs`), and every fresh
  * database is unpacked from it. A cache folder that cannot be used costs only that time. The tarball is kept
  * uncompressed (40 MB, against 4.5 gzipped): gunzipping it cost 0.6 s of CPU at every fresh database, where
- * reading it from the page cache costs milliseconds (each test's service and receiver starts from it).
+ * reading it from the page cache costs about 0.25 s on a 2-core VM (each test's service and receiver starts
+ * from it).
  *
  * initdb runs in a short-lived child process: in this one it left 650-700 MiB behind, against ~200 for the
  * same process started on an existing directory (bench/store-memory.bench.ts).
