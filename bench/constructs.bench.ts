@@ -4,10 +4,20 @@
  * provisioners of the same size built by hand, without validation or hashing, so the ratio is the constructs'
  * own overhead over cdktf's. Also checks that the cost grows linearly with the fleet.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { LocalBackend, TerraformStack, Testing } from "cdktf";
 import { Fleet, helpers as ros, TerraformData } from "../src/constructs/index.js";
 import type { BenchReport } from "./harness.js";
 import { round } from "./harness.js";
+
+/**
+ * One outdir for every app of the run: without one, each `Testing.app()` leaves a `cdktf.outdir.*` folder
+ * behind (synth writes nothing there).
+ */
+let outdir = "";
+const app = () => Testing.app({ outdir });
 
 const routers = (count: number) =>
   Array.from({ length: count }, (_, i) => ({
@@ -17,7 +27,7 @@ const routers = (count: number) =>
   }));
 
 function fleetSynth(count: number): number {
-  const stack = new TerraformStack(Testing.app(), "office");
+  const stack = new TerraformStack(app(), "office");
   new LocalBackend(stack, { path: "/tmp/rj-bench.tfstate" });
   new Fleet(stack, "branches", {
     routers: routers(count),
@@ -55,7 +65,7 @@ const JOB_TEXT = JSON.stringify({
 });
 
 function baselineSynth(count: number): number {
-  const stack = new TerraformStack(Testing.app(), "office");
+  const stack = new TerraformStack(app(), "office");
   new LocalBackend(stack, { path: "/tmp/rj-bench.tfstate" });
   for (let i = 0; i < count * 4; i++) {
     new TerraformData(stack, `r${i}`, {
@@ -84,6 +94,15 @@ function timeMs(fn: () => unknown, repeats = 3): number {
 }
 
 export async function run(): Promise<BenchReport> {
+  outdir = mkdtempSync(join(tmpdir(), "rj-bench-constructs-"));
+  try {
+    return measure();
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+function measure(): BenchReport {
   fleetSynth(10);
   baselineSynth(10);
   const fleet200 = timeMs(() => fleetSynth(200));
