@@ -36,6 +36,11 @@ describe("faults between the client and the service", () => {
     await rm(stateDir, { recursive: true, force: true });
   });
 
+  /**
+   * The request timeout of the tests that make one exchange outlast it: long enough that a plain exchange on
+   * loopback fits with a second suite on the two cores, so only the faulty one times out.
+   */
+  const REQUEST_TIMEOUT_MS = 2000;
   const client = (options: Partial<RouterJobsClientOptions> = {}) =>
     new RouterJobsClient({
       baseUrl: `http://127.0.0.1:${proxy.port}`,
@@ -114,7 +119,7 @@ describe("faults between the client and the service", () => {
   });
 
   it("gives up on a submission swallowed by a black hole at the request timeout, without sending it again", async () => {
-    const api = client({ requestTimeoutMs: 400 });
+    const api = client({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
     const key = "2f2f2f2f-1111-4222-8333-444455556666";
     try {
       proxy.set({ blackhole: true, times: 1 });
@@ -129,14 +134,19 @@ describe("faults between the client and the service", () => {
       expect(proxy.stats.connections - before).toBe(1);
       // The request never reached the service; repeating it with its key runs it once.
       expect(await jobsWithKey(ROUTER_A, key)).toHaveLength(0);
-      await api.submitJob(
-        ROUTER_A,
-        { description: "swallowed", script: ":put swallowed" },
-        { idempotencyKey: key },
-      );
+      const again = client();
+      try {
+        await again.submitJob(
+          ROUTER_A,
+          { description: "swallowed", script: ":put swallowed" },
+          { idempotencyKey: key },
+        );
+      } finally {
+        await again.close();
+      }
       expect(await jobsWithKey(ROUTER_A, key)).toHaveLength(1);
       console.log(
-        `black hole on submit: the client gave up after ${Math.round(waitedMs)} ms (request timeout 400 ms) on 1 connection; the repeat with the key made 1 job`,
+        `black hole on submit: the client gave up after ${Math.round(waitedMs)} ms (request timeout ${REQUEST_TIMEOUT_MS} ms) on 1 connection; the repeat with the key made 1 job`,
       );
     } finally {
       await api.close();
@@ -144,17 +154,17 @@ describe("faults between the client and the service", () => {
   });
 
   it("retries a job-list read whose answer is swallowed or held past the request timeout", async () => {
-    const api = client({ requestTimeoutMs: 400 });
+    const api = client({ requestTimeoutMs: REQUEST_TIMEOUT_MS });
     try {
       const expected = (await service.jobs(ROUTER_A)).length;
       const timings: string[] = [];
-      for (const fault of [{ blackhole: true }, { delayMs: 600 }]) {
+      for (const fault of [{ blackhole: true }, { delayMs: REQUEST_TIMEOUT_MS + 1000 }]) {
         proxy.set({ ...fault, times: 1 });
         const before = { ...proxy.stats };
         const started = performance.now();
         expect(await api.listJobs(ROUTER_A)).toHaveLength(expected);
         const ms = Math.round(performance.now() - started);
-        // The faulty exchange timed out (the only way past a black hole, and sooner than the 600 ms answer),
+        // The faulty exchange timed out (the only way past a black hole, and sooner than the held answer),
         // then one more went through untouched.
         expect(proxy.stats.exchanges - before.exchanges).toBe(2);
         timings.push(`${JSON.stringify(fault)} ${ms} ms`);
@@ -169,7 +179,7 @@ describe("faults between the client and the service", () => {
       expect(proxy.stats.delayed - before.delayed).toBe(1);
       expect(proxy.stats.exchanges - before.exchanges).toBe(1);
       console.log(
-        `list read through faults (request timeout 400 ms): ${timings.join(", ")}; delay 100 ms each way ${slowMs} ms`,
+        `list read through faults (request timeout ${REQUEST_TIMEOUT_MS} ms): ${timings.join(", ")}; delay 100 ms each way ${slowMs} ms`,
       );
     } finally {
       await api.close();

@@ -26,7 +26,9 @@ describe("a device router through the service", () => {
   beforeAll(async () => {
     device = await startDevice({ tls: true });
     svc = await startTestService(
-      { tickMs: 50, syncTimeoutMs: 1000, rateLimit: { count: 10_000, windowMs: 1000 } },
+      // The sync timeout is a deadline for the one call that never ends (the endless ping): a first call that
+      // connects, does TLS and logs in must fit in it with a second suite on the two cores.
+      { tickMs: 50, syncTimeoutMs: 5000, rateLimit: { count: 10_000, windowMs: 1000 } },
       new MixedBackend(new SimulatedBackend(), new DeviceBackend({ jobPollMs: 10, probeIntervalMs: 60_000 })),
       { logger: { level: "trace", stream: { write: (line: string) => logs.push(line) } } as never },
     );
