@@ -49,6 +49,8 @@ export default defineConfig({
     // and the next test then met the Terraform that its deadline had left running.
     // A flake hunt (npm run flake) then saw the built CLI's --help loop and `service token create` (a dozen
     // processes each) pass 120 s: 300 s for every test and hook, a deadline that only a hung test meets.
+    // Waits inside a test follow the same rule (test/helpers): a condition 120 s, a process's start or a CLI
+    // run 240 s (a service's start passed 60 s in a flake hunt).
     testTimeout: 300_000,
     hookTimeout: 300_000,
     // Most of a test's time is spent waiting on the processes it started (services, terraform, the CLI): with

@@ -31,8 +31,8 @@ export async function runCli(args: readonly string[], options: CliOptions = {}):
     env: { ...cleanEnv(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
     // A deadline for a hung CLI, not for a slow one: with a second suite on two cores, a `plan` or `token
-    // create` took over 20 s, was killed, and its test failed on an empty output.
-    timeout: options.timeoutMs ?? 90_000,
+    // create` took over 20 s, was killed, and its test failed on an empty output (vitest.config.ts).
+    timeout: options.timeoutMs ?? 240_000,
   });
   let stdout = "";
   let stderr = "";
@@ -81,7 +81,8 @@ export function startCli(args: readonly string[], options: Pick<CliOptions, "env
     child,
     output: () => ({ stdout, stderr }),
     exited,
-    printed(pattern, what, timeoutMs = 90_000) {
+    // 240 s: mostly a process's start, which passed 60 s with a second suite on the two cores.
+    printed(pattern, what, timeoutMs = 240_000) {
       // stderr holds one error line at most; the CLI prints no token there.
       const said = () => stderr.trim() || "(nothing on stderr)";
       return waitFor(

@@ -76,7 +76,7 @@ export class HttpsSink {
   /** Waits until `predicate` holds over the received notifications. */
   async waitFor(
     predicate: (received: readonly ReceivedNotification[]) => boolean,
-    timeoutMs = 10_000,
+    timeoutMs = 120_000,
   ): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.received)) {

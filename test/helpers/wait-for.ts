@@ -21,8 +21,9 @@ export interface WaitForOptions {
  */
 export async function waitFor<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  // 60 s by default: with a second suite on the two cores, a job queued behind a stopped one took over 10 s.
-  { what, timeoutMs = 60_000, intervalMs = 25, detail }: WaitForOptions,
+  // 120 s by default (vitest.config.ts): with a second suite on the two cores, a job queued behind a stopped
+  // one took over 10 s, and a service's start over 60 s.
+  { what, timeoutMs = 120_000, intervalMs = 25, detail }: WaitForOptions,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

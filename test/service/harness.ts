@@ -150,7 +150,7 @@ export function apiCaller(url: string, dispatcher: Dispatcher): TestService["cal
 /** Polls until `check` returns a value (not undefined) or fails after `timeoutMs`, naming `what` it awaited. */
 export function eventually<T>(
   check: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
+  timeoutMs = 120_000,
   what = "the condition",
 ): Promise<T> {
   return waitFor(check, { what, timeoutMs });

@@ -19,6 +19,9 @@ describe.skipIf(!executablePath)("portal live pages in a real browser", () => {
   async function signedInPage(): Promise<Page> {
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     contexts.push(context);
+    // The suite's deadline for a wait (vitest.config.ts), not Playwright's 30 s: a deadline for a broken
+    // build, which a page on a loaded machine does not meet by accident.
+    context.setDefaultTimeout(120_000);
     const page = await context.newPage();
     await page.goto(`${svc.url}/portal`);
     await page.getByLabel("API token").fill(TOKEN_A);
@@ -60,7 +63,7 @@ describe.skipIf(!executablePath)("portal live pages in a real browser", () => {
     });
     expect(submitted.status).toBe(202);
     await row.getByRole("link", { name: "list failure" }).waitFor();
-    await row.locator(".status-failed").waitFor({ timeout: 20_000 });
+    await row.locator(".status-failed").waitFor();
     expect(await row.locator("td").last().textContent()).toBe(String(failedBefore + 1));
     expect(await stillTheSameDocument(page)).toBe(true);
   });
@@ -91,7 +94,7 @@ describe.skipIf(!executablePath)("portal live pages in a real browser", () => {
     expect(await completed.textContent()).toContain("next try");
     await markDocument(page);
     sink.failNext(0);
-    await completed.filter({ hasText: "delivered" }).waitFor({ timeout: 20_000 });
+    await completed.filter({ hasText: "delivered" }).waitFor();
     expect(await stillTheSameDocument(page)).toBe(true);
     expect(sink.statuses(job.id)).toContain("completed");
   });

@@ -20,6 +20,9 @@ describe.skipIf(!executablePath)("portal in a real browser (headless Chromium)",
   async function newPage(width = 1280): Promise<Page> {
     const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width, height: 900 } });
     contexts.push(context);
+    // The suite's deadline for a wait (vitest.config.ts), not Playwright's 30 s: a deadline for a broken
+    // build, which a page on a loaded machine does not meet by accident.
+    context.setDefaultTimeout(120_000);
     const page = await context.newPage();
     page.on("dialog", async (dialog) => {
       dialogs.push(dialog.message());
@@ -90,7 +93,7 @@ describe.skipIf(!executablePath)("portal in a real browser (headless Chromium)",
     });
     expect(submitted.status).toBe(202);
     const row = page.locator("#live tbody tr", { hasText: "live deploy" });
-    await row.locator(".status-completed").waitFor({ timeout: 20_000 });
+    await row.locator(".status-completed").waitFor();
     expect(await row.locator(".status").textContent()).toBe("completed");
     expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(true);
     if (SCREENSHOTS) await screenshots(page, "router");
@@ -104,7 +107,7 @@ describe.skipIf(!executablePath)("portal in a real browser (headless Chromium)",
     await svc.submit(ROUTER_A, { description: "duplicate address", script, express_execute: true });
     await page.goto(`${svc.url}/portal/routers/${ROUTER_A}`);
     const row = page.locator("#live tbody tr", { hasText: "duplicate address" });
-    await row.locator(".status-failed").waitFor({ timeout: 20_000 });
+    await row.locator(".status-failed").waitFor();
     await row.getByRole("link", { name: "duplicate address" }).click();
     const failing = page.locator("ol.script li.failing");
     await failing.waitFor();
@@ -125,7 +128,7 @@ describe.skipIf(!executablePath)("portal in a real browser (headless Chromium)",
     });
     await page.goto(`${svc.url}/portal/routers/${ROUTER_A}`);
     const row = page.locator("#live tbody tr", { hasText: "with a backup" });
-    await row.locator(".status-completed").waitFor({ timeout: 20_000 });
+    await row.locator(".status-completed").waitFor();
     await row.getByRole("link", { name: "with a backup" }).click();
     const [download] = await Promise.all([
       page.waitForEvent("download"),
