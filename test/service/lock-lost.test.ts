@@ -13,6 +13,7 @@ import { applySeed } from "../../src/service/seed.js";
 import { startService } from "../../src/service/server.js";
 import { DataDirectoryLostError } from "../../src/store/data-directory-lock.js";
 import { stopDatabaseThread } from "../../src/store/pglite-on-thread.js";
+import { waitFor } from "../helpers/wait-for.js";
 import { newBackend } from "./backend.js";
 import { ROUTER_A, SEED } from "./harness.js";
 
@@ -35,8 +36,22 @@ describe("a service that loses its data directory's lock", () => {
     await applySeed(service.app.db, SEED as never);
     try {
       // WHEN another process takes the lock over (its time changes behind this one's back)
+      // The time is set again until the service hears it: a refresh reads the time, then writes its own, and
+      // a change that lands between the two is overwritten (proper-lockfile's refresh; a takeover does not
+      // happen between them in life, where it needs the holder silent for 10 s).
+      let heard: Error | undefined;
+      void service.app.databaseLost.then((error) => {
+        heard = error;
+      });
       const past = new Date(Date.now() - 60_000);
-      await utimes(`${data}.lock`, past, past);
+      await waitFor(
+        async () => {
+          if (heard) return true;
+          await utimes(`${data}.lock`, past, past);
+          return false;
+        },
+        { what: "the service to hear that its data directory's lock was taken", intervalMs: 250 },
+      );
       // THEN the service learns it at its next refresh, and has closed itself
       const lost = await service.app.databaseLost;
       expect(lost).toBeInstanceOf(DataDirectoryLostError);
