@@ -105,7 +105,9 @@ describe("retries over a real connection", () => {
     await late.close();
     const log = retryLog();
     const client = makeClient(`http://127.0.0.1:${port}`, {
-      retry: { baseDelayMs: 200, maxDelayMs: 400, maxAttempts: 10 },
+      // Attempts for 40 s or more: the stand-in's start on a loaded machine, not the count, ends the refusals.
+      retry: { baseDelayMs: 200, maxDelayMs: 400, maxAttempts: 100 },
+      deadlineMs: 120_000,
       logger: log.logger,
     });
     const submitted = client.submitJob(ROUTER_ID, JOB);
