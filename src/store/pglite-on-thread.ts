@@ -177,7 +177,8 @@ async function open(
   host.onGone.add(threadGone);
 
   const send = <T>(request: DistributiveOmit<Request, "id">, fenced = true) => {
-    const fence = closed ? new Error("the database is closed") : fenced ? lost() : undefined;
+    // A lost database says why even once its owner has closed it: the loss, not the close, is the news.
+    const fence = (fenced ? lost() : undefined) ?? (closed ? new Error("the database is closed") : undefined);
     return fence ? { id: 0, reply: Promise.reject<T>(fence) } : host.send<T>(request);
   };
   const statement =
