@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { generateLocalTls } from "../../src/tls/certificates.js";
+import { waitFor } from "./wait-for.js";
 
 export interface ReceivedNotification {
   readonly path: string;
@@ -19,7 +20,6 @@ export class HttpsSink {
   /** Every request, failed ones included, in arrival order. */
   readonly attempts: { path: string; status: number; body: Record<string, unknown> }[] = [];
   private failures = 0;
-  private waiters: (() => void)[] = [];
 
   private constructor(
     private readonly server: Server,
@@ -60,7 +60,6 @@ export class HttpsSink {
     this.attempts.push({ path, status, body });
     if (status === 204) this.received.push({ path, headers, body, raw, at: Date.now() });
     response.writeHead(status).end();
-    for (const wake of this.waiters.splice(0)) wake();
   }
 
   /** The next `count` requests are answered 503. */
@@ -76,24 +75,13 @@ export class HttpsSink {
   /** Waits until `predicate` holds over the received notifications. */
   async waitFor(
     predicate: (received: readonly ReceivedNotification[]) => boolean,
-    timeoutMs = 120_000,
+    timeoutMs?: number,
   ): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this.received)) {
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new Error(
-          `timed out; received: ${JSON.stringify(this.received.map((item) => [item.body.job_id, item.body.status]))}`,
-        );
-      }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(left, 200));
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    }
+    await waitFor(() => predicate(this.received), {
+      what: "the notifications awaited",
+      timeoutMs,
+      detail: () => JSON.stringify(this.received.map((item) => [item.body.job_id, item.body.status])),
+    });
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,14 @@
  * too long or not long enough on a loaded machine; this waits exactly until the condition holds, and when it
  * never does it fails naming what it waited for and what it saw last.
  */
+/**
+ * How long a test waits for a condition or an event unless it says otherwise: a deadline for a broken build,
+ * never a performance bound. With a second suite on the two cores, a job queued behind a stopped one took over
+ * 10 s, a service's start over 60 s, and a client's wait to retry a 503 over 10 s to begin (vitest.config.ts
+ * gives the policy).
+ */
+export const CONDITION_DEADLINE_MS = 120_000;
+
 export interface WaitForOptions {
   /** What is awaited, for the failure message: "job 3 to complete". */
   readonly what: string;
@@ -21,9 +29,7 @@ export interface WaitForOptions {
  */
 export async function waitFor<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  // 120 s by default (vitest.config.ts): with a second suite on the two cores, a job queued behind a stopped
-  // one took over 10 s, and a service's start over 60 s.
-  { what, timeoutMs = 120_000, intervalMs = 25, detail }: WaitForOptions,
+  { what, timeoutMs = CONDITION_DEADLINE_MS, intervalMs = 25, detail }: WaitForOptions,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -43,12 +49,11 @@ export async function waitFor<T>(
  * `promise`'s outcome, or a failure naming `what` when it has not settled after `timeoutMs`. For an event that
  * must come long before a competing one (a long poll released at shutdown rather than after its 60 s): the
  * deadline sits far from both, so it tells the two apart without measuring how fast the first one was. Without
- * a competing event, the suite's 120 s for a condition (vitest.config.ts): a second suite on the two cores
- * made a client's wait to retry take over 10 s to begin.
+ * a competing event, the suite's deadline for a condition.
  */
 export async function within<T>(
   promise: Promise<T>,
-  { what, timeoutMs = 120_000 }: WaitForOptions,
+  { what, timeoutMs = CONDITION_DEADLINE_MS }: WaitForOptions,
 ): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {

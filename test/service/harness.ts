@@ -147,10 +147,13 @@ export function apiCaller(url: string, dispatcher: Dispatcher): TestService["cal
   };
 }
 
-/** Polls until `check` returns a value (not undefined) or fails after `timeoutMs`, naming `what` it awaited. */
+/**
+ * Polls until `check` returns a value (not undefined) or fails after `timeoutMs` (the suite's condition deadline
+ * when not given), naming `what` it awaited.
+ */
 export function eventually<T>(
   check: () => Promise<T | undefined>,
-  timeoutMs = 120_000,
+  timeoutMs?: number,
   what = "the condition",
 ): Promise<T> {
   return waitFor(check, { what, timeoutMs });

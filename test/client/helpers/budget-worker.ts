@@ -26,8 +26,8 @@ process.stdin.pause();
 const requests = env.RJ_REQUESTS === undefined ? undefined : Number(env.RJ_REQUESTS);
 const until = requests === undefined ? Date.now() + Number(env.RJ_DURATION_MS ?? 1000) : undefined;
 const counts = { ok: 0, rateLimited: 0, failed: 0, failures: [] as string[] };
-const more = () =>
-  until === undefined ? counts.ok + counts.rateLimited + counts.failed < (requests ?? 0) : Date.now() < until;
+const answered = () => counts.ok + counts.rateLimited + counts.failed;
+const more = () => (requests !== undefined ? answered() < requests : Date.now() < (until ?? 0));
 while (more()) {
   try {
     // The deadline bounds the wait for budget to the run; the last request gets time to finish. A counted run
