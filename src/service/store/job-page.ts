@@ -71,20 +71,29 @@ function filterParameters(query: JobListQuery): unknown[] {
   return [query.routerId, query.teamId, statuses, text];
 }
 
+/**
+ * A page or a chunk: up to $6 jobs the filter matches below seq_id $5 (null: from the newest), newest first,
+ * as `select` gives them. With `MORE_BELOW_CHUNK`, the one keyset mechanism of pages (rows for the portal,
+ * JSON for the API) and of whole lists.
+ */
+const chunkQuery = (select: string) =>
+  `SELECT ${select} FROM jobs WHERE ${FILTER} AND ($5::int IS NULL OR seq_id < $5) ORDER BY seq_id DESC LIMIT $6`;
+
+/** Whether any job the filter matches lies below the chunk: asked, not counted, and without reading a row more. */
+const MORE_BELOW_CHUNK = `EXISTS (SELECT 1 FROM jobs WHERE ${FILTER} AND seq_id < (SELECT min(seq_id) FROM chunk))`;
+
+/** One page as rows, for the portal, which renders columns the API's list items leave out. */
 export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPage> {
   checkLimit(query.limit);
   const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
-  // One row more than the page tells whether another page follows, without a count over every job.
-  const { rows } = await db.query<JobListRow>(
-    `SELECT ${JOB_LIST_SELECT} FROM jobs
-     WHERE ${FILTER} AND ($5::int IS NULL OR seq_id < $5)
-     ORDER BY seq_id DESC LIMIT $6`,
-    [...filterParameters(query), before, query.limit + 1],
+  const { rows } = await db.query<JobListRow & { more: boolean }>(
+    `WITH chunk AS (${chunkQuery(JOB_LIST_SELECT)})
+     SELECT chunk.*, ${MORE_BELOW_CHUNK} AS more FROM chunk ORDER BY seq_id DESC`,
+    [...filterParameters(query), before, query.limit],
   );
-  const more = rows.length > query.limit;
-  const jobs = more ? rows.slice(0, query.limit) : rows;
+  const jobs = rows.map(({ more: _, ...job }) => job);
   const last = jobs[jobs.length - 1];
-  return { jobs, nextCursor: more && last ? encodeCursor(last.seq_id) : undefined };
+  return { jobs, nextCursor: rows[0]?.more && last ? encodeCursor(last.seq_id) : undefined };
 }
 
 /**
@@ -108,12 +117,9 @@ interface JsonChunk {
 function jsonChunk(db: Queryable, query: JobListQuery, before: number | null, limit: number) {
   return db
     .query<JsonChunk>(
-      `WITH chunk AS (
-         SELECT ${JOB_RECORD_SELECT} FROM jobs WHERE ${FILTER} AND ($5::int IS NULL OR seq_id < $5)
-         ORDER BY seq_id DESC LIMIT $6)
+      `WITH chunk AS (${chunkQuery(JOB_RECORD_SELECT)})
        SELECT string_agg(row_to_json(chunk)::text, ',' ORDER BY chunk.seq_id DESC) AS list,
-         min(chunk.seq_id) AS last,
-         EXISTS (SELECT 1 FROM jobs WHERE ${FILTER} AND seq_id < (SELECT min(seq_id) FROM chunk)) AS more
+         min(chunk.seq_id) AS last, ${MORE_BELOW_CHUNK} AS more
        FROM chunk`,
       [...filterParameters(query), before, limit],
     )
