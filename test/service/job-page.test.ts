@@ -54,6 +54,26 @@ describe("job pages: keyset paging of a router's jobs", () => {
     expect(seen).toEqual(Array.from({ length: JOBS }, (_, index) => JOBS - index));
   });
 
+  it("ends on a page that is exactly full: no cursor to an empty page after it", async () => {
+    const pageOf = (cursor?: string) =>
+      jobPage(svc.service.app.db, {
+        teamId: TEAM_A,
+        routerId: ROUTER_A2,
+        limit: JOBS / 5,
+        ...(cursor ? { cursor } : {}),
+      });
+    let page = await pageOf();
+    for (let index = 1; index < 5; index++) {
+      expect(page.nextCursor).toBeDefined();
+      page = await pageOf(page.nextCursor);
+    }
+    expect(page.jobs.map((job) => job.seq_id)).toEqual([
+      46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21,
+      20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1,
+    ]);
+    expect(page.nextCursor).toBeUndefined();
+  });
+
   it("filters by status and by description text (case-insensitive, literal)", async () => {
     const db = svc.service.app.db;
     const failed = await jobPage(db, {
