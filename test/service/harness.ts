@@ -88,6 +88,10 @@ export async function startTestService(
       adminToken: ADMIN_TOKEN,
       // The tests' notification sinks and receivers listen on loopback, which a service refuses by default.
       notifyAllow: LOOPBACK,
+      // Tests poll the API while they wait (`eventually`, every 25 ms): at the spec's 60 a minute, a wait of
+      // over 1.5 s on a loaded machine met a 429 instead of the state it waited for (shutdown.test.ts in a
+      // flake hunt). The tests of the limit set theirs.
+      rateLimit: { count: 10_000, windowMs: 1000 },
       ...config,
     }),
     backend,
