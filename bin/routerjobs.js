@@ -9,9 +9,9 @@ import { setFlagsFromString } from "node:v8";
 // Node 20 has no such API and starts as before. Enabled before the bundle is imported, so that it is cached.
 module.enableCompileCache?.();
 // The long-running `service` and `receiver` hold V8's young generation at 1 MiB a semi-space instead of
-// letting it grow to 16 MiB while the bundle loads and under load: 10-14 MiB less idle, 15-35 MiB less after
-// 1,000 submissions (bench/store-memory.bench.ts, docs/decisions.md). Both flags are needed (Node 22 and 24
-// grew it with either alone), and before the bundle loads: set later, the young generation keeps what it has.
+// letting it grow to 16 MiB while the bundle loads and under load: 9-15 MiB less idle, and 7-18 MiB less after
+// 1,000 submissions on Node 22 and 24 (docs/decisions.md). Both flags are needed (Node 22 and 24 grew it with
+// either alone), and before the bundle loads: set later, the young generation keeps what it has.
 if (process.argv[2] === "service" || process.argv[2] === "receiver") {
   for (const flag of ["--max-semi-space-size=1", "--semi-space-growth-factor=1"]) setFlagsFromString(flag);
 }
