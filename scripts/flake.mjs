@@ -98,7 +98,8 @@ function summarize(report, label, code, stderr) {
  */
 function firstLines(message) {
   const lines = (message ?? "(no message)").split("\n");
-  if (lines[0] === "Error: STACK_TRACE_ERROR") lines[0] = "timed out (past the vitest deadline for a test or hook), declared";
+  if (lines[0] === "Error: STACK_TRACE_ERROR")
+    lines[0] = "timed out (past the vitest deadline for a test or hook), declared";
   return lines.slice(0, 6).join("\n    ");
 }
 
