@@ -10,7 +10,7 @@
  * sharing this node_modules. Both write JSON reports; nothing here reads the clock to decide anything.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -116,7 +116,29 @@ const stopAll = () => {
       process.kill(-child.pid, "SIGKILL");
     } catch {}
   }
+  // A test's own detached children (the demo's `router simulate` processes) lead groups of their own, so the
+  // suite's group kill misses them: they are found by the scratch copy their command line runs from.
+  for (const pid of processesMentioning(scratch)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
 };
+
+/** Other processes whose command line names `path` (Linux's /proc; none where there is no /proc). */
+function processesMentioning(path) {
+  if (!existsSync("/proc")) return [];
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid)
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(path);
+      } catch {
+        return false; // gone meanwhile
+      }
+    })
+    .map(Number);
+}
 process.on("SIGINT", () => {
   stopAll();
   rmSync(scratch, { recursive: true, force: true });

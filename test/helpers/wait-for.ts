@@ -4,6 +4,7 @@
  * too long or not long enough on a loaded machine; this waits exactly until the condition holds, and when it
  * never does it fails naming what it waited for and what it saw last.
  */
+
 /**
  * How long a test waits for a condition or an event unless it says otherwise: a deadline for a broken build,
  * never a performance bound. With a second suite on the two cores, a job queued behind a stopped one took over
