@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ApplyJob, jobKey } from "../src/contract/apply-job.js";
+import { stripMarker } from "../src/contract/attempt-marker.js";
 import { startLocalStack } from "../src/demo/local-stack.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 
@@ -47,11 +48,14 @@ export async function run(): Promise<BenchReport> {
           job_key: jobKey(definition),
         };
         const exitedAt = await applyOnce(job, stack.env);
-        const { rows } = await stack.service.app.db.query<{ completed_at: Date }>(
-          "SELECT completed_at FROM jobs WHERE description = $1",
-          [definition.description],
+        // apply submits the description with its attempt's marker at the end (contract/attempt-marker.ts).
+        const { rows } = await stack.service.app.db.query<{ description: string; completed_at: Date | null }>(
+          "SELECT description, completed_at FROM jobs WHERE router_id = $1",
+          [routerId],
         );
-        const completedAt = rows[0]?.completed_at;
+        const completedAt = rows.find(
+          (row) => stripMarker(row.description) === definition.description,
+        )?.completed_at;
         if (!completedAt) throw new Error(`the ${mode} job ${index} did not complete`);
         latencies[mode].push(exitedAt - new Date(completedAt).getTime());
       }
