@@ -1,7 +1,12 @@
-/** Types of the two undici modules the HTTP core loads directly (request.ts says why). */
+/** Types of the undici modules loaded directly, not through its index (src/http/request.ts says why). */
 declare module "undici/lib/dispatcher/pool.js" {
   import { Pool } from "undici";
   export default Pool;
+}
+
+declare module "undici/lib/dispatcher/agent.js" {
+  import { Agent } from "undici";
+  export default Agent;
 }
 
 declare module "undici/lib/api/api-request.js" {

@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { rootCertificates } from "node:tls";
-import { Agent, request } from "undici";
+// undici's parts, not its index (src/http/request.ts says why): the index also touches the global `Headers`,
+// which makes Node load its own bundled undici as well, 2-3 MiB of heap that a service kept for nothing.
+import request from "undici/lib/api/api-request.js";
+import Agent from "undici/lib/dispatcher/agent.js";
 import { fullJitterMs } from "../http/backoff.js";
 import type { Database } from "../store/database.js";
 import { GroupCommit } from "../store/group-commit.js";
@@ -163,11 +166,13 @@ export class Notifier {
       // A literal address needs no lookup, so it is checked here.
       const literal = literalAddress(row.url);
       if (literal) this.destinations.check(literal);
-      const response = await request(row.url, {
+      const url = new URL(row.url);
+      const response = await request.call(this.dispatcher, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
         method: "POST",
         body,
         headers,
-        dispatcher: this.dispatcher,
         headersTimeout: this.config.notifyTimeoutMs,
         bodyTimeout: this.config.notifyTimeoutMs,
       });
