@@ -20,7 +20,6 @@ const EXTERNAL = [
   "pg",
   "fastify",
   "fastify-plugin",
-  "fastify-type-provider-zod",
   "cdktf",
   "cdktn",
   "constructs",
@@ -72,6 +71,7 @@ await build({
   // Chunks next to the entries: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
   // (`../../package.json`) mean the same in both.
   chunkNames: "[name]-[hash]",
+  minifyWhitespace: true,
 });
 
 /**
