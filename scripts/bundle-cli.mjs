@@ -71,6 +71,8 @@ await build({
   // Chunks next to the entries: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
   // (`../../package.json`) mean the same in both.
   chunkNames: "[name]-[hash]",
+  // Without comments: one character beyond Latin-1 in a comment (undici's quotes, an em dash of ours) made V8
+  // hold the whole chunk as UTF-16, 1.4 MB of heap for 0.7 MB of undici. Names stay for stack traces.
   minifyWhitespace: true,
 });
 
