@@ -106,6 +106,23 @@ describe("routerjobs receiver (CLI)", () => {
     expect(second.output().stderr).toMatch(/receiver stopping/);
   });
 
+  // bin/routerjobs.js: the flags hold only when given at start; where Node can replace the process
+  // (process.execve) it starts again with them, as the same process.
+  it.runIf(process.platform === "linux")(
+    "holds V8's young generation small from its start, as the process it was started as",
+    async () => {
+      const run = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
+      await notifyUrlOf(run);
+      const commandLine = (await readFile(`/proc/${run.child.pid}/cmdline`, "utf8")).split("\0").slice(0, -1);
+      const replaceable = typeof (process as { execve?: unknown }).execve === "function";
+      expect(commandLine.includes("--max-semi-space-size=1")).toBe(replaceable);
+      expect(commandLine.includes("--semi-space-growth-factor=1")).toBe(replaceable);
+      expect(commandLine.slice(-5)).toEqual(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
+      run.child.kill("SIGTERM");
+      expect(await run.exited).toBe(0);
+    },
+  );
+
   it("reports an unreachable receiver as a network failure, exit code 4", async () => {
     const run = cli(["receiver", "status", "--url", "https://127.0.0.1:1", "--data", dir.path], {
       ROUTERJOBS_RECEIVER_TOKEN: "wrong",
