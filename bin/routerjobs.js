@@ -15,20 +15,20 @@ module.enableCompileCache?.();
 // load. So where Node can replace the process (process.execve, Node >= 22.15 on POSIX) it starts again with
 // them on its command line: the same process id, the same standard streams, one more start (~0.05 s).
 const YOUNG_GENERATION_FLAGS = ["--max-semi-space-size=1", "--semi-space-growth-factor=1"];
-if (process.argv[2] === "service" || process.argv[2] === "receiver") {
-  if (typeof process.execve === "function" && !process.execArgv.includes(YOUNG_GENERATION_FLAGS[0])) {
-    try {
-      process.execve(process.execPath, [
-        process.execPath,
-        ...YOUNG_GENERATION_FLAGS,
-        ...process.execArgv,
-        ...process.argv.slice(1),
-      ]);
-    } catch {
-      // Refused (a platform without it): the flags are set at run time, as on Node 20.
-    }
+const longRunning = process.argv[2] === "service" || process.argv[2] === "receiver";
+if (longRunning && !process.execArgv.includes(YOUNG_GENERATION_FLAGS[0])) {
+  try {
+    process.execve?.(process.execPath, [
+      process.execPath,
+      ...YOUNG_GENERATION_FLAGS,
+      ...process.execArgv,
+      ...process.argv.slice(1),
+    ]);
+  } catch {
+    // Refused: the flags are set at run time below.
   }
-  // Before the bundle loads: set later, the young generation keeps what it has.
+  // Reached only without execve (Node 20) or when it was refused; before the bundle loads: set later, the
+  // young generation keeps what it has.
   for (const flag of YOUNG_GENERATION_FLAGS) setFlagsFromString(flag);
 }
 // `apply` has a lean entry of its own (Terraform starts one per declared script): no commander, no other command.

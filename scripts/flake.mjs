@@ -13,6 +13,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { failureLines } from "./vitest-failure.cjs";
 
 const root = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -91,16 +92,9 @@ function summarize(report, label, code, stderr) {
   return { label, passed: parsed.numPassedTests ?? 0, failed };
 }
 
-/**
- * The error's first lines: its message and where it was thrown, enough to tell one flake from another. A test
- * or hook that passed vitest's deadline reports the stack of where it was declared under the placeholder
- * message "STACK_TRACE_ERROR" (vitest 4 swaps the two in makeTimeoutError): that is said as what it means.
- */
+/** The error's first lines: its message and where it was thrown, enough to tell one flake from another. */
 function firstLines(message) {
-  const lines = (message ?? "(no message)").split("\n");
-  if (lines[0] === "Error: STACK_TRACE_ERROR")
-    lines[0] = "timed out (past the vitest deadline for a test or hook), declared";
-  return lines.slice(0, 6).join("\n    ");
+  return failureLines(message).slice(0, 6).join("\n    ");
 }
 
 /** Prints a suite run's count and its failures at once: a hunt stopped early still says what it saw. */
