@@ -30,14 +30,18 @@ interface Destination {
   openMs: number;
 }
 
+/** Scheme, host and port as a URL writes them, as a pattern both JavaScript and PostgreSQL read alike. */
+export const DESTINATION_PATTERN = "^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*";
+const destinationPattern = new RegExp(DESTINATION_PATTERN);
+
 /** `https://host:port` as the URL writes it: the part before the path. */
 export function destinationOf(url: string): string {
-  return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0] ?? url;
+  return destinationPattern.exec(url)?.[0] ?? url;
 }
 
 export class DestinationGate {
   private readonly destinations = new Map<string, Destination>();
-  private readonly perDestination: number;
+  readonly perDestination: number;
   private readonly failuresToOpen: number;
   private readonly openMs: number;
   private readonly maxOpenMs: number;
@@ -65,6 +69,17 @@ export class DestinationGate {
   /** Destinations that can take no delivery now: the lease leaves their notifications where they are. */
   closed(): string[] {
     return [...this.destinations.keys()].filter((destination) => this.room(destination) === 0);
+  }
+
+  /** Answering in time so far: no timed-out attempt since its last delivery, its circuit closed. */
+  healthy(destination: string): boolean {
+    const state = this.destinations.get(destination);
+    return !state || (state.failures === 0 && state.openUntil === 0);
+  }
+
+  /** Destinations with a delivery in flight or a timeout on record: the others have the whole `perDestination`. */
+  known(): string[] {
+    return [...this.destinations.keys()];
   }
 
   start(destination: string): void {

@@ -12,6 +12,7 @@ import { DestinationGate, destinationOf } from "./destination-gate.js";
 import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
 import { signedHeaders } from "./signing.js";
 import {
+  type LeaseLimits,
   leaseNotifications,
   markDelivered,
   markFailed,
@@ -35,8 +36,10 @@ type NotifierConfig = Pick<
  * exponential backoff until `notifyGiveUpMs` after the state change. The outbox is in the database, so a
  * restart loses nothing; a lease (not a transaction) marks a notification in flight.
  *
- * Under load the database, not the network, is the cost: acknowledgements are written in groups, and the
- * outbox is read again once half of the slots are free rather than after every delivery.
+ * Under load the database, not the network, is the cost. Acknowledgements are written in groups. A lease takes
+ * rows ahead of a destination's free slots, and they start from memory as its slots free (`allowance`). The
+ * outbox is read again when a destination runs short of them and half of all slots are free, when a state
+ * change queues a notification for a destination that takes more, and every `pollMs` (retries come due).
  */
 export class Notifier {
   private readonly dispatcher: Agent;
@@ -45,6 +48,11 @@ export class Notifier {
   private readonly gate: DestinationGate;
   private readonly pollMs: number;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Leased rows waiting for a slot of their destination (see leaseLimits). */
+  private readonly waiting = new Map<string, Waiting[]>();
+  private waitingCount = 0;
+  /** Long enough for a delivery started at once to end within it, and a few seconds more to wait for a slot. */
+  private readonly leaseMs: number;
   private readonly acknowledged: GroupCommit<string, void>;
   private timer: NodeJS.Timeout | undefined;
   private pumping = false;
@@ -75,6 +83,7 @@ export class Notifier {
         ...(config.notifyCa ? { ca: trustedCas(config.notifyCa) } : {}),
       },
     });
+    this.leaseMs = config.notifyTimeoutMs + 5000;
     this.pollMs = Math.max(20, Math.min(250, config.notifyRetryBaseMs));
     this.acknowledged = new GroupCommit(async (ids) => {
       await markDelivered(this.db, ids, new Date());
@@ -88,7 +97,16 @@ export class Notifier {
     this.wake();
   }
 
-  /** Looks for deliverable notifications now (called after a state change commits). */
+  /**
+   * A committed state change queued a notification to `url` (none if null). Looks for it now, unless its
+   * destination takes nothing more: the round that refills the destination finds it then, and a round costs the
+   * database a scan, which a busy destination's every state change would otherwise pay.
+   */
+  queued(url: string | null | undefined): void {
+    if (url && this.allowance(destinationOf(url)) > 0) this.wake();
+  }
+
+  /** Looks for deliverable notifications now. */
   wake(): void {
     if (this.stopped) return;
     if (this.pumping) {
@@ -106,52 +124,122 @@ export class Notifier {
   }
 
   private async pump(): Promise<void> {
+    this.releaseStale();
+    for (const destination of [...this.waiting.keys()]) this.startWaiting(destination);
     const free = this.config.notifyConcurrency - this.inFlight.size;
     if (free <= 0) return;
+    const now = Date.now();
     let rows: OutboxRow[];
     try {
-      rows = await leaseNotifications(
-        this.db,
-        new Date(),
-        this.config.notifyTimeoutMs + 5000,
-        free,
-        this.gate.closed(),
-      );
-      // One lease can hold more rows of a destination than it has room for: those go back untouched.
-      const room = new Map<string, number>();
-      const kept: OutboxRow[] = [];
-      const back: string[] = [];
-      for (const row of rows) {
-        const destination = destinationOf(row.url);
-        const left = room.get(destination) ?? this.gate.room(destination);
-        room.set(destination, left - 1);
-        if (left > 0) kept.push(row);
-        else back.push(row.id);
-      }
-      await releaseLeases(this.db, back);
-      rows = kept;
+      rows = await leaseNotifications(this.db, new Date(now), this.leaseMs, this.leaseLimits(free));
     } catch (error) {
       if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
       return;
     }
     for (const row of rows) {
       const destination = destinationOf(row.url);
-      this.gate.start(destination);
-      const delivery: Promise<void> = this.deliver(row)
-        .then(
-          (outcome) => this.gate.finish(destination, outcome),
-          () => this.gate.finish(destination, "failed"),
-        )
-        .finally(() => {
-          this.inFlight.delete(delivery);
-          if (this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
-        });
-      this.inFlight.add(delivery);
+      let queue = this.waiting.get(destination);
+      if (!queue) {
+        queue = [];
+        this.waiting.set(destination, queue);
+      }
+      queue.push({ row, leasedUntil: now + this.leaseMs });
+      this.waitingCount++;
+    }
+    for (const destination of new Set(rows.map((row) => destinationOf(row.url))))
+      this.startWaiting(destination);
+  }
+
+  /** How many rows the next lease may take in all, of each destination it knows of, and of any other. */
+  private leaseLimits(free: number): LeaseLimits {
+    const perDestination = new Map<string, number>();
+    for (const destination of new Set([...this.gate.known(), ...this.waiting.keys()])) {
+      perDestination.set(destination, this.allowance(destination));
+    }
+    return { limit: free, perDestination, otherwise: this.allowance(undefined) };
+  }
+
+  /**
+   * How many rows of `destination` a lease may take now (undefined: one it knows nothing of): what the gate has
+   * room for, and while the destination answers in time, twice its slots more, to start the moment a slot
+   * frees, without a round to the database. A destination is leased again only once fewer than its slots wait,
+   * so that one lease serves several deliveries rather than one.
+   */
+  private allowance(destination: string | undefined): number {
+    const slots = this.gate.perDestination;
+    const prefetch = this.waitingCount < 2 * this.config.notifyConcurrency ? 2 * slots : 0;
+    if (destination === undefined) return slots + prefetch;
+    const waiting = this.waiting.get(destination)?.length ?? 0;
+    if (waiting >= slots) return 0;
+    const ahead = this.gate.healthy(destination) ? prefetch : 0;
+    return Math.max(0, this.gate.room(destination) + ahead - waiting);
+  }
+
+  /** Starts the leased notifications of `destination` that the gate has room for, in the order leased. */
+  private startWaiting(destination: string): void {
+    const queue = this.waiting.get(destination);
+    while (
+      queue &&
+      queue.length > 0 &&
+      this.gate.room(destination) > 0 &&
+      this.inFlight.size < this.config.notifyConcurrency &&
+      !this.stopped
+    ) {
+      const { row } = queue.shift() as Waiting;
+      this.waitingCount--;
+      this.begin(destination, row);
+    }
+    if (queue?.length === 0) this.waiting.delete(destination);
+  }
+
+  private begin(destination: string, row: OutboxRow): void {
+    this.gate.start(destination);
+    let answered = false;
+    const finish = (outcome: Outcome) => {
+      if (answered) return;
+      answered = true;
+      this.gate.finish(destination, outcome);
+      this.startWaiting(destination);
+    };
+    const delivery: Promise<void> = this.deliver(row, finish)
+      .then(finish, () => finish("failed"))
+      .finally(() => {
+        this.inFlight.delete(delivery);
+        this.startWaiting(destination);
+        // Once half of the slots are free, or this destination is short of leased rows: one round for many.
+        const short = (this.waiting.get(destination)?.length ?? 0) < this.gate.perDestination;
+        if (short && this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
+      });
+    this.inFlight.add(delivery);
+  }
+
+  /**
+   * Gives back leased rows that can no longer start in time: a delivery must end within its lease, or another
+   * worker may lease the row again while it runs. Rows of a slow or stuck destination end up here.
+   */
+  private releaseStale(): void {
+    const latest = Date.now() + this.config.notifyTimeoutMs + 1000;
+    const stale: string[] = [];
+    for (const [destination, queue] of this.waiting) {
+      while (queue.length > 0 && (queue[0] as Waiting).leasedUntil < latest) {
+        stale.push((queue.shift() as Waiting).row.id);
+        this.waitingCount--;
+      }
+      if (queue.length === 0) this.waiting.delete(destination);
+    }
+    if (stale.length > 0) {
+      void releaseLeases(this.db, stale).catch((error: unknown) => {
+        // Not given back, they wait out their lease and are leased again after it: nothing is lost.
+        if (!this.stopped) this.log("notifier: cannot give leases back", { err: error });
+      });
     }
   }
 
-  /** One delivery attempt, and how it ended for the destination gate. */
-  private async deliver(row: OutboxRow): Promise<"delivered" | "failed" | "timed-out"> {
+  /**
+   * One delivery attempt, and how it ended for the destination gate. `answered` hears it as soon as the
+   * receiver has: writing down the acknowledgement is the database's time, not a slot of the destination.
+   */
+  private async deliver(row: OutboxRow, answered: (outcome: Outcome) => void): Promise<Outcome> {
     const body = JSON.stringify(row.payload);
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -178,6 +266,7 @@ export class Notifier {
       });
       await response.body.dump();
       if (response.statusCode >= 200 && response.statusCode < 300) {
+        answered("delivered");
         await this.acknowledged.submit(row.id);
         return "delivered";
       }
@@ -192,10 +281,12 @@ export class Notifier {
       now + fullJitterMs(row.attempts, this.config.notifyRetryBaseMs, this.config.notifyRetryMaxMs);
     const giveUp = next > row.created_at.getTime() + this.config.notifyGiveUpMs;
     if (giveUp) this.log("notifier: giving up", { outbox: row.id, job: row.job_id, error: failure });
+    const outcome = timedOut ? "timed-out" : "failed";
+    answered(outcome);
     await markFailed(this.db, row.id, failure, new Date(now), giveUp ? undefined : new Date(next)).catch(
       () => {},
     );
-    return timedOut ? "timed-out" : "failed";
+    return outcome;
   }
 
   /** Stops polling and waits for deliveries in flight (their leases expire if the process dies instead). */
@@ -203,8 +294,22 @@ export class Notifier {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await Promise.allSettled([...this.inFlight]);
+    const waiting = [...this.waiting.values()].flat().map(({ row }) => row.id);
+    this.waiting.clear();
+    this.waitingCount = 0;
+    // Given back so that the next start delivers them at once, not after their lease.
+    await releaseLeases(this.db, waiting).catch(() => {});
     await this.dispatcher.close();
   }
+}
+
+/** How a delivery attempt ended for its destination: acknowledged, failed at once, or timed out. */
+type Outcome = "delivered" | "failed" | "timed-out";
+
+/** A leased notification and when its lease ends. */
+interface Waiting {
+  readonly row: OutboxRow;
+  readonly leasedUntil: number;
 }
 
 /** undici's errors for a receiver that did not connect, answer or finish its answer in time. */

@@ -12,14 +12,18 @@ import {
   unregisterInstance,
 } from "./store/instances.js";
 import { claimNextJob, recoverJobs } from "./store/lifecycle.js";
+import type { JobRow } from "./store/rows.js";
 
 export interface SchedulerOptions {
   readonly tickMs: number;
   readonly concurrency: number;
   /** PGlite: this is the only process on the database, so every other instance's claims are dead. */
   readonly exclusive: boolean;
-  /** Called after a state change commits, so notifications go out without waiting for a poll. */
-  readonly onChange?: () => void;
+  /**
+   * Called after a state change commits, so notifications go out without waiting for a poll: with the job,
+   * or with none after recovery changed several.
+   */
+  readonly onChange?: (job?: JobRow) => void;
   readonly log?: (message: string, fields?: object) => void;
   /** On close, running scripts may finish for this long; then they are aborted and their jobs fail. */
   readonly shutdownGraceMs: number;
@@ -149,7 +153,7 @@ export class Scheduler {
       if (!this.routers.isOnline(routerId)) return;
       const claimed = await claimNextJob(this.db, routerId, this.instanceId, this.now());
       if (!claimed) return;
-      this.options.onChange?.();
+      this.options.onChange?.(claimed.job);
       // Closing: the claim goes back to the queue by recovery (next start, or another instance).
       if (this.stopped) return;
       const limit = AbortSignal.timeout(this.options.jobTimeoutMs);
@@ -164,7 +168,7 @@ export class Scheduler {
       });
       // Deleted since the claim, or recovered by another instance: not ours to run any more.
       if (result === "not-started") continue;
-      this.options.onChange?.();
+      this.options.onChange?.(claimed.job);
     }
   }
 

@@ -1,6 +1,6 @@
-import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DestinationGate, destinationOf } from "../../src/service/destination-gate.js";
+import { blackHole } from "../helpers/black-hole.js";
 import { HttpsSink } from "../helpers/https-sink.js";
 import { ROUTER_A, ROUTER_B, startTestService, type TestService, TOKEN_B } from "./harness.js";
 
@@ -58,39 +58,6 @@ describe("the destination gate", () => {
     expect(gate.room("https://down")).toBe(4);
   });
 });
-
-/** A TCP server that accepts and never answers: a notification receiver that holds every attempt to the end. */
-async function blackHole(): Promise<{
-  server: Server;
-  port: number;
-  accepted: () => number;
-  ended: () => number;
-}> {
-  let accepted = 0;
-  let ended = 0;
-  const sockets = new Set<Socket>();
-  const server = createServer((socket) => {
-    accepted++;
-    sockets.add(socket);
-    socket.on("error", () => {});
-    socket.on("close", () => {
-      ended++;
-      sockets.delete(socket);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const close = server.close.bind(server);
-  server.close = ((callback?: (error?: Error) => void) => {
-    for (const socket of sockets) socket.destroy();
-    return close(callback);
-  }) as Server["close"];
-  return {
-    server,
-    port: (server.address() as { port: number }).port,
-    accepted: () => accepted,
-    ended: () => ended,
-  };
-}
 
 describe("one team's black-hole notify_url (issue 21, item 6)", () => {
   let sink: HttpsSink;

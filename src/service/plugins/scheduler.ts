@@ -40,7 +40,7 @@ export default fp(
       shutdownGraceMs: app.config.shutdownGraceMs,
       jobTimeoutMs: app.config.jobTimeoutMs,
       exclusive: app.db.kind === "pglite",
-      onChange: () => notifier.wake(),
+      onChange: (job) => (job ? notifier.queued(job.notify_url) : notifier.wake()),
       log,
     });
     app.decorate("routers", routers);

@@ -1,4 +1,5 @@
 import type { Queryable } from "../../store/database.js";
+import { DESTINATION_PATTERN } from "../destination-gate.js";
 
 export interface OutboxRow {
   id: string;
@@ -11,36 +12,74 @@ export interface OutboxRow {
   signing_secret: string | null;
 }
 
+/** What one lease may take. */
+export interface LeaseLimits {
+  /** Rows in all. */
+  readonly limit: number;
+  /** Rows per destination (`https://host:port`), for the destinations named; 0 leaves theirs where they are. */
+  readonly perDestination: ReadonlyMap<string, number>;
+  /** Rows per destination for every other destination. */
+  readonly otherwise: number;
+}
+
 /**
  * Leases deliverable notifications: due, not leased by a live worker, and the earliest undelivered one of their
- * job (a later state is never sent before an earlier one is acknowledged or abandoned), and not for a
- * destination (`https://host:port`) in `skipDestinations`. SKIP LOCKED lets several instances share the outbox.
+ * job (a later state is never sent before an earlier one is acknowledged or abandoned), no more of a destination
+ * than it may take. SKIP LOCKED lets several instances share the outbox.
+ *
+ * A destination that may take none is left out before the earliest rows are picked, so that its backlog never
+ * hides another destination's notifications. The others are ranked per destination among the earliest rows only
+ * (four times the limit): ranking the whole backlog would cost a round as much as the backlog is long.
  */
 export async function leaseNotifications(
   db: Queryable,
   now: Date,
   leaseMs: number,
-  limit: number,
-  skipDestinations: readonly string[] = [],
+  { limit, perDestination, otherwise }: LeaseLimits,
 ): Promise<OutboxRow[]> {
+  const closed = [...perDestination]
+    .filter(([, allowance]) => allowance <= 0)
+    .map(([destination]) => destination);
   const { rows } = await db.query<OutboxRow>(
     `UPDATE outbox SET locked_until = $2, attempts = attempts + 1
      WHERE id IN (
-       SELECT o.id FROM outbox o
-       WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= $1
-         AND (o.locked_until IS NULL OR o.locked_until < $1)
-         AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.job_id = o.job_id AND e.seq < o.seq
-                         AND e.delivered_at IS NULL AND e.abandoned_at IS NULL)
-         AND NOT (o.url LIKE ANY($4::text[]))
-       ORDER BY o.next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+       SELECT ranked.id FROM (
+         SELECT early.id, early.next_attempt_at,
+           row_number() OVER (PARTITION BY early.destination ORDER BY early.next_attempt_at, early.id) AS rank,
+           coalesce(allowed.allowance, $6) AS allowance
+         FROM (
+           SELECT o.id, o.next_attempt_at,
+             coalesce(substring(o.url from '${DESTINATION_PATTERN}'), o.url) AS destination
+           FROM outbox o
+           WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= $1
+             AND (o.locked_until IS NULL OR o.locked_until < $1)
+             AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.job_id = o.job_id AND e.seq < o.seq
+                             AND e.delivered_at IS NULL AND e.abandoned_at IS NULL)
+             AND NOT (o.url LIKE ANY($4::text[]))
+           ORDER BY o.next_attempt_at LIMIT $5 FOR UPDATE SKIP LOCKED
+         ) early
+         LEFT JOIN unnest($7::text[], $8::int[]) AS allowed (destination, allowance)
+           ON allowed.destination = early.destination
+       ) ranked
+       WHERE ranked.rank <= ranked.allowance
+       ORDER BY ranked.next_attempt_at LIMIT $3)
      RETURNING id, job_id, seq, url, payload, created_at, attempts,
        (SELECT signing_secret FROM teams WHERE teams.id = outbox.team_id) AS signing_secret`,
-    [now, new Date(now.getTime() + leaseMs), limit, skipDestinations.flatMap(destinationPatterns)],
+    [
+      now,
+      new Date(now.getTime() + leaseMs),
+      limit,
+      closed.flatMap(destinationPatterns),
+      4 * limit,
+      otherwise,
+      [...perDestination.keys()],
+      [...perDestination.values()],
+    ],
   );
   return rows;
 }
 
-/** Gives leases back untouched (the attempt is not counted): rows leased beyond a destination's room. */
+/** Gives leases back untouched (the attempt is not counted): leased rows that did not start in time. */
 export async function releaseLeases(db: Queryable, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query(

@@ -52,7 +52,7 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
       const { job } = result;
       if (result.kind === "created") {
         if (job.express_execute) app.scheduler.kick(routerId, caller.teamId);
-        if (!job.needs_acknowledgement) app.notifier.wake();
+        if (!job.needs_acknowledgement) app.notifier.queued(job.notify_url);
       } else {
         reply.header("idempotent-replayed", "true");
       }

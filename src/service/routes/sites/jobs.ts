@@ -68,7 +68,7 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
       const { job } = result;
       if (result.kind === "created") {
         if (job.express_execute) app.scheduler.kick(siteId, teamId);
-        if (!job.needs_acknowledgement) app.notifier.wake();
+        if (!job.needs_acknowledgement) app.notifier.queued(job.notify_url);
       } else {
         reply.header("idempotent-replayed", "true");
       }

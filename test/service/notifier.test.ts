@@ -1,0 +1,125 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Notifier } from "../../src/service/notifier.js";
+import { applySeed } from "../../src/service/seed.js";
+import { submitJob } from "../../src/service/store/jobs.js";
+import { SERVICE_MIGRATIONS } from "../../src/service/store/schema.js";
+import { type Database, openDatabase } from "../../src/store/database.js";
+import { migrate } from "../../src/store/migrations.js";
+import { blackHole } from "../helpers/black-hole.js";
+import { HttpsSink } from "../helpers/https-sink.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { LOOPBACK, ROUTER_A, SEED, TEAM_A } from "./harness.js";
+
+/** What the notifier's rounds cost the database, on a real store and a real HTTPS receiver. */
+describe("notifier: a backlog for one receiver", () => {
+  let db: Database;
+  let sink: HttpsSink;
+  beforeAll(async () => {
+    db = await openDatabase({ location: "memory://" });
+    await migrate(db, "service", SERVICE_MIGRATIONS);
+    await applySeed(db, SEED as never);
+    sink = await HttpsSink.start();
+  });
+  afterAll(async () => {
+    await db?.close();
+    await sink?.close();
+  });
+
+  /** A job that needs no acknowledgement: completed at once, its notification due now. */
+  const notifyAt = async (url: string) => {
+    const result = await submitJob(db, {
+      teamId: TEAM_A,
+      routerId: ROUTER_A,
+      request: {
+        description: url,
+        script: ":put 1",
+        make_backup: false,
+        express_execute: false,
+        needs_acknowledgement: false,
+        notify_url: url,
+      },
+      idempotencyKey: randomUUID(),
+      requestId: randomUUID(),
+      now: new Date(),
+      idempotencyTtlMs: 1000,
+    });
+    if (result.kind !== "created") throw new Error(result.kind);
+  };
+  const config = (ca: string, notifyTimeoutMs = 10_000) => ({
+    notifyCa: ca,
+    notifyRetryBaseMs: 50,
+    notifyRetryMaxMs: 1000,
+    notifyGiveUpMs: 60_000,
+    notifyTimeoutMs,
+    notifyConcurrency: 16,
+    notifyAllow: LOOPBACK,
+  });
+
+  it("delivers each once, several per lease, without leasing rows only to give them back", async () => {
+    // GIVEN 40 notifications due for one receiver, which takes four deliveries at a time
+    const count = 40;
+    for (let i = 0; i < count; i++) await notifyAt(`${sink.url}/hook/${i}`);
+    // The store itself, its statements counted on the way (leases that took rows, and leases given back).
+    let leases = 0;
+    let givenBack = 0;
+    const counted: Database = {
+      kind: db.kind,
+      transaction: (fn) => db.transaction(fn),
+      close: () => db.close(),
+      query: async (sql, params) => {
+        const result = await db.query(sql, params);
+        if (sql.includes("attempts = attempts + 1") && result.rows.length > 0) leases++;
+        if (sql.includes("attempts = attempts - 1")) givenBack++;
+        return result as never;
+      },
+    };
+    const notifier = new Notifier(counted, config(sink.ca));
+    // WHEN the notifier works through them
+    notifier.start();
+    try {
+      await sink.waitFor((received) => received.length >= count);
+    } finally {
+      await notifier.close();
+    }
+    // THEN each arrived once, and was recorded as delivered
+    expect(new Set(sink.received.map((item) => item.path)).size).toBe(count);
+    expect(sink.received).toHaveLength(count);
+    const { rows } = await db.query<{ undelivered: number }>(
+      "SELECT count(*)::int AS undelivered FROM outbox WHERE delivered_at IS NULL",
+    );
+    expect(rows[0]?.undelivered).toBe(0);
+    // AND a lease served several deliveries (four slots and as many again waiting for them: at least five a
+    // round), and none was leased only to be given back
+    expect(leases).toBeLessThanOrEqual(Math.ceil(count / 5));
+    expect(givenBack).toBe(0);
+  });
+
+  it("gives back on close the rows it leased ahead, so that the next start sends them at once", async () => {
+    await db.query("DELETE FROM outbox");
+    const hole = await blackHole();
+    try {
+      // GIVEN a receiver that never answers, with four deliveries in flight and more leased to follow them
+      for (let i = 0; i < 12; i++) await notifyAt(`https://127.0.0.1:${hole.port}/hook/${i}`);
+      const notifier = new Notifier(db, config(sink.ca, 600_000));
+      notifier.start();
+      await waitFor(() => hole.accepted() === 4, { what: "four deliveries in flight" });
+      const leased = await db.query<{ leased: number }>(
+        "SELECT count(*)::int AS leased FROM outbox WHERE locked_until IS NOT NULL",
+      );
+      expect(leased.rows[0]?.leased).toBeGreaterThan(4);
+      // WHEN the notifier closes (the receiver going away ends the deliveries in flight)
+      const closing = notifier.close();
+      await new Promise((resolve) => hole.server.close(resolve));
+      await closing;
+      // THEN no row is left leased, and only the four attempts made are counted
+      const { rows } = await db.query<{ attempts: number; leased: boolean }>(
+        "SELECT attempts, locked_until IS NOT NULL AS leased FROM outbox ORDER BY attempts",
+      );
+      expect(rows.filter((row) => row.leased)).toEqual([]);
+      expect(rows.map((row) => row.attempts)).toEqual([...Array(8).fill(0), ...Array(4).fill(1)]);
+    } finally {
+      hole.server.close();
+    }
+  });
+});
