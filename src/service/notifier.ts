@@ -63,6 +63,8 @@ export class Notifier {
     private readonly db: Database,
     private readonly config: NotifierConfig,
     private readonly log: (message: string, fields?: object) => void = () => {},
+    /** When leases are taken and end (tests move it by hand). */
+    private readonly clock: () => number = Date.now,
   ) {
     this.destinations = notifyDestinations(config.notifyAllow);
     // An open circuit tries the destination again after as long as one attempt may take, then after twice
@@ -128,7 +130,7 @@ export class Notifier {
     for (const destination of [...this.waiting.keys()]) this.startWaiting(destination);
     const free = this.config.notifyConcurrency - this.inFlight.size;
     if (free <= 0) return;
-    const now = Date.now();
+    const now = this.clock();
     let rows: OutboxRow[];
     try {
       rows = await leaseNotifications(this.db, new Date(now), this.leaseMs, this.leaseLimits(free));
@@ -218,7 +220,7 @@ export class Notifier {
    * worker may lease the row again while it runs. Rows of a slow or stuck destination end up here.
    */
   private releaseStale(): void {
-    const latest = Date.now() + this.config.notifyTimeoutMs + 1000;
+    const latest = this.clock() + this.config.notifyTimeoutMs + 1000;
     const stale: string[] = [];
     for (const [destination, queue] of this.waiting) {
       while (queue.length > 0 && (queue[0] as Waiting).leasedUntil < latest) {

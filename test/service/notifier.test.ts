@@ -8,6 +8,7 @@ import { type Database, openDatabase } from "../../src/store/database.js";
 import { migrate } from "../../src/store/migrations.js";
 import { blackHole } from "../helpers/black-hole.js";
 import { HttpsSink } from "../helpers/https-sink.js";
+import { manualClock } from "../helpers/manual-clock.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { LOOPBACK, ROUTER_A, SEED, TEAM_A } from "./harness.js";
 
@@ -120,6 +121,57 @@ describe("notifier: a backlog for one receiver", () => {
       expect(rows.map((row) => row.attempts)).toEqual([...Array(8).fill(0), ...Array(4).fill(1)]);
     } finally {
       hole.server.close();
+    }
+  });
+
+  it("gives back the rows it leased ahead that could no longer start within their lease", async () => {
+    await db.query("DELETE FROM outbox");
+    const hole = await blackHole();
+    // Ahead of the notifications' times (taken from the real clock), so that they are due on it.
+    const clock = manualClock(new Date(Date.now() + 60_000));
+    let givenBack: unknown[] = [];
+    const watched: Database = {
+      kind: db.kind,
+      transaction: (fn) => db.transaction(fn),
+      close: () => db.close(),
+      query: async (sql, params) => {
+        const result = await db.query(sql, params);
+        if (sql.includes("attempts = attempts - 1"))
+          givenBack = [...givenBack, ...((params?.[0] ?? []) as unknown[])];
+        return result as never;
+      },
+    };
+    const notifier = new Notifier(watched, config(sink.ca, 600_000), () => {}, clock.nowMs);
+    try {
+      // GIVEN four deliveries in flight to a receiver that never answers, and eight more leased to follow them
+      for (let i = 0; i < 12; i++) await notifyAt(`https://127.0.0.1:${hole.port}/hook/${i}`);
+      notifier.start();
+      await waitFor(() => hole.accepted() === 4, { what: "four deliveries in flight" });
+      const leasedAhead = await db.query<{ id: string }>(
+        "SELECT id FROM outbox WHERE locked_until IS NOT NULL AND attempts = 1",
+      );
+      expect(leasedAhead.rows).toHaveLength(12);
+      // WHEN they have waited so long that a delivery started now could outlast the lease (600 s timeout and
+      // 5 s more: after 4 s)
+      clock.advance(4_001);
+      notifier.wake();
+      // THEN the eight not started are given back (their attempt not counted), and leased again afresh
+      await waitFor(() => givenBack.length === 8, { what: "the eight waiting rows given back" });
+      expect(hole.accepted()).toBe(4);
+      await waitFor(
+        async () =>
+          (
+            await db.query<{ n: number }>(
+              "SELECT count(*)::int AS n FROM outbox WHERE locked_until = $1 AND attempts = 1",
+              [new Date(clock.nowMs() + 605_000)],
+            )
+          ).rows[0]?.n === 8,
+        { what: "the eight leased again on the clock's new time" },
+      );
+    } finally {
+      const closing = notifier.close();
+      await new Promise((resolve) => hole.server.close(resolve));
+      await closing;
     }
   });
 });
