@@ -1,25 +1,19 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Notifier } from "../../src/service/notifier.js";
-import { applySeed } from "../../src/service/seed.js";
-import { submitJob } from "../../src/service/store/jobs.js";
-import { SERVICE_MIGRATIONS } from "../../src/service/store/schema.js";
-import { type Database, openDatabase } from "../../src/store/database.js";
-import { migrate } from "../../src/store/migrations.js";
+import type { Database } from "../../src/store/database.js";
 import { blackHole } from "../helpers/black-hole.js";
 import { HttpsSink } from "../helpers/https-sink.js";
 import { manualClock } from "../helpers/manual-clock.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { LOOPBACK, ROUTER_A, SEED, TEAM_A } from "./harness.js";
+import { LOOPBACK } from "./harness.js";
+import { notifyAt, openSeededStore, watched } from "./store/fixture.js";
 
 /** What the notifier's rounds cost the database, on a real store and a real HTTPS receiver. */
 describe("notifier: a backlog for one receiver", () => {
   let db: Database;
   let sink: HttpsSink;
   beforeAll(async () => {
-    db = await openDatabase({ location: "memory://" });
-    await migrate(db, "service", SERVICE_MIGRATIONS);
-    await applySeed(db, SEED as never);
+    db = await openSeededStore();
     sink = await HttpsSink.start();
   });
   afterAll(async () => {
@@ -27,26 +21,6 @@ describe("notifier: a backlog for one receiver", () => {
     await sink?.close();
   });
 
-  /** A job that needs no acknowledgement: completed at once, its notification due now. */
-  const notifyAt = async (url: string) => {
-    const result = await submitJob(db, {
-      teamId: TEAM_A,
-      routerId: ROUTER_A,
-      request: {
-        description: url,
-        script: ":put 1",
-        make_backup: false,
-        express_execute: false,
-        needs_acknowledgement: false,
-        notify_url: url,
-      },
-      idempotencyKey: randomUUID(),
-      requestId: randomUUID(),
-      now: new Date(),
-      idempotencyTtlMs: 1000,
-    });
-    if (result.kind !== "created") throw new Error(result.kind);
-  };
   const config = (ca: string, notifyTimeoutMs = 10_000) => ({
     notifyCa: ca,
     notifyRetryBaseMs: 50,
@@ -60,21 +34,14 @@ describe("notifier: a backlog for one receiver", () => {
   it("delivers each once, several per lease, without leasing rows only to give them back", async () => {
     // GIVEN 40 notifications due for one receiver, which takes four deliveries at a time
     const count = 40;
-    for (let i = 0; i < count; i++) await notifyAt(`${sink.url}/hook/${i}`);
+    for (let i = 0; i < count; i++) await notifyAt(db, `${sink.url}/hook/${i}`);
     // The store itself, its statements counted on the way (leases that took rows, and leases given back).
     let leases = 0;
     let givenBack = 0;
-    const counted: Database = {
-      kind: db.kind,
-      transaction: (fn) => db.transaction(fn),
-      close: () => db.close(),
-      query: async (sql, params) => {
-        const result = await db.query(sql, params);
-        if (sql.includes("attempts = attempts + 1") && result.rows.length > 0) leases++;
-        if (sql.includes("attempts = attempts - 1")) givenBack++;
-        return result as never;
-      },
-    };
+    const counted = watched(db, (sql, _params, rows) => {
+      if (sql.includes("attempts = attempts + 1") && rows.length > 0) leases++;
+      if (sql.includes("attempts = attempts - 1")) givenBack++;
+    });
     const notifier = new Notifier(counted, config(sink.ca));
     // WHEN the notifier works through them
     notifier.start();
@@ -101,7 +68,7 @@ describe("notifier: a backlog for one receiver", () => {
     const hole = await blackHole();
     try {
       // GIVEN a receiver that never answers, with four deliveries in flight and more leased to follow them
-      for (let i = 0; i < 12; i++) await notifyAt(`https://127.0.0.1:${hole.port}/hook/${i}`);
+      for (let i = 0; i < 12; i++) await notifyAt(db, `https://127.0.0.1:${hole.port}/hook/${i}`);
       const notifier = new Notifier(db, config(sink.ca, 600_000));
       notifier.start();
       await waitFor(() => hole.accepted() === 4, { what: "four deliveries in flight" });
@@ -130,21 +97,14 @@ describe("notifier: a backlog for one receiver", () => {
     // Ahead of the notifications' times (taken from the real clock), so that they are due on it.
     const clock = manualClock(new Date(Date.now() + 60_000));
     let givenBack: unknown[] = [];
-    const watched: Database = {
-      kind: db.kind,
-      transaction: (fn) => db.transaction(fn),
-      close: () => db.close(),
-      query: async (sql, params) => {
-        const result = await db.query(sql, params);
-        if (sql.includes("attempts = attempts - 1"))
-          givenBack = [...givenBack, ...((params?.[0] ?? []) as unknown[])];
-        return result as never;
-      },
-    };
-    const notifier = new Notifier(watched, config(sink.ca, 600_000), () => {}, clock.nowMs);
+    const observed = watched(db, (sql, params) => {
+      if (sql.includes("attempts = attempts - 1"))
+        givenBack = [...givenBack, ...((params?.[0] ?? []) as unknown[])];
+    });
+    const notifier = new Notifier(observed, config(sink.ca, 600_000), () => {}, clock.nowMs);
     try {
       // GIVEN four deliveries in flight to a receiver that never answers, and eight more leased to follow them
-      for (let i = 0; i < 12; i++) await notifyAt(`https://127.0.0.1:${hole.port}/hook/${i}`);
+      for (let i = 0; i < 12; i++) await notifyAt(db, `https://127.0.0.1:${hole.port}/hook/${i}`);
       notifier.start();
       await waitFor(() => hole.accepted() === 4, { what: "four deliveries in flight" });
       const leasedAhead = await db.query<{ id: string }>(

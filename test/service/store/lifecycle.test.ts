@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applySeed } from "../../../src/service/seed.js";
 import { ensureRouter } from "../../../src/service/store/directory.js";
 import { submitJob } from "../../../src/service/store/jobs.js";
 import {
@@ -11,18 +10,15 @@ import {
   markStarted,
   recoverJobs,
 } from "../../../src/service/store/lifecycle.js";
-import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
-import { type Database, openDatabase } from "../../../src/store/database.js";
-import { migrate } from "../../../src/store/migrations.js";
-import { ROUTER_A, ROUTER_A2, SEED, TEAM_A } from "../harness.js";
+import type { Database } from "../../../src/store/database.js";
+import { ROUTER_A, ROUTER_A2, TEAM_A } from "../harness.js";
+import { openSeededStore } from "./fixture.js";
 
 /** Crash recovery at the store level: what a dead instance held goes back to the queue or fails, never twice. */
 describe("job store: claims and crash recovery", () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase({ location: "memory://" });
-    await migrate(db, "service", SERVICE_MIGRATIONS);
-    await applySeed(db, SEED as never);
+    db = await openSeededStore();
   });
   afterAll(async () => db?.close());
 

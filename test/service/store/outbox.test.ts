@@ -1,56 +1,29 @@
-import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DESTINATION_PATTERN, destinationOf } from "../../../src/service/destination-gate.js";
-import { applySeed } from "../../../src/service/seed.js";
-import { submitJob } from "../../../src/service/store/jobs.js";
 import { leaseNotifications, releaseLeases } from "../../../src/service/store/outbox.js";
-import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
-import { type Database, openDatabase } from "../../../src/store/database.js";
-import { migrate } from "../../../src/store/migrations.js";
-import { ROUTER_A, SEED, TEAM_A } from "../harness.js";
+import type { Database } from "../../../src/store/database.js";
+import { notifyAt, openSeededStore } from "./fixture.js";
 
 /** The notification outbox's lease: what a round of the notifier may take, per destination. */
 describe("outbox: leasing notifications per destination", () => {
   let db: Database;
   beforeAll(async () => {
-    db = await openDatabase({ location: "memory://" });
-    await migrate(db, "service", SERVICE_MIGRATIONS);
-    await applySeed(db, SEED as never);
+    db = await openSeededStore();
   });
   afterAll(async () => db?.close());
 
-  /** A job that needs no acknowledgement: it is completed at once, and its notification is due now. */
-  const notifyAt = async (url: string, now: Date) => {
-    const result = await submitJob(db, {
-      teamId: TEAM_A,
-      routerId: ROUTER_A,
-      request: {
-        description: url,
-        script: ":put 1",
-        make_backup: false,
-        express_execute: false,
-        needs_acknowledgement: false,
-        notify_url: url,
-      },
-      idempotencyKey: randomUUID(),
-      requestId: randomUUID(),
-      now,
-      idempotencyTtlMs: 1000,
-    });
-    if (result.kind !== "created") throw new Error(result.kind);
-  };
   const clearOutbox = () => db.query("DELETE FROM outbox");
 
   it("takes no more of a destination than it may, the earliest first, and none of one that may take none", async () => {
     await clearOutbox();
     const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
     // GIVEN a closed destination's backlog first, then three destinations' notifications interleaved
-    for (let i = 0; i < 20; i++) await notifyAt(`https://closed.test/hook?n=${i}`, at(i));
+    for (let i = 0; i < 20; i++) await notifyAt(db, `https://closed.test/hook?n=${i}`, at(i));
     for (let i = 0; i < 6; i++) {
-      await notifyAt(`https://a.test:8443/hook/${i}`, at(20 + 3 * i));
-      await notifyAt(`https://b.test/hook?i=${i}`, at(21 + 3 * i));
-      await notifyAt(`HTTPS://Other.test#${i}`, at(22 + 3 * i));
+      await notifyAt(db, `https://a.test:8443/hook/${i}`, at(20 + 3 * i));
+      await notifyAt(db, `https://b.test/hook?i=${i}`, at(21 + 3 * i));
+      await notifyAt(db, `HTTPS://Other.test#${i}`, at(22 + 3 * i));
     }
     const limits = {
       limit: 10,
@@ -93,7 +66,7 @@ describe("outbox: leasing notifications per destination", () => {
   it("stops at the limit in all, the earliest first", async () => {
     await clearOutbox();
     const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
-    for (let i = 0; i < 8; i++) await notifyAt(`https://d${i}.test/hook`, at(i));
+    for (let i = 0; i < 8; i++) await notifyAt(db, `https://d${i}.test/hook`, at(i));
     const leased = await leaseNotifications(db, at(100), 10_000, {
       limit: 3,
       perDestination: new Map(),

@@ -1,0 +1,53 @@
+import { randomUUID } from "node:crypto";
+import { applySeed } from "../../../src/service/seed.js";
+import { submitJob } from "../../../src/service/store/jobs.js";
+import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
+import { type Database, openDatabase } from "../../../src/store/database.js";
+import { migrate } from "../../../src/store/migrations.js";
+import { ROUTER_A, SEED, TEAM_A } from "../harness.js";
+
+/** The service's store in memory, migrated and seeded with the harness's two teams. */
+export async function openSeededStore(): Promise<Database> {
+  const db = await openDatabase({ location: "memory://" });
+  await migrate(db, "service", SERVICE_MIGRATIONS);
+  await applySeed(db, SEED as never);
+  return db;
+}
+
+/** A job of team A that needs no acknowledgement: completed at once, its notification to `url` due at `now`. */
+export async function notifyAt(db: Database, url: string, now = new Date()): Promise<void> {
+  const result = await submitJob(db, {
+    teamId: TEAM_A,
+    routerId: ROUTER_A,
+    request: {
+      description: url,
+      script: ":put 1",
+      make_backup: false,
+      express_execute: false,
+      needs_acknowledgement: false,
+      notify_url: url,
+    },
+    idempotencyKey: randomUUID(),
+    requestId: randomUUID(),
+    now,
+    idempotencyTtlMs: 1000,
+  });
+  if (result.kind !== "created") throw new Error(result.kind);
+}
+
+/** The same store, `seen` told of every statement it ran and what it answered. */
+export function watched(
+  db: Database,
+  seen: (sql: string, params: readonly unknown[] | undefined, rows: readonly unknown[]) => void,
+): Database {
+  return {
+    kind: db.kind,
+    transaction: (fn) => db.transaction(fn),
+    close: () => db.close(),
+    query: async (sql, params) => {
+      const result = await db.query(sql, params);
+      seen(sql, params, result.rows);
+      return result as never;
+    },
+  };
+}
