@@ -55,7 +55,8 @@ export class Notifier {
   private readonly leaseMs: number;
   private readonly acknowledged: GroupCommit<string, void>;
   private timer: NodeJS.Timeout | undefined;
-  private pumping = false;
+  /** The round running now, if any: close waits for it, so that what it leases is given back too. */
+  private pumping: Promise<void> | undefined;
   private again = false;
   private stopped = false;
 
@@ -115,14 +116,15 @@ export class Notifier {
       this.again = true;
       return;
     }
-    this.pumping = true;
-    void this.pump().finally(() => {
-      this.pumping = false;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.pumping = this.pump()
+      .catch((error: unknown) => this.log("notifier: a round failed", { err: error }))
+      .finally(() => {
+        this.pumping = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
   }
 
   private async pump(): Promise<void> {
@@ -295,6 +297,7 @@ export class Notifier {
   async close(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    await this.pumping;
     await Promise.allSettled([...this.inFlight]);
     const waiting = [...this.waiting.values()].flat().map(({ row }) => row.id);
     this.waiting.clear();

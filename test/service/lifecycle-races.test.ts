@@ -22,15 +22,14 @@ import {
 
 /**
  * The database as the scheduler sees it, with `afterClaim` awaited after each committed claim: the window between
- * a claim and the script's start, held open for as long as a test needs. `committed` counts transactions.
+ * a claim and the script's start, held open for as long as a test needs.
  */
 function holdingAfterClaims(db: Database) {
-  const hooks = { afterClaim: async (_job: JobRow) => {}, committed: 0 };
+  const hooks = { afterClaim: async (_job: JobRow) => {} };
   const wrapped: Database = {
     ...db,
     transaction: async <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> => {
       const result = await db.transaction(fn);
-      hooks.committed++;
       const claimed = result as Partial<ClaimedJob> | undefined;
       if (claimed?.job && claimed.router) await hooks.afterClaim(claimed.job);
       return result;
@@ -127,19 +126,22 @@ describe("job lifecycle races", () => {
 
   it("a job recovered by another instance between claim and start is not started by the first", async () => {
     const other = randomUUID();
-    let committedAtRecovery = 0;
+    let passesAtRecovery: number | undefined;
     hooks.afterClaim = async (job) => {
       hooks.afterClaim = async () => {};
       // Another instance found this one silent: it requeued the claim and claimed the job itself.
       await recoverJobs(db, [app.scheduler.instanceId], new Date());
       expect((await claimNextJob(db, job.router_id, other, new Date()))?.job.id).toBe(job.id);
-      committedAtRecovery = hooks.committed;
+      passesAtRecovery = app.scheduler.queuePasses(ROUTER_A2);
     };
     const id = await submit(ROUTER_A2, "/ip address add address=10.9.9.2/24 interface=ether1");
 
-    // The first instance's start attempt and its next look at the queue, which finds the router busy.
+    // The end of the first instance's pass, the one that claimed (a router's passes never overlap): its start
+    // attempt, and its next look at the queue, which finds the job claimed by the other instance.
     await eventually(async () =>
-      committedAtRecovery > 0 && hooks.committed >= committedAtRecovery + 2 ? true : undefined,
+      passesAtRecovery !== undefined && app.scheduler.queuePasses(ROUTER_A2) > passesAtRecovery
+        ? true
+        : undefined,
     );
     expect(await jobRow(id)).toMatchObject({
       status: "loaded",

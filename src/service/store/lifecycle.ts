@@ -24,6 +24,15 @@ export async function claimNextJob(
   instanceId: string,
   now: Date,
 ): Promise<ClaimedJob | undefined> {
+  // A plain read first: a router's queue is found empty (or its head running) at the end of every pass, and
+  // the claim's transaction locks rows, which costs a WAL flush, and holds PGlite from its first statement to
+  // its commit. A job queued after this read is not missed, as after a claim that found nothing: its
+  // submission kicks the scheduler (express) or the next tick finds it, and the router is worked again.
+  const { rows: heads } = await db.query<{ execution: string }>(
+    "SELECT execution FROM jobs WHERE router_id = $1 AND execution <> 'done' ORDER BY seq_id LIMIT 1",
+    [routerId],
+  );
+  if (heads[0]?.execution !== "queued") return undefined;
   return db.transaction(async (tx) => {
     const routers = await tx.query<{ name: string; online: boolean; state_version: number }>(
       `SELECT name, online, state_version FROM routers
