@@ -66,11 +66,6 @@ export class DestinationGate {
     return Math.max(0, this.perDestination - state.inFlight);
   }
 
-  /** Destinations that can take no delivery now: the lease leaves their notifications where they are. */
-  closed(): string[] {
-    return [...this.destinations.keys()].filter((destination) => this.room(destination) === 0);
-  }
-
   /** Answering in time so far: no timed-out attempt since its last delivery, its circuit closed. */
   healthy(destination: string): boolean {
     const state = this.destinations.get(destination);

@@ -15,7 +15,7 @@ describe("the destination gate", () => {
     gate.start("https://a");
     gate.start("https://a");
     expect(gate.room("https://a")).toBe(0);
-    expect(gate.closed()).toEqual(["https://a"]);
+    expect(gate.known()).toEqual(["https://a"]);
     expect(gate.room("https://b")).toBe(2);
     gate.finish("https://a", "delivered");
     expect(gate.room("https://a")).toBe(1);
@@ -29,6 +29,7 @@ describe("the destination gate", () => {
       gate.finish("https://x", "timed-out");
     }
     expect(gate.room("https://x")).toBe(0);
+    expect(gate.healthy("https://x")).toBe(false);
     now = 1000;
     expect(gate.room("https://x")).toBe(1);
     gate.start("https://x");
@@ -46,7 +47,8 @@ describe("the destination gate", () => {
     gate.start("https://x");
     gate.finish("https://x", "delivered");
     expect(gate.room("https://x")).toBe(4);
-    expect(gate.closed()).toEqual([]);
+    expect(gate.healthy("https://x")).toBe(true);
+    expect(gate.known()).toEqual([]);
   });
 
   it("never opens for failures that come at once (a receiver that is down): they flow again when it is back", () => {
