@@ -17,6 +17,7 @@ import {
   markDelivered,
   markFailed,
   type OutboxRow,
+  releaseAllLeases,
   releaseLeases,
 } from "./store/outbox.js";
 
@@ -94,7 +95,17 @@ export class Notifier {
     });
   }
 
-  start(): void {
+  /**
+   * Starts delivering. `exclusive`: this is the only process on the database (PGlite), so the leases found are a
+   * dead process's (a crash), deliveries in flight and rows it had leased ahead: given back at once rather than
+   * after their lease, so that a restart sends them without waiting.
+   */
+  async start({ exclusive = false }: { exclusive?: boolean } = {}): Promise<void> {
+    if (exclusive) {
+      const released = await releaseAllLeases(this.db);
+      if (released > 0)
+        this.log("notifier: gave back the leases of a stopped process", { notifications: released });
+    }
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
     this.wake();
@@ -109,9 +120,9 @@ export class Notifier {
     if (url && this.allowance(destinationOf(url)) > 0) this.wake();
   }
 
-  /** Looks for deliverable notifications now. */
+  /** Looks for deliverable notifications now (from `start` on: it gives back a dead process's leases first). */
   wake(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.timer) return;
     if (this.pumping) {
       this.again = true;
       return;

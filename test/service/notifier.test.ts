@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Notifier } from "../../src/service/notifier.js";
+import { leaseNotifications } from "../../src/service/store/outbox.js";
 import type { Database } from "../../src/store/database.js";
 import { blackHole } from "../helpers/black-hole.js";
 import { HttpsSink } from "../helpers/https-sink.js";
@@ -44,7 +45,7 @@ describe("notifier: a backlog for one receiver", () => {
     });
     const notifier = new Notifier(counted, config(sink.ca));
     // WHEN the notifier works through them
-    notifier.start();
+    await notifier.start();
     try {
       await sink.waitFor((received) => received.length >= count);
     } finally {
@@ -70,7 +71,7 @@ describe("notifier: a backlog for one receiver", () => {
       // GIVEN a receiver that never answers, with four deliveries in flight and more leased to follow them
       for (let i = 0; i < 12; i++) await notifyAt(db, `https://127.0.0.1:${hole.port}/hook/${i}`);
       const notifier = new Notifier(db, config(sink.ca, 600_000));
-      notifier.start();
+      await notifier.start();
       await waitFor(() => hole.accepted() === 4, { what: "four deliveries in flight" });
       const leased = await db.query<{ leased: number }>(
         "SELECT count(*)::int AS leased FROM outbox WHERE locked_until IS NOT NULL",
@@ -105,7 +106,7 @@ describe("notifier: a backlog for one receiver", () => {
     try {
       // GIVEN four deliveries in flight to a receiver that never answers, and eight more leased to follow them
       for (let i = 0; i < 12; i++) await notifyAt(db, `https://127.0.0.1:${hole.port}/hook/${i}`);
-      notifier.start();
+      await notifier.start();
       await waitFor(() => hole.accepted() === 4, { what: "four deliveries in flight" });
       const leasedAhead = await db.query<{ id: string }>(
         "SELECT id FROM outbox WHERE locked_until IS NOT NULL AND attempts = 1",
@@ -132,6 +133,29 @@ describe("notifier: a backlog for one receiver", () => {
       const closing = notifier.close();
       await new Promise((resolve) => hole.server.close(resolve));
       await closing;
+    }
+  });
+
+  it("after a crash, a process alone on its store sends at once what the dead one had leased", async () => {
+    await db.query("DELETE FROM outbox");
+    // GIVEN notifications a process leased (in flight, or leased ahead) before it was killed: 605 s leases
+    for (let i = 0; i < 3; i++) await notifyAt(db, `${sink.url}/crash/${i}`);
+    const leased = await leaseNotifications(db, new Date(), 605_000, {
+      limit: 16,
+      perDestination: new Map(),
+      otherwise: 12,
+    });
+    expect(leased).toHaveLength(3);
+    // WHEN the next process starts on the store, the only one on it (PGlite)
+    const notifier = new Notifier(db, config(sink.ca, 600_000));
+    try {
+      await notifier.start({ exclusive: true });
+      // THEN they are delivered now, not after their leases
+      await sink.waitFor(
+        (received) => received.filter((item) => item.path.startsWith("/crash/")).length === 3,
+      );
+    } finally {
+      await notifier.close();
     }
   });
 });

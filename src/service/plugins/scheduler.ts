@@ -49,7 +49,7 @@ export default fp(
     app.decorate("notifyDestinations", notifier.destinations);
     app.addHook("onReady", async () => {
       await scheduler.start();
-      notifier.start();
+      await notifier.start({ exclusive: app.db.kind === "pglite" });
     });
     // Scheduler first: a job that finishes during shutdown still queues its notification for the next start.
     app.addHook("onClose", async () => {

@@ -88,6 +88,18 @@ export async function releaseLeases(db: Queryable, ids: readonly string[]): Prom
   );
 }
 
+/**
+ * Gives back every lease: for a process that is the only one on its database (PGlite) as it starts, when every
+ * lease is a dead process's. Their attempts stay counted, made or not: only their backoff grows by a step.
+ */
+export async function releaseAllLeases(db: Queryable): Promise<number> {
+  const { rows } = await db.query(
+    `UPDATE outbox SET locked_until = NULL
+     WHERE locked_until IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL RETURNING id`,
+  );
+  return rows.length;
+}
+
 /** `https://host:port` -> LIKE patterns for its URLs (`%`, `_` and `\` in it taken literally). */
 function destinationPatterns(destination: string): string[] {
   const literal = destination.replace(/[\\%_]/g, (char) => `\\${char}`);
