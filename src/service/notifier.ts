@@ -151,6 +151,7 @@ export class Notifier {
       if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
       return;
     }
+    const leased = new Set<string>();
     for (const row of rows) {
       const destination = destinationOf(row.url);
       let queue = this.waiting.get(destination);
@@ -160,9 +161,9 @@ export class Notifier {
       }
       queue.push({ row, leasedUntil: now + this.leaseMs });
       this.waitingCount++;
+      leased.add(destination);
     }
-    for (const destination of new Set(rows.map((row) => destinationOf(row.url))))
-      this.startWaiting(destination);
+    for (const destination of leased) this.startWaiting(destination);
   }
 
   /** How many rows the next lease may take in all, of each destination it knows of, and of any other. */

@@ -26,6 +26,8 @@ declare module "fastify" {
 export default fp(
   async function jobs(app: FastifyInstance, options: { backend: RouterBackend }) {
     const log = (message: string, fields?: object) => app.log.warn(fields ?? {}, message);
+    // PGlite: this process is the only one on the store, so a claim or lease it did not make is a dead one's.
+    const exclusive = app.db.kind === "pglite";
     const notifier = new Notifier(app.db, app.config, log);
     const routers = new RouterCycle(options.backend, app.db, {
       // The keyring is loaded only for a router that is a device: a service of simulated routers needs none.
@@ -39,7 +41,7 @@ export default fp(
       concurrency: app.config.schedulerConcurrency,
       shutdownGraceMs: app.config.shutdownGraceMs,
       jobTimeoutMs: app.config.jobTimeoutMs,
-      exclusive: app.db.kind === "pglite",
+      exclusive,
       onChange: (job) => (job ? notifier.queued(job.notify_url) : notifier.wake()),
       log,
     });
@@ -49,7 +51,7 @@ export default fp(
     app.decorate("notifyDestinations", notifier.destinations);
     app.addHook("onReady", async () => {
       await scheduler.start();
-      await notifier.start({ exclusive: app.db.kind === "pglite" });
+      await notifier.start({ exclusive });
     });
     // Scheduler first: a job that finishes during shutdown still queues its notification for the next start.
     app.addHook("onClose", async () => {

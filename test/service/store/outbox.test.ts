@@ -13,11 +13,13 @@ describe("outbox: leasing notifications per destination", () => {
   });
   afterAll(async () => db?.close());
 
+  const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
+  /** The URLs of leased rows, sorted: a lease's RETURNING has no order. */
+  const urls = (rows: readonly { url: string }[]) => rows.map((row) => row.url).sort();
   const clearOutbox = () => db.query("DELETE FROM outbox");
 
   it("takes no more of a destination than it may, the earliest first, and none of one that may take none", async () => {
     await clearOutbox();
-    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
     // GIVEN a closed destination's backlog first, then three destinations' notifications interleaved
     for (let i = 0; i < 20; i++) await notifyAt(db, `https://closed.test/hook?n=${i}`, at(i));
     for (let i = 0; i < 6; i++) {
@@ -36,7 +38,7 @@ describe("outbox: leasing notifications per destination", () => {
     // WHEN a round leases
     const leased = await leaseNotifications(db, at(100), 10_000, limits);
     // THEN each destination got what it may take, its earliest, though the closed one's rows came first
-    expect(leased.map((row) => row.url).sort()).toEqual([
+    expect(urls(leased)).toEqual([
       "HTTPS://Other.test#0",
       "https://a.test:8443/hook/0",
       "https://a.test:8443/hook/1",
@@ -45,7 +47,7 @@ describe("outbox: leasing notifications per destination", () => {
     expect(leased.every((row) => row.attempts === 1)).toBe(true);
     // AND a second round does not take what the first holds
     const again = await leaseNotifications(db, at(100), 10_000, limits);
-    expect(again.map((row) => row.url).sort()).toEqual([
+    expect(urls(again)).toEqual([
       "HTTPS://Other.test#1",
       "https://a.test:8443/hook/2",
       "https://a.test:8443/hook/3",
@@ -65,18 +67,13 @@ describe("outbox: leasing notifications per destination", () => {
 
   it("stops at the limit in all, the earliest first", async () => {
     await clearOutbox();
-    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
     for (let i = 0; i < 8; i++) await notifyAt(db, `https://d${i}.test/hook`, at(i));
     const leased = await leaseNotifications(db, at(100), 10_000, {
       limit: 3,
       perDestination: new Map(),
       otherwise: 4,
     });
-    expect(leased.map((row) => row.url).sort()).toEqual([
-      "https://d0.test/hook",
-      "https://d1.test/hook",
-      "https://d2.test/hook",
-    ]);
+    expect(urls(leased)).toEqual(["https://d0.test/hook", "https://d1.test/hook", "https://d2.test/hook"]);
   });
 
   it("names a URL's destination in SQL exactly as the notifier does", async () => {
