@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jobListJson, jobPage, jobPageJson } from "../../src/service/store/job-page.js";
 import { HttpsSink } from "../helpers/https-sink.js";
 import { manualClock } from "../helpers/manual-clock.js";
 import { postgresAvailability, startPostgres, type TestPostgres } from "../helpers/postgres.js";
@@ -8,6 +9,7 @@ import {
   ROUTER_A2,
   ROUTER_B,
   startTestService,
+  TEAM_A,
   type TestService,
   TOKEN_A,
   TOKEN_B,
@@ -111,5 +113,33 @@ describe.skipIf(!availability.available)("two instances on one PostgreSQL", () =
       120_000,
     );
     for (const job of rows) expect(sink.statuses(job.id)).toEqual(["loaded", "running", "completed"]);
+  });
+
+  it("reads a router's jobs in keyset pages and chunks, filtered by text, as on PGlite", async () => {
+    const db = one.service.app.db;
+    // Seven jobs above the others' seq ids, five of them matching the filter.
+    await db.query(
+      `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+         description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+       SELECT gen_random_uuid(), $1, $2, 1000 + n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
+         CASE WHEN n % 3 = 0 THEN 'other ' || n ELSE 'Paged_Marker ' || n END, '/log info x', false, false, true,
+         'completed', 'done', now()
+       FROM generate_series(1, 7) AS n`,
+      [ROUTER_A2, TEAM_A],
+    );
+    const query = { teamId: TEAM_A, routerId: ROUTER_A2, text: "paged_marker" };
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await jobPage(db, { ...query, limit: 2, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.jobs.map((job) => job.seq_id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual([1007, 1005, 1004, 1002, 1001]);
+    const json = await jobPageJson(db, { ...query, limit: 5 });
+    expect(json.nextCursor).toBeUndefined();
+    const listed: string[] = [];
+    for await (const chunk of jobListJson(db, query)) listed.push(chunk);
+    expect(JSON.parse(`[${listed.join(",")}]`)).toEqual(JSON.parse(json.json));
   });
 });

@@ -73,21 +73,28 @@ function filterParameters(query: JobListQuery): unknown[] {
 
 /**
  * A page or a chunk: up to $6 jobs the filter matches below seq_id $5 (null: from the newest), newest first,
- * as `select` gives them. With `MORE_BELOW_CHUNK`, the one keyset mechanism of pages (rows for the portal,
- * JSON for the API) and of whole lists.
+ * as `select` gives them (CTE `chunk`), read with one job more (CTE `fetched`): whether that one exists is
+ * `MORE_BELOW_CHUNK`. The one keyset mechanism of pages (rows for the portal, JSON for the API) and of whole
+ * lists.
  */
 const chunkQuery = (select: string) =>
-  `SELECT ${select} FROM jobs WHERE ${FILTER} AND ($5::int IS NULL OR seq_id < $5) ORDER BY seq_id DESC LIMIT $6`;
+  `fetched AS (SELECT ${select} FROM jobs WHERE ${FILTER} AND ($5::int IS NULL OR seq_id < $5)
+     ORDER BY seq_id DESC LIMIT $6::int + 1),
+   chunk AS (SELECT * FROM fetched ORDER BY seq_id DESC LIMIT $6::int)`;
 
-/** Whether any job the filter matches lies below the chunk: asked, not counted, and without reading a row more. */
-const MORE_BELOW_CHUNK = `EXISTS (SELECT 1 FROM jobs WHERE ${FILTER} AND seq_id < (SELECT min(seq_id) FROM chunk))`;
+/**
+ * Whether any job the filter matches lies below the chunk, from the one job read past it. Asking the table
+ * again (EXISTS below the chunk's last seq_id) scanned a description filter's trigram index a second time: the
+ * lookup `routerjobs apply` sends took 5.0 ms of the database's thread, 3.1 ms this way (10,000 jobs).
+ */
+const MORE_BELOW_CHUNK = "(SELECT count(*) FROM fetched) > $6::int";
 
 /** One page as rows, for the portal, which renders columns the API's list items leave out. */
 export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPage> {
   checkLimit(query.limit);
   const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
   const { rows } = await db.query<JobListRow & { more: boolean }>(
-    `WITH chunk AS (${chunkQuery(JOB_LIST_SELECT)})
+    `WITH ${chunkQuery(JOB_LIST_SELECT)}
      SELECT chunk.*, ${MORE_BELOW_CHUNK} AS more FROM chunk ORDER BY seq_id DESC`,
     [...filterParameters(query), before, query.limit],
   );
@@ -117,7 +124,7 @@ interface JsonChunk {
 function jsonChunk(db: Queryable, query: JobListQuery, before: number | null, limit: number) {
   return db
     .query<JsonChunk>(
-      `WITH chunk AS (${chunkQuery(JOB_RECORD_SELECT)})
+      `WITH ${chunkQuery(JOB_RECORD_SELECT)}
        SELECT string_agg(row_to_json(chunk)::text, ',' ORDER BY chunk.seq_id DESC) AS list,
          min(chunk.seq_id) AS last, ${MORE_BELOW_CHUNK} AS more
        FROM chunk`,
