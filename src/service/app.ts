@@ -16,6 +16,7 @@ import auth from "./plugins/auth.js";
 import config from "./plugins/config.js";
 import database from "./plugins/database.js";
 import errors, { notFound } from "./plugins/errors.js";
+import interactiveFirst from "./plugins/interactive-first.js";
 import rateLimit from "./plugins/rate-limit.js";
 import jobs from "./plugins/scheduler.js";
 import portal from "./portal/index.js";
@@ -49,6 +50,7 @@ async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<vo
   await app.register(errors);
   await app.register(config, { config: options.config });
   await app.register(database, options.db ? { db: options.db } : {});
+  await app.register(interactiveFirst);
   await app.register(auth);
   await app.register(rateLimit, options.rateLimitClock ? { clock: options.rateLimitClock } : {});
   await app.register(jobs, { backend: options.backend });

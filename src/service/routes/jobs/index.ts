@@ -87,6 +87,8 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
   app.get(
     URL,
     {
+      // Its statements go after the calls in flight (interactive-first.ts), through `history` below.
+      config: { bulkRead: true },
       preHandler: async (request, reply) => {
         const turn = turns.take(request.params.router_id);
         // Ended once the answer is sent or the client has gone, whether the turn came yet or not.
@@ -106,11 +108,12 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       const routerId = request.params.router_id;
       if (!(await findRouter(app.db, teamId, routerId))) throw routerNotFound(routerId);
       const { limit, cursor, text } = request.query;
+      const history = app.interactiveFirst.yielding(app.db);
       const statuses = request.query.status as KnownJobStatus[] | undefined;
       if (limit === undefined && cursor === undefined) {
         // The spec's whole list, its JSON written by the database a chunk at a time (jobListJson) and sent as
         // it comes: the event loop neither builds nor holds 4 MB for a long router, nor encrypts it in one go.
-        const chunks = jobListJson(app.db, {
+        const chunks = jobListJson(history, {
           teamId,
           routerId,
           ...(statuses ? { statuses } : {}),
@@ -123,7 +126,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       }
       try {
         // A page's JSON is written by the database too (jobPageJson).
-        const page = await jobPageJson(app.db, {
+        const page = await jobPageJson(history, {
           teamId,
           routerId,
           limit: limit ?? DEFAULT_PAGE,

@@ -78,13 +78,17 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
 
   app.get(
     url,
-    { schema: { params: siteParamsSchema, response: { 200: siteJobListSchema } } },
+    // A site's whole history in one statement: it goes after the calls in flight (interactive-first.ts).
+    {
+      config: { bulkRead: true },
+      schema: { params: siteParamsSchema, response: { 200: siteJobListSchema } },
+    },
     async (request) => {
       const { teamId } = callerOf(request);
       const { siteId } = request.params;
       if (!(await findRouter(app.db, teamId, siteId))) throw siteNotFound(siteId);
       // The documented list omits soft-deleted jobs; the sites job object has no field that could say "deleted".
-      const rows = await listJobs(app.db, teamId, siteId);
+      const rows = await listJobs(app.interactiveFirst.yielding(app.db), teamId, siteId);
       return rows.filter((row) => row.status !== "deleted").map(toSiteJob);
     },
   );

@@ -1,0 +1,122 @@
+/**
+ * Bulk reads of a router's history go after the calls in flight (src/service/interactive-first.ts): the
+ * mechanism on its own (its bound on a clock the test moves), then in the service, on a real PGlite, with a
+ * synchronous call held in flight by a body the test has not finished sending.
+ */
+import { PassThrough } from "node:stream";
+import { Agent, request } from "undici";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { InteractiveFirst } from "../../src/service/interactive-first.js";
+import { BULK_READ_MAX_DEFER_MS } from "../../src/service/plugins/interactive-first.js";
+import { waitFor } from "../helpers/wait-for.js";
+import { ROUTER_A, ROUTER_A2, startTestService, TEAM_A, type TestService, TOKEN_A } from "./harness.js";
+
+/** Whether `promise` has settled once the microtasks queued so far have run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => {
+    done = true;
+  });
+  for (let index = 0; index < 10; index++) await Promise.resolve();
+  return done;
+}
+
+describe("interactive first", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("lets a bulk statement start at once while no call is in flight", async () => {
+    const gate = new InteractiveFirst(20);
+    expect(await settled(gate.turn())).toBe(true);
+    expect(gate.deferred).toBe(0);
+  });
+
+  it("holds bulk statements while a call is in flight and lets them all go when the last call ends", async () => {
+    const gate = new InteractiveFirst(60_000);
+    const endFirst = gate.begin();
+    const endSecond = gate.begin();
+    const turns = [gate.turn(), gate.turn()];
+    expect(gate.inFlight).toBe(2);
+    endFirst();
+    endFirst(); // ended twice (answer sent, then the socket closed): counted once
+    expect(gate.inFlight).toBe(1);
+    expect(await settled(Promise.all(turns))).toBe(false);
+    endSecond();
+    expect(await settled(Promise.all(turns))).toBe(true);
+    expect(gate.deferred).toBe(2);
+  });
+
+  it("lets a bulk statement go once it has waited its bound, though calls are still in flight", async () => {
+    vi.useFakeTimers();
+    const gate = new InteractiveFirst(20);
+    const end = gate.begin();
+    const turn = gate.turn();
+    vi.advanceTimersByTime(19);
+    expect(await settled(turn)).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(await settled(turn)).toBe(true);
+    end();
+  });
+
+  it("never holds a statement with no bound (a store of several connections)", async () => {
+    const gate = new InteractiveFirst(0);
+    gate.begin();
+    expect(await settled(gate.turn())).toBe(true);
+    expect(gate.deferred).toBe(0);
+  });
+});
+
+describe("interactive first in the service", () => {
+  let svc: TestService;
+  const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
+  const JOBS = 450; // three chunks of the whole list
+
+  beforeAll(async () => {
+    svc = await startTestService({ tickMs: 60_000 });
+    await svc.service.app.db.query(
+      `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+         description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+       SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h', 'deploy ' || n,
+         '/log info x', false, false, true, 'completed', 'done', now()
+       FROM generate_series(1, $3::int) AS n`,
+      [ROUTER_A, TEAM_A, JOBS],
+    );
+    await svc.service.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [ROUTER_A, JOBS + 1]);
+  });
+  afterAll(async () => {
+    await dispatcher.close();
+    await svc?.close();
+  });
+
+  it("reads a long list after a call in flight, within its bound, and counts no list as a call", async () => {
+    const gate = svc.service.app.interactiveFirst;
+    expect(BULK_READ_MAX_DEFER_MS).toBeGreaterThan(0);
+    // A synchronous call to another router, in flight until the test sends the rest of its body.
+    const body = new PassThrough();
+    body.write('{"command":');
+    const call = request(`${svc.url}/api/synchronous/${ROUTER_A2}`, {
+      method: "POST",
+      dispatcher,
+      headers: { authorization: `Bearer ${TOKEN_A}`, "content-type": "application/json" },
+      body,
+    });
+    await waitFor(() => gate.inFlight === 1, { what: "the call to be in flight" });
+    const before = gate.deferred;
+
+    const list = await svc.jobs(ROUTER_A);
+    expect(list.length).toBe(JOBS);
+    // Each of the list's three chunks waited for the call (then went on its bound): the call is still going.
+    expect(gate.deferred - before).toBe(3);
+    expect(gate.inFlight).toBe(1);
+
+    body.end('"/system/identity/print"}');
+    const answered = await call;
+    expect(answered.statusCode).toBe(200);
+    await answered.body.dump();
+    await waitFor(() => gate.inFlight === 0, { what: "the call to end" });
+    const after = gate.deferred;
+    expect((await svc.jobs(ROUTER_A)).length).toBe(JOBS);
+    expect(gate.deferred).toBe(after);
+  });
+});
