@@ -1,7 +1,8 @@
 /**
  * Issue 20: one router's long history must not delay another router's calls. A router holds 10,000 jobs; eight
  * loops on a thread of their own read its job list back to back while a synchronous call to another router is
- * timed, 300 times one after another (the p99 of 100 was the second slowest call, and swung by 2x between runs). Three kinds of list request: the spec's whole list (what every client sent before), the first page
+ * timed, 300 times one after another (the p99 of 100 was the second slowest call, and swung by 2x between
+ * runs). Three kinds of list request: the spec's whole list (what every client sent before), the first page
  * (`limit=100`), and what `routerjobs apply` now sends (its resource's marker: `text=[rj:tag-&limit=100`).
  * Baseline: the same call with the service idle. Goal: p99 under the lookups' load <= 2x idle. The service is
  * `routerjobs service` on its default store (PGlite in --data), a process apart from these clients.
