@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parameterWordProblem, siteJobSchema } from "../../src/contract/sites.js";
 import { splitWords } from "../../src/routeros-api/service-view.js";
 import { rawValue, routerOsKey } from "../../src/service/routes/sites/raw-records.js";
+import { toSiteJob } from "../../src/service/routes/sites/site-job.js";
+import { listJobs } from "../../src/service/store/jobs.js";
 import {
   ADMIN_TOKEN,
   type Answer,
@@ -14,6 +16,7 @@ import {
   ROUTER_A2,
   ROUTER_B,
   startTestService,
+  TEAM_B,
   type TestService,
   TOKEN_A,
   TOKEN_B,
@@ -312,6 +315,33 @@ describe("sites API (sdx profile) over the service's data", () => {
       expect((await siteJobs(svc, ROUTER_A2)).some((job) => job.id === pending.body.id)).toBe(false);
       const specJob = (await svc.jobs(ROUTER_A2)).find((job: Loose) => job.id === pending.body.id);
       expect(specJob.status).toBe("deleted");
+    });
+
+    it("a history of several chunks: every job once, newest first, as the documented item, none deleted", async () => {
+      // A site of its own with 450 jobs (three chunks of the list), every ninth soft-deleted.
+      const db = svc.service.app.db;
+      const site = "b2000000-0000-4000-8000-000000000450";
+      await db.query("INSERT INTO routers (id, team_id, name, next_seq) VALUES ($1, $2, 'edge-long', 451)", [
+        site,
+        TEAM_B,
+      ]);
+      await db.query(
+        `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+           description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at,
+           completed_at)
+         SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
+           'change ' || n, ':put ' || n, n % 2 = 0, false, true,
+           CASE WHEN n % 9 = 0 THEN 'deleted' ELSE 'completed' END, 'done', now(), now()
+         FROM generate_series(1, 450) AS n`,
+        [site, TEAM_B],
+      );
+      const list = await siteJobs(svc, site, TOKEN_B);
+      const expected = (await listJobs(db, TEAM_B, site))
+        .filter((row) => row.status !== "deleted")
+        .map((row) => JSON.parse(JSON.stringify(toSiteJob(row))));
+      expect(list.length).toBe(400);
+      expect(list).toEqual(expected);
+      for (const job of list) expect(siteJobSchema.strict().parse(job)).toEqual(job);
     });
 
     it("405 with Allow for another method", async () => {

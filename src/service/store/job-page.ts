@@ -1,7 +1,7 @@
 import { JOB_STATUSES, type KnownJobStatus } from "../../contract/job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
 import type { Queryable } from "../../store/database.js";
-import { JOB_LIST_SELECT, JOB_RECORD_SELECT, type JobListRow } from "./rows.js";
+import { JOB_LIST_SELECT, JOB_RECORD_SELECT, type JobListRow, type JobRow } from "./rows.js";
 
 /**
  * One page of a router's jobs, newest first. Keyset paging on `seq_id` (the unique (router_id, seq_id) index
@@ -93,14 +93,46 @@ const MORE_BELOW_CHUNK = "(SELECT count(*) FROM fetched) > $6::int";
 export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPage> {
   checkLimit(query.limit);
   const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
-  const { rows } = await db.query<JobListRow & { more: boolean }>(
-    `WITH ${chunkQuery(JOB_LIST_SELECT)}
-     SELECT chunk.*, ${MORE_BELOW_CHUNK} AS more FROM chunk ORDER BY seq_id DESC`,
-    [...filterParameters(query), before, query.limit],
-  );
-  const jobs = rows.map(({ more: _, ...job }) => job);
+  const { rows: jobs, more } = await rowChunk<JobListRow>(db, JOB_LIST_SELECT, query, before, query.limit);
   const last = jobs[jobs.length - 1];
-  return { jobs, nextCursor: rows[0]?.more && last ? encodeCursor(last.seq_id) : undefined };
+  return { jobs, nextCursor: more && last ? encodeCursor(last.seq_id) : undefined };
+}
+
+/** Up to `limit` jobs below `before` (null: from the newest) as `select` gives them, and whether more follow. */
+async function rowChunk<Row extends { seq_id: number }>(
+  db: Queryable,
+  select: string,
+  query: JobListQuery,
+  before: number | null,
+  limit: number,
+): Promise<{ readonly rows: Row[]; readonly more: boolean }> {
+  const { rows } = await db.query<Row & { more: boolean }>(
+    `WITH ${chunkQuery(select)}
+     SELECT chunk.*, ${MORE_BELOW_CHUNK} AS more FROM chunk ORDER BY seq_id DESC`,
+    [...filterParameters(query), before, limit],
+  );
+  return { rows: rows.map(({ more: _, ...row }) => row as unknown as Row), more: rows[0]?.more ?? false };
+}
+
+/**
+ * Every job the query matches, every column, newest first, a chunk at a time: for the sites API, whose list
+ * items the service builds from whole rows. Read as `jobListJson` reads (below), for the same reason.
+ */
+export async function* jobRowChunks(db: Queryable, query: JobListQuery): AsyncGenerator<JobRow[]> {
+  let before: number | null = null;
+  for (;;) {
+    const { rows, more }: { rows: JobRow[]; more: boolean } = await rowChunk<JobRow>(
+      db,
+      "*",
+      query,
+      before,
+      LIST_CHUNK,
+    );
+    if (rows.length > 0) yield rows;
+    const last: JobRow | undefined = rows[rows.length - 1];
+    if (!more || !last) return;
+    before = last.seq_id;
+  }
 }
 
 /**

@@ -1,5 +1,4 @@
 import { Readable } from "node:stream";
-import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import * as z from "zod";
 import { successEnvelope } from "../../../contract/envelope.js";
@@ -19,6 +18,7 @@ import {
 } from "../../store/job-page.js";
 import { Turns } from "../../turns.js";
 import { jobListResponseSchema, routerParamsSchema } from "../schemas.js";
+import { sendWritten } from "../send-written.js";
 
 const URL = "/routers/:router_id/jobs";
 /** Page size when a client sends `cursor` without `limit`. */
@@ -68,15 +68,6 @@ async function* listAnswer(
   yield `{"status":"success","data":[${first.done ? "" : first.value}`;
   if (!first.done) for await (const chunk of rest) yield `,${chunk}`;
   yield "]}";
-}
-
-/**
- * Sends JSON written already, as it is: Fastify serializes (and the response schema checks) only what is not
- * a string or a stream. Every answer of this route is written by the database; the response schema stays as
- * its description, and test/service/job-list-json.test.ts holds the SQL to `toJobRecord`'s JSON instead.
- */
-function sendWritten(reply: FastifyReply, json: string | Readable): FastifyReply {
-  return reply.type("application/json; charset=utf-8").send(json);
 }
 
 /** GET /api/routers/:router_id/jobs: every job of the router, newest first (seq_id descending). */

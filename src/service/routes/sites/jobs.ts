@@ -1,4 +1,6 @@
+import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { JOB_STATUSES } from "../../../contract/job.js";
 import { IDEMPOTENCY_TTL_MS } from "../../../contract/limits.js";
 import {
   siteJobHeadersSchema,
@@ -11,10 +13,27 @@ import { HttpError } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
 import { findRouter } from "../../store/directory.js";
-import { listJobs, submitJob } from "../../store/jobs.js";
+import { jobRowChunks } from "../../store/job-page.js";
+import { submitJob } from "../../store/jobs.js";
+import type { JobRow } from "../../store/rows.js";
+import { sendWritten } from "../send-written.js";
 import { toSiteJob } from "./site-job.js";
 import { siteNotFound } from "./site-not-found.js";
 import { acceptOnlyTextPlain } from "./text-body.js";
+
+/** Every state but `deleted`: the sites API's list shows no soft-deleted job. */
+const LISTED_STATUSES = JOB_STATUSES.filter((status) => status !== "deleted");
+
+/** The bare array of the sites API's jobs around the history's chunks. */
+async function* siteJobList(
+  first: IteratorResult<JobRow[]>,
+  rest: AsyncGenerator<JobRow[]>,
+): AsyncGenerator<string> {
+  const items = (rows: JobRow[]) => rows.map((row) => JSON.stringify(toSiteJob(row))).join(",");
+  yield `[${first.done ? "" : items(first.value)}`;
+  if (!first.done) for await (const rows of rest) yield `,${items(rows)}`;
+  yield "]";
+}
 
 export interface SiteJobsOptions {
   /** `jobs` under `/sites`, `job` under the `/site` alias. */
@@ -78,18 +97,26 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
 
   app.get(
     url,
-    // A site's whole history in one statement: it goes after the calls in flight (interactive-first.ts).
+    // A site's history is read in chunks that go after the calls in flight (interactive-first.ts), and sent
+    // as it is read: a long history neither holds the database for one long statement nor the event loop for
+    // one long answer (send-written.ts).
     {
       config: { bulkRead: true },
       schema: { params: siteParamsSchema, response: { 200: siteJobListSchema } },
     },
-    async (request) => {
+    async (request, reply) => {
       const { teamId } = callerOf(request);
       const { siteId } = request.params;
       if (!(await findRouter(app.db, teamId, siteId))) throw siteNotFound(siteId);
       // The documented list omits soft-deleted jobs; the sites job object has no field that could say "deleted".
-      const rows = await listJobs(app.interactiveFirst.yielding(app.db), teamId, siteId);
-      return rows.filter((row) => row.status !== "deleted").map(toSiteJob);
+      const chunks = jobRowChunks(app.interactiveFirst.yielding(app.db), {
+        teamId,
+        routerId: siteId,
+        statuses: LISTED_STATUSES,
+      });
+      // The first chunk is read before the status line goes out: a failing database is answered as an error.
+      const first = await chunks.next();
+      return sendWritten(reply, Readable.from(siteJobList(first, chunks)));
     },
   );
   methodNotAllowed(app, url, ["GET", "POST"]);
