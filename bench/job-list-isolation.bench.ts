@@ -2,8 +2,9 @@
  * Issue 20: one router's long history must not delay another router's calls. A router holds 10,000 jobs; eight
  * loops on a thread of their own read its job list back to back while a synchronous call to another router is
  * timed, 300 times one after another (the p99 of 100 was the second slowest call, and swung by 2x between
- * runs). Three kinds of list request: the spec's whole list (what every client sent before), the first page
- * (`limit=100`), and what `routerjobs apply` now sends (its resource's marker: `text=[rj:tag-&limit=100`).
+ * runs). Four kinds of list request: the spec's whole list (what every client sent before), the first page
+ * (`limit=100`), what `routerjobs apply` now sends (its resource's marker: `text=[rj:tag-&limit=100`), and the
+ * sites API's list (`/sites/{id}/jobs`, whole rows).
  * Baseline: the same call with the service idle. Goal: p99 under the lookups' load <= 2x idle. The service is
  * `routerjobs service` on its default store (PGlite in --data), a process apart from these clients.
  */
@@ -36,6 +37,8 @@ const LOADS = [
     name: "apply's lookup (text=marker)",
     path: `/api/routers/${LONG}/jobs?${new URLSearchParams({ text: "[rj:abcd-", limit: "100" })}`,
   },
+  // The sites API's list (sdx profile): every job, every column, built by the service from rows.
+  { key: "sitesList", name: "sites API list", path: `/sites/${LONG}/jobs` },
 ] as const;
 
 /**
