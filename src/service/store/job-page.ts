@@ -1,7 +1,7 @@
 import { JOB_STATUSES, type KnownJobStatus } from "../../contract/job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
 import type { Queryable } from "../../store/database.js";
-import { JOB_LIST_SELECT, JOB_RECORD_SELECT, type JobListRow, type JobRow } from "./rows.js";
+import { JOB_LIST_SELECT, JOB_RECORD_SELECT, type JobListRow } from "./rows.js";
 
 /**
  * One page of a router's jobs, newest first. Keyset paging on `seq_id` (the unique (router_id, seq_id) index
@@ -115,27 +115,6 @@ async function rowChunk<Row extends { seq_id: number }>(
 }
 
 /**
- * Every job the query matches, every column, newest first, a chunk at a time: for the sites API, whose list
- * items the service builds from whole rows. Read as `jobListJson` reads (below), for the same reason.
- */
-export async function* jobRowChunks(db: Queryable, query: JobListQuery): AsyncGenerator<JobRow[]> {
-  let before: number | null = null;
-  for (;;) {
-    const { rows, more }: { rows: JobRow[]; more: boolean } = await rowChunk<JobRow>(
-      db,
-      "*",
-      query,
-      before,
-      LIST_CHUNK,
-    );
-    if (rows.length > 0) yield rows;
-    const last: JobRow | undefined = rows[rows.length - 1];
-    if (!more || !last) return;
-    before = last.seq_id;
-  }
-}
-
-/**
  * Jobs a statement of `jobListJson` writes. The embedded database runs one statement at a time, so one
  * statement over a whole long list held every other router's statements back until it was done (0.15 s for
  * 10,000 jobs); in chunks, they wait for one chunk at most (some 3 ms; 500 jobs a chunk took 8 ms and left
@@ -143,9 +122,21 @@ export async function* jobRowChunks(db: Queryable, query: JobListQuery): AsyncGe
  */
 const LIST_CHUNK = 200;
 
+/**
+ * How the database writes a list's items: the columns a chunk reads (`seq_id` among them) and, over them, the
+ * JSON of one item (the chunk's row is `chunk`).
+ */
+export interface ListItemSql {
+  readonly select: string;
+  readonly json: string;
+}
+
+/** The spec's list items (`toJobRecord`). */
+const JOB_RECORD_ITEM: ListItemSql = { select: JOB_RECORD_SELECT, json: "row_to_json(chunk)" };
+
 /** Up to `limit` jobs below `before` (null: from the newest), as JSON the database wrote. */
 interface JsonChunk {
-  /** The jobs' list items (`toJobRecord`), comma-separated; null when none matched. */
+  /** The jobs' list items, comma-separated; null when none matched. */
   readonly list: string | null;
   /** The lowest seq_id in the chunk: the next chunk starts below it. */
   readonly last: number | null;
@@ -153,11 +144,17 @@ interface JsonChunk {
   readonly more: boolean;
 }
 
-function jsonChunk(db: Queryable, query: JobListQuery, before: number | null, limit: number) {
+function jsonChunk(
+  db: Queryable,
+  query: JobListQuery,
+  before: number | null,
+  limit: number,
+  item: ListItemSql = JOB_RECORD_ITEM,
+) {
   return db
     .query<JsonChunk>(
-      `WITH ${chunkQuery(JOB_RECORD_SELECT)}
-       SELECT string_agg(row_to_json(chunk)::text, ',' ORDER BY chunk.seq_id DESC) AS list,
+      `WITH ${chunkQuery(item.select)}
+       SELECT string_agg((${item.json})::text, ',' ORDER BY chunk.seq_id DESC) AS list,
          min(chunk.seq_id) AS last, ${MORE_BELOW_CHUNK} AS more
        FROM chunk`,
       [...filterParameters(query), before, limit],
@@ -166,17 +163,21 @@ function jsonChunk(db: Queryable, query: JobListQuery, before: number | null, li
 }
 
 /**
- * Every job the query matches, newest first, as JSON written by the database: the list's items
- * (`toJobRecord`), comma-separated, a chunk at a time, for the service to send as they come. For a router
+ * Every job the query matches, newest first, as JSON written by the database: the list's items (`item`: the
+ * spec's `toJobRecord` unless told otherwise), comma-separated, a chunk at a time, for the service to send as they come. For a router
  * with 10,000 jobs that is 4 MB of JSON; built on the service's event loop it took 0.4 s there, and every
  * other router's call waited behind it. Read in keyset chunks, newest first: each job is in the list once, a
  * job submitted meanwhile is not (its seq_id is above the first chunk's), and a job that changes state
  * meanwhile shows the state its chunk read.
  */
-export async function* jobListJson(db: Queryable, query: JobListQuery): AsyncGenerator<string> {
+export async function* jobListJson(
+  db: Queryable,
+  query: JobListQuery,
+  item: ListItemSql = JOB_RECORD_ITEM,
+): AsyncGenerator<string> {
   let before: number | null = null;
   for (;;) {
-    const chunk: JsonChunk = await jsonChunk(db, query, before, LIST_CHUNK);
+    const chunk: JsonChunk = await jsonChunk(db, query, before, LIST_CHUNK, item);
     if (chunk.list) yield chunk.list;
     if (!chunk.more || chunk.last === null) return;
     before = chunk.last;

@@ -101,8 +101,10 @@ export function toJobRecord(row: JobListRow): JobRecord {
 }
 
 /** `formatTimestamp` in SQL: UTC, milliseconds (the clock the service writes with has no finer), `+00:00`. */
-const sqlTime = (column: string) =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"') AS ${column}`;
+export const sqlTimestamp = (column: string) =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"+00:00"')`;
+
+const sqlTime = (column: string) => `${sqlTimestamp(column)} AS ${column}`;
 
 /**
  * `toJobRecord` as the columns of a SELECT, same keys in the same order, for `row_to_json`: the database

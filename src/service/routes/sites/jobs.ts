@@ -13,25 +13,23 @@ import { HttpError } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
 import { findRouter } from "../../store/directory.js";
-import { jobRowChunks } from "../../store/job-page.js";
+import { jobListJson } from "../../store/job-page.js";
 import { submitJob } from "../../store/jobs.js";
-import type { JobRow } from "../../store/rows.js";
 import { sendWritten } from "../send-written.js";
-import { toSiteJob } from "./site-job.js";
+import { SITE_JOB_ITEM, toSiteJob } from "./site-job.js";
 import { siteNotFound } from "./site-not-found.js";
 import { acceptOnlyTextPlain } from "./text-body.js";
 
 /** Every state but `deleted`: the sites API's list shows no soft-deleted job. */
 const LISTED_STATUSES = JOB_STATUSES.filter((status) => status !== "deleted");
 
-/** The bare array of the sites API's jobs around the history's chunks. */
-async function* siteJobList(
-  first: IteratorResult<JobRow[]>,
-  rest: AsyncGenerator<JobRow[]>,
+/** The sites API's bare array around the list's chunks of JSON. */
+async function* bareArray(
+  first: IteratorResult<string>,
+  rest: AsyncGenerator<string>,
 ): AsyncGenerator<string> {
-  const items = (rows: JobRow[]) => rows.map((row) => JSON.stringify(toSiteJob(row))).join(",");
-  yield `[${first.done ? "" : items(first.value)}`;
-  if (!first.done) for await (const rows of rest) yield `,${items(rows)}`;
+  yield `[${first.done ? "" : first.value}`;
+  if (!first.done) for await (const chunk of rest) yield `,${chunk}`;
   yield "]";
 }
 
@@ -97,9 +95,9 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
 
   app.get(
     url,
-    // A site's history is read in chunks that go after the calls in flight (interactive-first.ts), and sent
-    // as it is read: a long history neither holds the database for one long statement nor the event loop for
-    // one long answer (send-written.ts).
+    // A site's history is written by the database in chunks that go after the calls in flight
+    // (interactive-first.ts), and sent as it comes: a long history neither holds the database for one long
+    // statement nor the event loop for 10,000 rows (send-written.ts).
     {
       config: { bulkRead: true },
       schema: { params: siteParamsSchema, response: { 200: siteJobListSchema } },
@@ -109,14 +107,18 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
       const { siteId } = request.params;
       if (!(await findRouter(app.db, teamId, siteId))) throw siteNotFound(siteId);
       // The documented list omits soft-deleted jobs; the sites job object has no field that could say "deleted".
-      const chunks = jobRowChunks(app.interactiveFirst.yielding(app.db), {
-        teamId,
-        routerId: siteId,
-        statuses: LISTED_STATUSES,
-      });
+      const chunks = jobListJson(
+        app.interactiveFirst.yielding(app.db),
+        {
+          teamId,
+          routerId: siteId,
+          statuses: LISTED_STATUSES,
+        },
+        SITE_JOB_ITEM,
+      );
       // The first chunk is read before the status line goes out: a failing database is answered as an error.
       const first = await chunks.next();
-      return sendWritten(reply, Readable.from(siteJobList(first, chunks)));
+      return sendWritten(reply, Readable.from(bareArray(first, chunks)));
     },
   );
   methodNotAllowed(app, url, ["GET", "POST"]);

@@ -1,6 +1,7 @@
 import type { SiteJob } from "../../../contract/sites.js";
 import { formatTimestamp } from "../../../contract/time.js";
-import type { JobRow } from "../../store/rows.js";
+import type { ListItemSql } from "../../store/job-page.js";
+import { type JobRow, sqlTimestamp } from "../../store/rows.js";
 
 const time = (value: Date | null): string | null => (value ? formatTimestamp(value) : null);
 
@@ -28,3 +29,19 @@ export function toSiteJob(row: JobRow): SiteJob {
     script: row.script,
   };
 }
+
+/**
+ * `toSiteJob` in SQL, same keys in the same order, for the database to write a site's job list
+ * (`jobListJson`): a 10,000-job history is then not 10,000 rows cloned to the event loop, mapped and
+ * stringified there. test/service/sites.test.ts holds the two to the same JSON.
+ */
+export const SITE_JOB_ITEM: ListItemSql = {
+  select: `seq_id, json_build_object(
+    'id', id, 'token', token, 'site_id', router_id, 'idempotency_key', idempotency_key,
+    'description', description, 'express_execute', express_execute,
+    'needs_acknowledgement', needs_acknowledgement, 'should_backup', make_backup,
+    'associated_backup', backup_name, 'started_at', ${sqlTimestamp("started_at")},
+    'completed_at', ${sqlTimestamp("completed_at")}, 'failed_at', ${sqlTimestamp("failed_at")},
+    'created_at', ${sqlTimestamp("created_at")}, 'log_url', NULL, 'script', script) AS item`,
+  json: "chunk.item",
+};
