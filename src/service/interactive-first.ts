@@ -1,5 +1,15 @@
 import type { Queryable } from "../store/database.js";
 
+interface Waiting {
+  /** Starts the statement. */
+  readonly go: () => void;
+  /** Whether it has waited its bound at the head of the line. */
+  overdue: boolean;
+  /** Whether it has waited for a call (counted once in `deferred`). */
+  counted: boolean;
+  timer?: NodeJS.Timeout;
+}
+
 /**
  * Reads of a router's long history go after the calls in flight, on a store that runs one statement at a
  * time.
@@ -8,16 +18,19 @@ import type { Queryable } from "../store/database.js";
  * 10,000 jobs is some 50 of them back to back (job-page.ts reads it in chunks), and a lookup by text one of 3
  * ms; a synchronous call to another router arriving meanwhile waited behind the statement running and, for
  * each of its own statements, behind the list's next one (bench/job-list-isolation.bench.ts: its p99 at
- * 2.4-3.4x idle). Here a bulk read's statement starts only while no other request is in flight: a call waits
- * for at most the one statement already running. So that a list still moves under a steady stream of calls,
- * a statement that has waited `maxDeferMs` goes anyway.
+ * 2.4-3.4x idle), and behind every list's next one when several lists were read at once.
  *
- * A request is in flight from its first hook until its answer is sent or its client has gone. With a store
- * of several connections (PostgreSQL) nothing waits: `maxDeferMs` 0.
+ * So the statements of bulk reads run one at a time, in the order they came, and the next one starts only
+ * while no call is in flight: a call waits for at most the one bulk statement already running. So that lists
+ * still move under a steady stream of calls, the statement at the head of the line goes anyway once it has
+ * waited `maxDeferMs` there. With a store of several connections (PostgreSQL, `maxDeferMs` 0) nothing waits.
+ *
+ * A request is in flight from its first hook until its answer is sent or its client has gone.
  */
 export class InteractiveFirst {
   private calls = 0;
-  private readonly waiting = new Set<() => void>();
+  private bulkRunning = false;
+  private readonly line: Waiting[] = [];
   private deferredCount = 0;
 
   constructor(private readonly maxDeferMs: number) {}
@@ -30,33 +43,49 @@ export class InteractiveFirst {
       if (ended) return;
       ended = true;
       this.calls--;
-      if (this.calls === 0) for (const go of [...this.waiting]) go();
+      this.next();
     };
   }
 
-  /** Resolves when a bulk read's next statement may start: no call in flight, or `maxDeferMs` waited. */
-  turn(): Promise<void> {
-    if (this.calls === 0 || this.maxDeferMs <= 0) return Promise.resolve();
-    this.deferredCount++;
-    return new Promise((resolve) => {
-      const go = () => {
-        clearTimeout(timer);
-        this.waiting.delete(go);
-        resolve();
-      };
-      const timer = setTimeout(go, this.maxDeferMs);
-      this.waiting.add(go);
-    });
-  }
-
-  /** `db` for a bulk read: each statement takes its turn first. */
+  /** `db` for a bulk read: each statement takes its turn (`run`). */
   yielding(db: Queryable): Queryable {
-    return {
-      query: async (sql, params) => {
-        await this.turn();
-        return db.query(sql, params);
-      },
-    };
+    if (this.maxDeferMs <= 0) return db;
+    return { query: (sql, params) => this.run(() => db.query(sql, params)) };
+  }
+
+  /** Runs one bulk statement in its turn: after the bulk statements before it, and the calls in flight. */
+  async run<T>(statement: () => Promise<T>): Promise<T> {
+    await new Promise<void>((go) => {
+      this.line.push({ go, overdue: false, counted: false });
+      this.next();
+    });
+    try {
+      return await statement();
+    } finally {
+      this.bulkRunning = false;
+      this.next();
+    }
+  }
+
+  /** Starts the head of the line if it may go now; else makes sure it goes at the latest on its bound. */
+  private next(): void {
+    const head = this.line[0];
+    if (this.bulkRunning || !head) return;
+    if (this.calls === 0 || head.overdue) {
+      this.line.shift();
+      clearTimeout(head.timer);
+      this.bulkRunning = true;
+      head.go();
+      return;
+    }
+    if (!head.counted) {
+      head.counted = true;
+      this.deferredCount++;
+    }
+    head.timer ??= setTimeout(() => {
+      head.overdue = true;
+      this.next();
+    }, this.maxDeferMs);
   }
 
   /** Requests in flight other than bulk reads. */
@@ -64,7 +93,7 @@ export class InteractiveFirst {
     return this.calls;
   }
 
-  /** Bulk statements that waited for their turn so far (for tests and benches). */
+  /** Bulk statements that waited for a call so far (for tests). */
   get deferred(): number {
     return this.deferredCount;
   }

@@ -11,14 +11,23 @@ import { BULK_READ_MAX_DEFER_MS } from "../../src/service/plugins/interactive-fi
 import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A, ROUTER_A2, startTestService, TEAM_A, type TestService, TOKEN_A } from "./harness.js";
 
-/** Whether `promise` has settled once the microtasks queued so far have run. */
-async function settled(promise: Promise<unknown>): Promise<boolean> {
-  let done = false;
-  void promise.then(() => {
-    done = true;
+/** A statement the test starts and ends by hand: `started` says whether its turn came. */
+function heldStatement() {
+  let end!: () => void;
+  const state = { started: false };
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
   });
+  const statement = async () => {
+    state.started = true;
+    await ended;
+  };
+  return { state, statement, end };
+}
+
+/** Lets the microtasks queued so far run. */
+async function flush(): Promise<void> {
   for (let index = 0; index < 10; index++) await Promise.resolve();
-  return done;
 }
 
 describe("interactive first", () => {
@@ -26,44 +35,78 @@ describe("interactive first", () => {
     vi.useRealTimers();
   });
 
-  it("lets a bulk statement start at once while no call is in flight", async () => {
+  it("runs a bulk statement at once while no call is in flight", async () => {
     const gate = new InteractiveFirst(20);
-    expect(await settled(gate.turn())).toBe(true);
+    const one = heldStatement();
+    const running = gate.run(one.statement);
+    await flush();
+    expect(one.state.started).toBe(true);
+    one.end();
+    await running;
     expect(gate.deferred).toBe(0);
   });
 
-  it("holds bulk statements while a call is in flight and lets them all go when the last call ends", async () => {
+  it("holds bulk statements while calls are in flight, then runs them one at a time in the order they came", async () => {
     const gate = new InteractiveFirst(60_000);
     const endFirst = gate.begin();
     const endSecond = gate.begin();
-    const turns = [gate.turn(), gate.turn()];
+    const [one, two] = [heldStatement(), heldStatement()];
+    const runs = [gate.run(one.statement), gate.run(two.statement)];
     expect(gate.inFlight).toBe(2);
     endFirst();
     endFirst(); // ended twice (answer sent, then the socket closed): counted once
     expect(gate.inFlight).toBe(1);
-    expect(await settled(Promise.all(turns))).toBe(false);
+    await flush();
+    expect([one.state.started, two.state.started]).toEqual([false, false]);
     endSecond();
-    expect(await settled(Promise.all(turns))).toBe(true);
-    expect(gate.deferred).toBe(2);
+    await flush();
+    expect([one.state.started, two.state.started]).toEqual([true, false]);
+    one.end();
+    await flush();
+    expect(two.state.started).toBe(true);
+    two.end();
+    await Promise.all(runs);
+    expect(gate.deferred).toBe(1); // only the head of the line waits for calls; the second waited for the first
   });
 
-  it("lets a bulk statement go once it has waited its bound, though calls are still in flight", async () => {
+  it("runs the head of the line once it has waited its bound there, though calls are still in flight", async () => {
     vi.useFakeTimers();
     const gate = new InteractiveFirst(20);
     const end = gate.begin();
-    const turn = gate.turn();
+    const [one, two] = [heldStatement(), heldStatement()];
+    const runs = [gate.run(one.statement), gate.run(two.statement)];
     vi.advanceTimersByTime(19);
-    expect(await settled(turn)).toBe(false);
+    await flush();
+    expect(one.state.started).toBe(false);
     vi.advanceTimersByTime(1);
-    expect(await settled(turn)).toBe(true);
+    await flush();
+    expect(one.state.started).toBe(true);
+    // The second's wait for the call begins when it reaches the head: as long again.
+    one.end();
+    await flush();
+    vi.advanceTimersByTime(19);
+    await flush();
+    expect(two.state.started).toBe(false);
+    vi.advanceTimersByTime(1);
+    await flush();
+    expect(two.state.started).toBe(true);
+    two.end();
+    await Promise.all(runs);
+    expect(gate.deferred).toBe(2);
     end();
   });
 
-  it("never holds a statement with no bound (a store of several connections)", async () => {
-    const gate = new InteractiveFirst(0);
-    gate.begin();
-    expect(await settled(gate.turn())).toBe(true);
-    expect(gate.deferred).toBe(0);
+  it("lets a bulk statement that fails give its turn to the next", async () => {
+    const gate = new InteractiveFirst(20);
+    await expect(gate.run(() => Promise.reject(new Error("the database went away")))).rejects.toThrow(
+      "the database went away",
+    );
+    await expect(gate.run(async () => "next")).resolves.toBe("next");
+  });
+
+  it("leaves a store of several connections alone (no bound)", () => {
+    const db = { query: async () => ({ rows: [] }) };
+    expect(new InteractiveFirst(0).yielding(db)).toBe(db);
   });
 });
 
