@@ -8,8 +8,11 @@ declare module "fastify" {
     interactiveFirst: InteractiveFirst;
   }
   interface FastifyContextConfig {
-    /** The route reads a router's history in bulk: its requests do not count as calls in flight. */
-    bulkRead?: boolean;
+    /**
+     * false: the route's requests are no calls, and do not hold bulk reads back while in flight (interactive-first.ts):
+     * the bulk reads themselves, and the portal's event streams, open as long as a page is. @default true
+     */
+    interactive?: boolean;
   }
 }
 
@@ -20,7 +23,7 @@ declare module "fastify" {
  */
 export const BULK_READ_MAX_DEFER_MS = 20;
 
-/** Counts every request but a bulk read as a call in flight, from its first hook until it is answered. */
+/** Counts every request of an interactive route as a call in flight, from its first hook until it is answered. */
 export default fp(
   async function interactiveFirst(app: FastifyInstance) {
     // PostgreSQL runs statements side by side on several connections: nothing need wait there.
@@ -28,7 +31,7 @@ export default fp(
     app.decorate("interactiveFirst", gate);
     app.addHook("onRequest", (request, reply, done) => {
       // 'close': the answer is sent, or the client has gone before it was.
-      if (!request.routeOptions.config.bulkRead) reply.raw.once("close", gate.begin());
+      if (request.routeOptions.config.interactive !== false) reply.raw.once("close", gate.begin());
       done();
     });
   },

@@ -15,15 +15,17 @@ const signedOut = (reply: FastifyReply) =>
  */
 export function eventRoutes(app: FastifyInstance, live: LiveStreams): void {
   const since = (query: unknown) => single((query as Record<string, unknown>).since);
+  // Open as long as a page is: no call in flight, which would hold every job list back (interactive-first.ts).
+  const stream = { config: { interactive: false } };
 
-  app.get("/events", async (request, reply) => {
+  app.get("/events", stream, async (request, reply) => {
     const current = await signedIn(app, request);
     if (!current) return signedOut(reply);
     const teamId = current.session.teamId;
     live.open(reply, current.session.id, () => routersFingerprint(app.db, teamId), since(request.query));
   });
 
-  app.get("/routers/:routerId/events", async (request, reply) => {
+  app.get("/routers/:routerId/events", stream, async (request, reply) => {
     const current = await signedIn(app, request);
     if (!current) return signedOut(reply);
     const { routerId } = request.params as { routerId: string };
@@ -34,7 +36,7 @@ export function eventRoutes(app: FastifyInstance, live: LiveStreams): void {
     live.open(reply, current.session.id, () => routerFingerprint(app.db, router.id), since(request.query));
   });
 
-  app.get("/jobs/:jobId/events", async (request, reply) => {
+  app.get("/jobs/:jobId/events", stream, async (request, reply) => {
     const current = await signedIn(app, request);
     if (!current) return signedOut(reply);
     const { jobId } = request.params as { jobId: string };

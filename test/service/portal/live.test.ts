@@ -58,6 +58,8 @@ describe("portal live updates (server-sent events over the session)", () => {
     expect(events.headers["content-security-policy"]).toBeDefined();
     const body = events.body[Symbol.asyncIterator]();
     await readEvents(body, (text) => text.includes("retry:"));
+    // An open stream is no call in flight: the job lists do not wait for it (interactive-first.ts).
+    expect(svc.service.app.interactiveFirst.inFlight).toBe(0);
     await svc.submit(ROUTER_A, { description: "watched", script: "/log info x" });
     expect(await readEvents(body, (text) => text.includes("event: change"))).toContain("event: change");
     const signedOut = await browser.post("/portal/sign-out", { csrf: hiddenCsrf(page.text) });

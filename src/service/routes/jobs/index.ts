@@ -79,7 +79,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
     URL,
     {
       // Its statements go after the calls in flight (interactive-first.ts), through `history` below.
-      config: { bulkRead: true },
+      config: { interactive: false },
       preHandler: async (request, reply) => {
         const turn = turns.take(request.params.router_id);
         // Ended once the answer is sent or the client has gone, whether the turn came yet or not.

@@ -99,7 +99,7 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
     // (interactive-first.ts), and sent as it comes: a long history neither holds the database for one long
     // statement nor the event loop for 10,000 rows (send-written.ts).
     {
-      config: { bulkRead: true },
+      config: { interactive: false },
       schema: { params: siteParamsSchema, response: { 200: siteJobListSchema } },
     },
     async (request, reply) => {
