@@ -93,25 +93,14 @@ const MORE_BELOW_CHUNK = "(SELECT count(*) FROM fetched) > $6::int";
 export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPage> {
   checkLimit(query.limit);
   const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
-  const { rows: jobs, more } = await rowChunk<JobListRow>(db, JOB_LIST_SELECT, query, before, query.limit);
-  const last = jobs[jobs.length - 1];
-  return { jobs, nextCursor: more && last ? encodeCursor(last.seq_id) : undefined };
-}
-
-/** Up to `limit` jobs below `before` (null: from the newest) as `select` gives them, and whether more follow. */
-async function rowChunk<Row extends { seq_id: number }>(
-  db: Queryable,
-  select: string,
-  query: JobListQuery,
-  before: number | null,
-  limit: number,
-): Promise<{ readonly rows: Row[]; readonly more: boolean }> {
-  const { rows } = await db.query<Row & { more: boolean }>(
-    `WITH ${chunkQuery(select)}
+  const { rows } = await db.query<JobListRow & { more: boolean }>(
+    `WITH ${chunkQuery(JOB_LIST_SELECT)}
      SELECT chunk.*, ${MORE_BELOW_CHUNK} AS more FROM chunk ORDER BY seq_id DESC`,
-    [...filterParameters(query), before, limit],
+    [...filterParameters(query), before, query.limit],
   );
-  return { rows: rows.map(({ more: _, ...row }) => row as unknown as Row), more: rows[0]?.more ?? false };
+  const jobs = rows.map(({ more: _, ...job }) => job);
+  const last = jobs[jobs.length - 1];
+  return { jobs, nextCursor: rows[0]?.more && last ? encodeCursor(last.seq_id) : undefined };
 }
 
 /**
@@ -164,9 +153,9 @@ function jsonChunk(
 
 /**
  * Every job the query matches, newest first, as JSON written by the database: the list's items (`item`: the
- * spec's `toJobRecord` unless told otherwise), comma-separated, a chunk at a time, for the service to send as they come. For a router
- * with 10,000 jobs that is 4 MB of JSON; built on the service's event loop it took 0.4 s there, and every
- * other router's call waited behind it. Read in keyset chunks, newest first: each job is in the list once, a
+ * spec's `toJobRecord` unless told otherwise), comma-separated, a chunk at a time, for the service to send as
+ * they come. For a router with 10,000 jobs that is 4 MB of JSON; built on the service's event loop it took
+ * 0.4 s there, and every other router's call waited behind it. Read in keyset chunks, newest first: each job is in the list once, a
  * job submitted meanwhile is not (its seq_id is above the first chunk's), and a job that changes state
  * meanwhile shows the state its chunk read.
  */
