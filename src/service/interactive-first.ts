@@ -93,6 +93,11 @@ export class InteractiveFirst {
     return this.calls;
   }
 
+  /** Bulk statements waiting for their turn (for tests). */
+  get waiting(): number {
+    return this.line.length;
+  }
+
   /** Bulk statements that waited for a call so far (for tests). */
   get deferred(): number {
     return this.deferredCount;

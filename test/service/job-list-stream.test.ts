@@ -13,7 +13,7 @@ import serviceApp, { serverOptions } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
 import { applySeed } from "../../src/service/seed.js";
 import { type Database, openDatabase, type Queryable } from "../../src/store/database.js";
-import { within } from "../helpers/wait-for.js";
+import { waitFor, within } from "../helpers/wait-for.js";
 import { newBackend } from "./backend.js";
 import { ROUTER_A2, SEED, TEAM_A, TOKEN_A } from "./harness.js";
 
@@ -21,7 +21,7 @@ import { ROUTER_A2, SEED, TEAM_A, TOKEN_A } from "./harness.js";
 const JOBS = 450;
 
 /** Whether `sql` is the list's chunk query (src/service/store/job-page.ts, `jsonChunk`). */
-const isListChunk = (sql: string) => sql.includes("string_agg(row_to_json(chunk)");
+const isListChunk = (sql: string) => /string_agg\(\(row_to_json\(chunk\)\)/.test(sql);
 
 /**
  * A real database whose list chunk queries pass through `beforeChunk` first (numbered from 1 since the last
@@ -156,17 +156,20 @@ describe("the streamed job list when the database or the client fails", () => {
     // WHEN its client goes away
     controller.abort();
     await first.body.text().catch(() => undefined);
-    // THEN the router's next list is served whole while the departed list's chunk is still in the database's
-    // hands: the turn ended when the client left, not when the chunks were read
+    // THEN the router's next list takes its turn while the departed list's chunk is still in the database's
+    // hands (the turn ended when the client left, not when the chunks were read), and waits in the line of
+    // bulk statements, which run one at a time as the database does (interactive-first.ts)
     db.beforeChunk = () => {};
-    const next = await within(wholeList(), { what: "the router's next list", timeoutMs: 60_000 });
-    expect(next.status).toBe(200);
-    expect(next.body.data).toHaveLength(JOBS);
-    // 2 chunk queries of the departed list, 3 of the next
-    expect(db.chunks).toBe(5);
-    // AND once the held chunk is read, the departed list stops: its third chunk is never asked for. The list
-    // after it is the positive sign that the database went on (statements run one at a time, in order).
+    const next = wholeList();
+    await waitFor(() => app.interactiveFirst.waiting === 1, { what: "the next list's first chunk to wait" });
+    // AND once the held chunk is read, the departed list stops: its third chunk is never asked for
     letGo();
+    const served = await within(next, { what: "the router's next list", timeoutMs: 60_000 });
+    expect(served.status).toBe(200);
+    expect(served.body.data).toHaveLength(JOBS);
+    // 2 chunk queries of the departed list, 3 of the next; the list after them is the positive sign that the
+    // departed list asked for nothing more (statements run one at a time, in order)
+    expect(db.chunks).toBe(5);
     const after = await within(wholeList(), { what: "the list after that", timeoutMs: 60_000 });
     expect(after.body.data).toHaveLength(JOBS);
     expect(db.chunks).toBe(8);
