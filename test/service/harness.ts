@@ -216,3 +216,25 @@ export async function savedIdentity(db: Queryable, routerId: string): Promise<un
   await restored.attach(routerId, { name: "restored", state: fromJsonb(rows[0]?.state) });
   return (await restored.command(routerId, "/system/identity/print"))[0]?.name;
 }
+
+/**
+ * A router's long history written straight into the table, as years of jobs would be (and unseen by any count
+ * the service keeps): `count` completed jobs "deploy 1" to "deploy <count>", seq 1 to `count`, and the router's
+ * next seq after them.
+ */
+export async function writeHistory(
+  db: Queryable,
+  routerId: string,
+  teamId: string,
+  count: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+       description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+     SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h', 'deploy ' || n,
+       '/log info x', false, false, true, 'completed', 'done', now()
+     FROM generate_series(1, $3::int) AS n`,
+    [routerId, teamId, count],
+  );
+  await db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [routerId, count + 1]);
+}

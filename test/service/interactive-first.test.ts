@@ -9,7 +9,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { InteractiveFirst } from "../../src/service/interactive-first.js";
 import { BULK_READ_MAX_DEFER_MS } from "../../src/service/plugins/interactive-first.js";
 import { waitFor } from "../helpers/wait-for.js";
-import { ROUTER_A, ROUTER_A2, startTestService, TEAM_A, type TestService, TOKEN_A } from "./harness.js";
+import {
+  ROUTER_A,
+  ROUTER_A2,
+  startTestService,
+  TEAM_A,
+  type TestService,
+  TOKEN_A,
+  writeHistory,
+} from "./harness.js";
 
 /** A statement the test starts and ends by hand: `started` says whether its turn came. */
 function heldStatement() {
@@ -117,15 +125,7 @@ describe("interactive first in the service", () => {
 
   beforeAll(async () => {
     svc = await startTestService({ tickMs: 60_000 });
-    await svc.service.app.db.query(
-      `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
-         description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
-       SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h', 'deploy ' || n,
-         '/log info x', false, false, true, 'completed', 'done', now()
-       FROM generate_series(1, $3::int) AS n`,
-      [ROUTER_A, TEAM_A, JOBS],
-    );
-    await svc.service.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [ROUTER_A, JOBS + 1]);
+    await writeHistory(svc.service.app.db, ROUTER_A, TEAM_A, JOBS);
   });
   afterAll(async () => {
     await dispatcher.close();

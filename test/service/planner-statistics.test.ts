@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { waitFor } from "../helpers/wait-for.js";
-import { ROUTER_A, ROUTER_A2, startTestService, TEAM_A, type TestService } from "./harness.js";
+import { ROUTER_A, ROUTER_A2, startTestService, TEAM_A, type TestService, writeHistory } from "./harness.js";
 
 const HISTORY = 5_000;
 const FIRST_PAGE = `EXPLAIN SELECT * FROM jobs
@@ -16,19 +16,7 @@ describe("planner statistics of the embedded store", () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ tickMs: 60_000, rateLimit: { count: 10_000, windowMs: 60_000 } });
-    // A long history written straight into the table, as years of jobs would be (and unseen by any count).
-    await svc.service.app.db.query(
-      `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
-         description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
-       SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h', 'deploy ' || n,
-         '/log info x', false, false, true, 'completed', 'done', now()
-       FROM generate_series(1, $3::int) AS n`,
-      [ROUTER_A2, TEAM_A, HISTORY],
-    );
-    await svc.service.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [
-      ROUTER_A2,
-      HISTORY + 1,
-    ]);
+    await writeHistory(svc.service.app.db, ROUTER_A2, TEAM_A, HISTORY);
   });
   afterAll(async () => svc?.close());
 
