@@ -25,7 +25,9 @@ interface Waiting {
  * still move under a steady stream of calls, the statement at the head of the line goes anyway once it has
  * waited `maxDeferMs` there. With a store of several connections (PostgreSQL, `maxDeferMs` 0) nothing waits.
  *
- * A request is in flight from its first hook until its answer is sent or its client has gone.
+ * An interactive request (every one but the bulk reads' own and the portal's event streams:
+ * plugins/interactive-first.ts) is in flight from its first hook until its answer is sent or its client has
+ * gone.
  */
 export class InteractiveFirst {
   private calls = 0;
@@ -35,7 +37,7 @@ export class InteractiveFirst {
 
   constructor(private readonly maxDeferMs: number) {}
 
-  /** A request other than a bulk read begins; the returned function ends it (again: does nothing). */
+  /** An interactive request begins; the returned function ends it (again: does nothing). */
   begin(): () => void {
     this.calls++;
     let ended = false;
@@ -88,7 +90,7 @@ export class InteractiveFirst {
     }, this.maxDeferMs);
   }
 
-  /** Requests in flight other than bulk reads. */
+  /** Interactive requests in flight. */
   get inFlight(): number {
     return this.calls;
   }

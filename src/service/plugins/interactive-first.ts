@@ -9,8 +9,9 @@ declare module "fastify" {
   }
   interface FastifyContextConfig {
     /**
-     * false: the route's requests are no calls, and do not hold bulk reads back while in flight (interactive-first.ts):
-     * the bulk reads themselves, and the portal's event streams, open as long as a page is. @default true
+     * false: the route's requests are no calls and do not hold bulk reads back while in flight
+     * (interactive-first.ts): the bulk reads themselves, and the portal's event streams, open as long as a page
+     * is. @default true
      */
     interactive?: boolean;
   }
