@@ -5,8 +5,7 @@ interface Waiting {
   readonly go: () => void;
   /** Whether it has waited its bound at the head of the line. */
   overdue: boolean;
-  /** Whether it has waited for a call (counted once in `deferred`). */
-  counted: boolean;
+  /** Set once it waits for a call at the head of the line (counted then in `deferred`): its bound. */
   timer?: NodeJS.Timeout;
 }
 
@@ -58,7 +57,7 @@ export class InteractiveFirst {
   /** Runs one bulk statement in its turn: after the bulk statements before it, and the calls in flight. */
   async run<T>(statement: () => Promise<T>): Promise<T> {
     await new Promise<void>((go) => {
-      this.line.push({ go, overdue: false, counted: false });
+      this.line.push({ go, overdue: false });
       this.next();
     });
     try {
@@ -80,11 +79,9 @@ export class InteractiveFirst {
       head.go();
       return;
     }
-    if (!head.counted) {
-      head.counted = true;
-      this.deferredCount++;
-    }
-    head.timer ??= setTimeout(() => {
+    if (head.timer) return;
+    this.deferredCount++;
+    head.timer = setTimeout(() => {
       head.overdue = true;
       this.next();
     }, this.maxDeferMs);

@@ -22,7 +22,7 @@ declare module "fastify" {
  * of the database's thread: under a steady stream of calls a 10,000-job list (50 chunks) takes ~1 s longer,
  * and a call waits for one chunk at most.
  */
-export const BULK_READ_MAX_DEFER_MS = 20;
+const BULK_READ_MAX_DEFER_MS = 20;
 
 /** Counts every request of an interactive route as a call in flight, from its first hook until it is answered. */
 export default fp(

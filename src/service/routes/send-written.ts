@@ -10,3 +10,19 @@ import type { FastifyReply } from "fastify";
 export function sendWritten(reply: FastifyReply, json: string | Readable): FastifyReply {
   return reply.type("application/json; charset=utf-8").send(json);
 }
+
+/**
+ * A list's answer around its chunks of JSON items (comma-separated each): `open`, the items, `close`. The first
+ * chunk is read by the caller before the status line goes out, so that a failing database is answered as an
+ * error; a later failure can only cut the answer short, which no client takes for a list.
+ */
+export async function* aroundChunks(
+  open: string,
+  first: IteratorResult<string>,
+  rest: AsyncGenerator<string>,
+  close: string,
+): AsyncGenerator<string> {
+  yield `${open}${first.done ? "" : first.value}`;
+  if (!first.done) for await (const chunk of rest) yield `,${chunk}`;
+  yield close;
+}

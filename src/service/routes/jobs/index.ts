@@ -18,7 +18,7 @@ import {
 } from "../../store/job-page.js";
 import { Turns } from "../../turns.js";
 import { jobListResponseSchema, routerParamsSchema } from "../schemas.js";
-import { sendWritten } from "../send-written.js";
+import { aroundChunks, sendWritten } from "../send-written.js";
 
 const URL = "/routers/:router_id/jobs";
 /** Page size when a client sends `cursor` without `limit`. */
@@ -60,16 +60,6 @@ const pagedResponseSchema = successEnvelope(z.array(jobRecordSchema)).extend({
   next_cursor: z.string().nullable(),
 });
 
-/** The spec's list answer around the list's chunks of JSON. */
-async function* listAnswer(
-  first: IteratorResult<string>,
-  rest: AsyncGenerator<string>,
-): AsyncGenerator<string> {
-  yield `{"status":"success","data":[${first.done ? "" : first.value}`;
-  if (!first.done) for await (const chunk of rest) yield `,${chunk}`;
-  yield "]}";
-}
-
 /** GET /api/routers/:router_id/jobs: every job of the router, newest first (seq_id descending). */
 const jobs: FastifyPluginAsyncZod = async (app) => {
   // One list of a router at a time, from the handler's first query until the answer is sent or the client
@@ -110,10 +100,12 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
           ...(statuses ? { statuses } : {}),
           ...(text === undefined ? {} : { text }),
         });
-        // The first chunk is read before the status line goes out, so that a failing database is answered as
-        // an error; a later failure can only cut the answer short, which no client takes for a list.
+        // The first chunk before the status line (aroundChunks).
         const first = await chunks.next();
-        return sendWritten(reply, Readable.from(listAnswer(first, chunks)));
+        return sendWritten(
+          reply,
+          Readable.from(aroundChunks('{"status":"success","data":[', first, chunks, "]}")),
+        );
       }
       try {
         // A page's JSON is written by the database too (jobPageJson).

@@ -15,23 +15,13 @@ import { methodNotAllowed } from "../../plugins/errors.js";
 import { findRouter } from "../../store/directory.js";
 import { jobListJson } from "../../store/job-page.js";
 import { submitJob } from "../../store/jobs.js";
-import { sendWritten } from "../send-written.js";
+import { aroundChunks, sendWritten } from "../send-written.js";
 import { SITE_JOB_ITEM, toSiteJob } from "./site-job.js";
 import { siteNotFound } from "./site-not-found.js";
 import { acceptOnlyTextPlain } from "./text-body.js";
 
 /** Every state but `deleted`: the sites API's list shows no soft-deleted job. */
 const LISTED_STATUSES = JOB_STATUSES.filter((status) => status !== "deleted");
-
-/** The sites API's bare array around the list's chunks of JSON. */
-async function* bareArray(
-  first: IteratorResult<string>,
-  rest: AsyncGenerator<string>,
-): AsyncGenerator<string> {
-  yield `[${first.done ? "" : first.value}`;
-  if (!first.done) for await (const chunk of rest) yield `,${chunk}`;
-  yield "]";
-}
 
 export interface SiteJobsOptions {
   /** `jobs` under `/sites`, `job` under the `/site` alias. */
@@ -116,9 +106,9 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
         },
         SITE_JOB_ITEM,
       );
-      // The first chunk is read before the status line goes out: a failing database is answered as an error.
+      // The first chunk before the status line (aroundChunks).
       const first = await chunks.next();
-      return sendWritten(reply, Readable.from(bareArray(first, chunks)));
+      return sendWritten(reply, Readable.from(aroundChunks("[", first, chunks, "]")));
     },
   );
   methodNotAllowed(app, url, ["GET", "POST"]);
