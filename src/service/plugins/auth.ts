@@ -4,6 +4,7 @@ import { isParsedToken, parseToken } from "../../contract/token.js";
 import { bearerToken } from "../../http/bearer.js";
 import { HttpError } from "../http-error.js";
 import { authenticate, type Caller } from "../store/directory.js";
+import { VerifiedTokens } from "../verified-tokens.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -26,6 +27,8 @@ const unauthenticated = (message: string, error = "invalid_token") =>
  */
 export default fp(
   async function auth(app: FastifyInstance) {
+    // On PGlite this process is the store's only writer, so what it verified stays true until it revokes it.
+    const verified = app.db.kind === "pglite" ? new VerifiedTokens() : undefined;
     app.decorate("authenticate", async (request: FastifyRequest) => {
       // Node keeps the first of two Authorization headers and drops the other: which one was meant is unknown.
       if (authorizationHeaders(request.raw.rawHeaders) > 1) {
@@ -41,7 +44,7 @@ export default fp(
         throw unauthenticated("the Authorization header must be Bearer <API token>", "invalid_request");
       const parsed = parseToken(token);
       if (!isParsedToken(parsed)) throw unauthenticated(`the API token is malformed: ${parsed.error}`);
-      const caller = await authenticate(app.db, token);
+      const caller = await (verified ? verified.authenticate(app.db, token) : authenticate(app.db, token));
       if (!caller) throw unauthenticated("the API token is unknown or revoked");
       request.caller = caller;
     });
