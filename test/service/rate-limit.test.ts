@@ -43,6 +43,40 @@ describe("sliding-window log (pure)", () => {
     expect(decide([1000, 30_000], limit, 61_001).allowed).toBe(true);
   });
 
+  it("the memory log decides as the pure rule over every grant, and drops what left the window", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 10 }),
+        fc.integer({ min: 10, max: 1000 }),
+        fc.array(fc.integer({ min: 0, max: 200 }), { maxLength: 300 }),
+        async (count, windowMs, gaps) => {
+          const limit = { count, windowMs };
+          const limiter = new MemoryRateLimiter(limit);
+          const granted: number[] = [];
+          let now = 0;
+          for (const gap of gaps) {
+            now += gap;
+            const expected = decide(granted, limit, now);
+            expect(await limiter.take("k", now)).toEqual(expected);
+            if (expected.allowed) granted.push(now);
+          }
+          limiter.close();
+        },
+      ),
+    );
+  });
+
+  it("a grant made while the clock stepped back leaves the window no earlier than the newest before it", async () => {
+    const limiter = new MemoryRateLimiter({ count: 2, windowMs: 1000 });
+    expect((await limiter.take("k", 5000)).allowed).toBe(true);
+    // The clock steps back 3 s: the window still holds the grant at 5000; this one is logged at 5000 too.
+    expect((await limiter.take("k", 2000)).allowed).toBe(true);
+    expect(await limiter.take("k", 2500)).toMatchObject({ allowed: false, retryAfterSeconds: 4 });
+    expect((await limiter.take("k", 5999)).allowed).toBe(false);
+    expect(await limiter.take("k", 6000)).toMatchObject({ allowed: true, remaining: 1 });
+    limiter.close();
+  });
+
   it("refused requests are not logged", async () => {
     const limiter = new MemoryRateLimiter({ count: 1, windowMs: 1000 });
     expect((await limiter.take("k", 0)).allowed).toBe(true);
