@@ -35,6 +35,13 @@ export async function routerFingerprint(db: Queryable, routerId: string): Promis
 }
 
 /**
+ * The same fingerprint as a column of a statement that reads the router (`router` names its id there), for a
+ * page that reads the router anyway: `fingerprintOf` turns the column into what `routerFingerprint` returns.
+ */
+export const routerFingerprintColumn = (router: string): string => routerPart(router);
+export const fingerprintOf = hashed;
+
+/**
  * The routers list: every router's part (its last job and failed count move with its jobs' states). A failed
  * job leaving the 24-hour window changes nothing here: the count is right again at the next change or load.
  */

@@ -3,7 +3,7 @@ import { UUID_PATTERN } from "../../contract/ids.js";
 import { HttpError } from "../http-error.js";
 import { InvalidCursorError, isKnownStatus, JOB_TEXT_FILTER_MAX, jobPage } from "../store/job-page.js";
 import { sendSignInForm } from "./auth-routes.js";
-import { jobFingerprint, routerFingerprint, routersFingerprint } from "./fingerprints.js";
+import { jobFingerprint, routersFingerprint } from "./fingerprints.js";
 import { jobPage as jobView } from "./pages/job.js";
 import { messagePage } from "./pages/layout.js";
 import { routerLogPage } from "./pages/router-log.js";
@@ -68,8 +68,8 @@ export function pageRoutes(app: FastifyInstance): void {
         { field: "status", message: "is not a job state" },
       ]);
     }
-    // Read before the jobs: a change in between makes the page refresh once more, never miss an update.
-    const fingerprint = await routerFingerprint(app.db, router.id);
+    // Read with the router, before the jobs: a change in between makes the page refresh once more.
+    const { fingerprint } = router;
     let page: Awaited<ReturnType<typeof jobPage>>;
     try {
       page = await jobPage(app.db, {

@@ -1,5 +1,6 @@
 import type { Queryable } from "../../store/database.js";
 import type { JobRow } from "../store/rows.js";
+import { fingerprintOf, routerFingerprintColumn } from "./fingerprints.js";
 
 /** What the portal's pages read. `teamId` null is the admin's all-teams view; otherwise rows of that team only. */
 
@@ -45,6 +46,12 @@ export interface PortalRouter {
   name: string;
   online: boolean;
   device: boolean;
+  /**
+   * Its log's fingerprint (fingerprints.ts), read with the router: a log page reads it before the jobs, so that
+   * a change in between makes the page refresh once more, never miss an update, and takes no statement of its
+   * own for it (each is a round trip to the embedded store's thread).
+   */
+  fingerprint: string;
 }
 
 export async function portalRouter(
@@ -52,12 +59,14 @@ export async function portalRouter(
   teamId: string | null,
   routerId: string,
 ): Promise<PortalRouter | undefined> {
-  const { rows } = await db.query<PortalRouter>(
-    `SELECT id, team_id, name, online, device_host IS NOT NULL AS device FROM routers
-     WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2) AND removed_at IS NULL`,
+  const { rows } = await db.query<Omit<PortalRouter, "fingerprint"> & { fingerprint: string | null }>(
+    `SELECT r.id, r.team_id, r.name, r.online, r.device_host IS NOT NULL AS device,
+       ${routerFingerprintColumn("r.id")} AS fingerprint
+     FROM routers r WHERE r.id = $1 AND ($2::uuid IS NULL OR r.team_id = $2) AND r.removed_at IS NULL`,
     [routerId, teamId],
   );
-  return rows[0];
+  const row = rows[0];
+  return row ? { ...row, fingerprint: fingerprintOf(row.fingerprint) } : undefined;
 }
 
 export async function portalJob(

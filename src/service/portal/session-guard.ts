@@ -1,4 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Database } from "../../store/database.js";
+import { Verified } from "../verified.js";
 import { readCookie, SESSION_COOKIE } from "./cookies.js";
 import { csrfToken, findSession, type PortalSession } from "./sessions.js";
 
@@ -8,9 +10,21 @@ export interface SignedIn {
   readonly chrome: { readonly csrf: string; readonly scope: string };
 }
 
+/** Each store's verified sessions (verified.ts: the embedded store only), so that a page skips its session's lookup. */
+const verifiedSessions = new WeakMap<Database, Verified<PortalSession> | undefined>();
+
+async function liveSession(db: Database, id: string, now: Date): Promise<PortalSession | undefined> {
+  if (!verifiedSessions.has(db)) verifiedSessions.set(db, Verified.forStore(db));
+  const verified = verifiedSessions.get(db);
+  if (!verified) return findSession(db, id, now);
+  const known = verified.known(id);
+  if (known && known.expiresAt > now) return known;
+  return verified.verify(id, () => findSession(db, id, now));
+}
+
 export async function signedIn(app: FastifyInstance, request: FastifyRequest): Promise<SignedIn | undefined> {
   const id = readCookie(request.headers.cookie, SESSION_COOKIE);
-  const session = id ? await findSession(app.db, id, new Date()) : undefined;
+  const session = id ? await liveSession(app.db, id, new Date()) : undefined;
   if (!session) return undefined;
   const scope = session.teamId === null ? "admin: all teams" : `team ${session.teamId}`;
   return { session, chrome: { csrf: csrfToken(session.id), scope } };

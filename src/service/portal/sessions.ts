@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Queryable } from "../../store/database.js";
+import { revoking } from "../revocations.js";
 
 /**
  * Portal sessions, server-side. The browser holds a random id; the database holds only its SHA-256, so a
@@ -54,8 +55,9 @@ export async function findSession(db: Queryable, id: string, now: Date): Promise
   return row ? { id, teamId: row.team_id, expiresAt: row.expires_at } : undefined;
 }
 
+/** Signs a session out: a revocation (revocations.ts), so that no memory of it is trusted afterwards. */
 export async function deleteSession(db: Queryable, id: string): Promise<void> {
-  await db.query("DELETE FROM portal_sessions WHERE id_hash = $1", [sha256(id)]);
+  await revoking(() => db.query("DELETE FROM portal_sessions WHERE id_hash = $1", [sha256(id)]));
 }
 
 /**

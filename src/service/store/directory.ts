@@ -3,6 +3,7 @@ import { TOKEN_SECRET_CHARS } from "../../contract/limits.js";
 import { isParsedToken, parseToken } from "../../contract/token.js";
 import { UsageError } from "../../errors.js";
 import type { Database, Queryable } from "../../store/database.js";
+import { revoking } from "../revocations.js";
 import { deleteJobTx } from "./lifecycle.js";
 import type { JobRow } from "./rows.js";
 
@@ -88,25 +89,14 @@ export async function createToken(db: Queryable, teamId: string): Promise<string
   return token;
 }
 
-/**
- * Token revocations begun in this process. A token verified earlier may be trusted without a lookup only while
- * this count is what it was when the lookup began (src/service/verified-tokens.ts); a revocation counts before
- * its statement and again after it, so a lookup that overlaps it in any way is not trusted later.
- */
-let revocations = 0;
-export const tokenRevocations = (): number => revocations;
-
 export async function revokeToken(db: Queryable, tokenId: string, now: Date): Promise<boolean> {
-  revocations++;
-  try {
-    const { rows } = await db.query(
-      "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id",
-      [tokenId, now],
-    );
-    return rows.length > 0;
-  } finally {
-    revocations++;
-  }
+  const { rows } = await revoking(() =>
+    db.query("UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id", [
+      tokenId,
+      now,
+    ]),
+  );
+  return rows.length > 0;
 }
 
 export interface RouterRow {

@@ -1,5 +1,6 @@
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routerFingerprint } from "../../../src/service/portal/fingerprints.js";
 import {
   ADMIN_TOKEN,
   ROUTER_A,
@@ -52,6 +53,11 @@ describe("portal live updates (server-sent events over the session)", () => {
     const page = await browser.get(`/portal/routers/${ROUTER_A}`);
     const eventsUrl = /data-events="([^"]+)"/.exec(page.text)?.[1]?.replaceAll("&amp;", "&") as string;
     expect(eventsUrl).toMatch(/^\/portal\/routers\/.+\/events\?since=/);
+    // The page reads its fingerprint with the router; the stream polls the router's own: the same value, so an
+    // unchanged page is told of nothing.
+    expect(new URL(eventsUrl, svc.url).searchParams.get("since")).toBe(
+      await routerFingerprint(svc.service.app.db, ROUTER_A),
+    );
     const events = await stream(eventsUrl);
     expect(events.statusCode).toBe(200);
     expect(events.headers["content-type"]).toMatch(/^text\/event-stream/);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { mintSignInCode } from "../../../src/service/portal/index.js";
+import { SESSION_LIFETIME_MS } from "../../../src/service/portal/sessions.js";
 import {
   ADMIN_TOKEN,
   ROUTER_A,
@@ -142,6 +143,19 @@ describe("portal sessions and sign-in (HTTP)", () => {
     const tokenId = String(token.body.data.token).split(":")[0];
     expect((await svc.call("DELETE", `/admin/tokens/${tokenId}`, { token: ADMIN_TOKEN })).status).toBe(200);
     expect((await browser.get(`/portal/routers/${ROUTER_A}`)).status).toBe(303);
+  });
+
+  it("ends a session when its lifetime is over, though its pages were just served", async () => {
+    const browser = client();
+    await browser.signIn(TOKEN_A);
+    expect((await browser.get(`/portal/routers/${ROUTER_A}`)).status).toBe(200);
+    // Only the clock's date moves: the service reads it for the session's expiry.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + SESSION_LIFETIME_MS + 1000 });
+    try {
+      expect((await browser.get(`/portal/routers/${ROUTER_A}`)).status).toBe(303);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("signs the admin token in to an all-teams view", async () => {
