@@ -41,6 +41,9 @@
  *   Node 20.20: route, PGlite       175/s  0.025  3.692 ms      204/s  0.016  3.417 ms    236/192
  *   Node 20.20: service, PGlite     219/s  0.031  3.105 ms      286/s  0.023  3.031 ms    240/186
  * No engine reaches 1/3 of the bare route, and the route without a database does not at 8 in flight either.
+ * 2026-11-28, with a submission one statement and a verified token remembered (the machine at about half the
+ * speed: bare 1234/s and 5425/s): the service on PGlite 133/s (0.108x, 6.6 ms) and 224/s (0.041x, 5.5 ms);
+ * before the change, in the same hour, 95/s (9.4 ms) and 151/s (7.0 ms). docs/decisions.md has both runs.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
