@@ -1,8 +1,13 @@
 import { timingSafeEqual } from "node:crypto";
 import { isParsedToken, parseToken } from "../contract/token.js";
-import type { Queryable } from "../store/database.js";
+import type { Database, Queryable } from "../store/database.js";
 import { authenticate, type Caller, hashSecret } from "./store/directory.js";
 import { Verified } from "./verified.js";
+
+interface VerifiedToken {
+  readonly caller: Caller;
+  readonly secretHash: Buffer;
+}
 
 /**
  * API tokens this process has verified (verified.ts says when that is exact: the embedded store). A synchronous
@@ -13,10 +18,12 @@ import { Verified } from "./verified.js";
  * how long the answer takes still does not say which token ids exist.
  */
 export class VerifiedTokens {
-  private readonly verified: Verified<{ readonly caller: Caller; readonly secretHash: Buffer }>;
+  constructor(private readonly verified: Verified<VerifiedToken> = new Verified()) {}
 
-  constructor(capacity?: number) {
-    this.verified = new Verified(capacity);
+  /** Tokens remembered for `db`, or undefined where another process may revoke them (Verified.forStore). */
+  static forStore(db: Pick<Database, "kind">): VerifiedTokens | undefined {
+    const memory = Verified.forStore<VerifiedToken>(db);
+    return memory && new VerifiedTokens(memory);
   }
 
   async authenticate(db: Queryable, token: string): Promise<Caller | undefined> {

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { revokeToken } from "../../src/service/store/directory.js";
+import { Verified } from "../../src/service/verified.js";
 import { VerifiedTokens } from "../../src/service/verified-tokens.js";
 import type { Database, Queryable } from "../../src/store/database.js";
 import { TEAM_A, TOKEN_A, TOKEN_A2, TOKEN_B } from "./harness.js";
@@ -80,8 +81,14 @@ describe("verified tokens", () => {
     expect(statements).toBe(before + 2);
   });
 
+  it("is kept for the embedded store only: on PostgreSQL another instance may revoke", () => {
+    expect(VerifiedTokens.forStore({ kind: "pglite" })).toBeInstanceOf(VerifiedTokens);
+    expect(VerifiedTokens.forStore({ kind: "postgres" })).toBeUndefined();
+    expect(Verified.forStore({ kind: "postgres" })).toBeUndefined();
+  });
+
   it("past its capacity it starts again empty, and still answers", async () => {
-    const verified = new VerifiedTokens(1);
+    const verified = new VerifiedTokens(new Verified(1));
     await verified.authenticate(db, TOKEN_A);
     await verified.authenticate(db, TOKEN_B);
     const before = statements;

@@ -28,7 +28,7 @@ const unauthenticated = (message: string, error = "invalid_token") =>
 export default fp(
   async function auth(app: FastifyInstance) {
     // On PGlite this process is the store's only writer, so what it verified stays true until it revokes it.
-    const verified = app.db.kind === "pglite" ? new VerifiedTokens() : undefined;
+    const verified = VerifiedTokens.forStore(app.db);
     app.decorate("authenticate", async (request: FastifyRequest) => {
       // Node keeps the first of two Authorization headers and drops the other: which one was meant is unknown.
       if (authorizationHeaders(request.raw.rawHeaders) > 1) {
