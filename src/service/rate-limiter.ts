@@ -74,24 +74,23 @@ export class MemoryRateLimiter implements RateLimiter {
       log = { grants: [], start: 0 };
       this.logs.set(key, log);
     }
-    const { grants } = log;
-    while (log.start < grants.length && (grants[log.start] as number) <= now - this.limit.windowMs)
-      log.start++;
+    const horizon = now - this.limit.windowMs;
+    while (log.start < log.grants.length && (log.grants[log.start] as number) <= horizon) log.start++;
     // The dropped front is let go once it is most of the array.
-    if (log.start > 64 && log.start * 2 > grants.length) {
-      log.grants = grants.slice(log.start);
+    if (log.start > 64 && log.start * 2 > log.grants.length) {
+      log.grants = log.grants.slice(log.start);
       log.start = 0;
     }
-    const { start } = log;
+    const { grants, start } = log;
     const decision = decideLive(
-      log.grants.length - start,
-      (index) => log.grants[start + index] as number,
+      grants.length - start,
+      (index) => grants[start + index] as number,
       this.limit,
       now,
     );
     // A clock that steps back records the grant at the newest time seen: the log stays in order, and the grant
     // leaves the window no earlier than it would have (never more admitted than the limit).
-    if (decision.allowed) log.grants.push(Math.max(now, log.grants[log.grants.length - 1] ?? now));
+    if (decision.allowed) grants.push(Math.max(now, grants[grants.length - 1] ?? now));
     return decision;
   }
 

@@ -6,6 +6,7 @@
  * job, and the router's sequence numbers stay dense.
  */
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRequest } from "../../../src/contract/job.js";
 import { applySeed } from "../../../src/service/seed.js";
@@ -15,7 +16,7 @@ import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
 import { type Database, openDatabase } from "../../../src/store/database.js";
 import { migrate } from "../../../src/store/migrations.js";
 import { postgresAvailability, startPostgres, type TestPostgres } from "../../helpers/postgres.js";
-import { ROUTER_A, ROUTER_A2, ROUTER_B, SEED, TEAM_A } from "../harness.js";
+import { eventually, ROUTER_A, ROUTER_A2, ROUTER_B, SEED, TEAM_A } from "../harness.js";
 
 const TTL_MS = 60_000;
 
@@ -162,6 +163,44 @@ describe.each(stores)("submitting a job on %s", (_name, open) => {
     expect(await outbox(jobId(silent))).toEqual([]);
   });
 
+  it("a key held at the insert and free at the look-up is tried again; held and free three times over, a conflict", async () => {
+    const key = randomUUID();
+    const holder = await submitJob(db, input(ROUTER_A, request(":put held"), key));
+    const hold = () =>
+      db.query(
+        `INSERT INTO idempotency_keys (team_id, idempotency_key, job_id, request_hash, created_at)
+         VALUES ($1, $2, $3, 'held', now()) ON CONFLICT DO NOTHING`,
+        [TEAM_A, key, jobId(holder)],
+      );
+    const release = () => db.query("DELETE FROM idempotency_keys WHERE idempotency_key = $1", [key]);
+    // The key's holder goes (expired and purged, say) between the insert and the look-up, `times` times.
+    const vanishing = (times: number): Database => {
+      let left = times;
+      return {
+        ...db,
+        query: async (sql, params) => {
+          const creating = sql.includes("WITH keyed AS");
+          if (creating && left > 0) await hold();
+          const result = await db.query(sql, params);
+          if (creating && left > 0) {
+            left--;
+            await release();
+          }
+          return result as never;
+        },
+      };
+    };
+    await release();
+    const second = await submitJob(vanishing(1), input(ROUTER_A, request(":put again"), key));
+    expect(second.kind).toBe("created");
+    expect(jobId(second)).not.toBe(jobId(holder));
+
+    await release();
+    expect(await submitJob(vanishing(3), input(ROUTER_A, request(":put lost"), key))).toEqual({
+      kind: "conflict",
+    });
+  });
+
   it("twelve submissions of one new key at once make one job; with twelve others, the numbers stay dense", async () => {
     const router = randomUUID();
     await db.query("INSERT INTO routers (id, team_id, name) VALUES ($1, $2, 'racing')", [router, TEAM_A]);
@@ -176,5 +215,47 @@ describe.each(stores)("submitting a job on %s", (_name, open) => {
     expect(new Set(same.map(jobId)).size).toBe(1);
     expect(results.slice(12).every((result) => result.kind === "created")).toBe(true);
     expect(await seqIds(db, router)).toEqual(Array.from({ length: 13 }, (_, index) => index + 1));
+  });
+});
+
+describe.skipIf(!postgres.available)("submitting while the router is removed, on PostgreSQL", () => {
+  let server: TestPostgres;
+  let db: Database;
+  let other: pg.Client;
+  beforeAll(async () => {
+    server = await startPostgres();
+    db = await openDatabase({ location: server.url });
+    await migrate(db, "service", SERVICE_MIGRATIONS);
+    await applySeed(db, SEED as never);
+    other = new pg.Client({ connectionString: server.url });
+    await other.connect();
+  });
+  afterAll(async () => {
+    await other?.end();
+    await db?.close();
+    await server?.stop();
+  });
+
+  it("a key claimed for a router removed after the statement began is given back: not found, the key free", async () => {
+    const router = randomUUID();
+    await db.query("INSERT INTO routers (id, team_id, name) VALUES ($1, $2, 'going')", [router, TEAM_A]);
+    // GIVEN the router's removal holds its row, not yet committed
+    await other.query("BEGIN");
+    await other.query("UPDATE routers SET removed_at = now() WHERE id = $1", [router]);
+    // WHEN a submission claims its key (the router is there in its snapshot) and waits for the router's row
+    const key = randomUUID();
+    const submitting = submitJob(db, input(router, request(":put 1"), key));
+    await eventually(async () => {
+      const { rows } = await other.query(
+        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
+      return rows.length > 0 ? true : undefined;
+    });
+    await other.query("COMMIT");
+    // THEN the router is not found, and the key names nothing: it is free again
+    expect(await submitting).toEqual({ kind: "router_not_found" });
+    const { rows } = await db.query("SELECT 1 FROM idempotency_keys WHERE idempotency_key = $1", [key]);
+    expect(rows).toEqual([]);
+    expect(await seqIds(db, router)).toEqual([]);
   });
 });
