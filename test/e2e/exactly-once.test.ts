@@ -60,7 +60,16 @@ async function runCell(cell: KillCell, point: KillPoint, journal: Journal): Prom
   await killed.done;
   await point.afterKill(cell);
   // THEN the deploy run again finishes the work, or reports the failure, with the router's reason
-  const again = await rerun();
+  const rerunning = rerun();
+  if (point.duringRerun) {
+    await Promise.race([
+      point.duringRerun(cell),
+      rerunning.then(({ code, output }) => {
+        throw new Error(`the re-run ended (exit ${code}) before it was let through:\n${output}`);
+      }),
+    ]);
+  }
+  const again = await rerunning;
   expect(again.code, again.output).toBe(point.fails ? 1 : 0);
   if (point.fails && target.reason) expect(again.output).toContain(target.reason);
   if (point.says) expect(again.output).toContain(point.says);

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { eventually } from "../service/harness.js";
 import { BIN, type Layout, startDeployTree, synthesizeOffice } from "./deploy-harness.js";
 import type { KillTarget, ListedJob, TargetService } from "./kill-targets.js";
+import type { SeenRequest } from "./submission-gate.js";
 
 /** Generous: a watch only bounds a hang; two loaded cores run several cells' terraforms at once. */
 const WATCH_MS = 90_000;
@@ -87,6 +88,11 @@ export class KillCell {
 
   jobMatching(routerId: string, matches: (job: ListedJob) => boolean): Promise<ListedJob> {
     return eventually(async () => (await this.target.jobs(routerId)).find(matches), WATCH_MS);
+  }
+
+  /** Resolves once the submission gate has passed a request that `matches` (its answer read from the service). */
+  requestSeen(matches: (seen: SeenRequest, index: number) => boolean): Promise<SeenRequest> {
+    return eventually(async () => this.target.gate.requests().find(matches), WATCH_MS);
   }
 
   /** Whether the state file's text comes to satisfy `holds` within `withinMs` (Terraform writes it when it will). */

@@ -24,6 +24,8 @@ export interface KillPoint {
   reach(cell: KillCell): Promise<string | undefined>;
   /** What happens at the service after the kill, before the deploy runs again. */
   afterKill(cell: KillCell): Promise<void>;
+  /** What happens at the service while the deploy runs again (started as it starts). */
+  duringRerun?(cell: KillCell): Promise<void>;
   /** The re-run: exit 0, or exit 1 with the router's reason (where the service gives one). */
   readonly fails: boolean;
   /** After a reported failure: the deliberate next deploy runs the change again (Terraform tainted it). */
@@ -42,6 +44,19 @@ const releaseA = async (cell: KillCell) => cell.target.releaseRouter(routerA(cel
 const releaseAndFail = async (cell: KillCell) => {
   cell.target.releaseRouter(routerA(cell));
   await cell.jobMatching(routerA(cell), (job) => job.status === "failed");
+};
+/**
+ * Router A is released only once the re-run has read its job list: the re-run finds the job in flight and waits
+ * for it. Released earlier, the job could finish before the re-run looks, and when Terraform had written router
+ * A's instance mid-provisioner (it persists the state as a sibling finishes), the re-run rightly has nothing to
+ * do: a different, also correct, path than the one this cell is about.
+ */
+const releaseAOnceListed = async (cell: KillCell) => {
+  const before = cell.target.gate.requests().length;
+  await cell.requestSeen(
+    (seen, index) => index >= before && seen.method === "GET" && seen.path.includes(routerA(cell)),
+  );
+  cell.target.releaseRouter(routerA(cell));
 };
 const submittedToA = (cell: KillCell) =>
   cell.target.gate
@@ -89,7 +104,8 @@ export const KILL_POINTS: readonly KillPoint[] = [
       await cell.waitingJob(routerA(cell));
       return undefined;
     },
-    afterKill: releaseA,
+    afterKill: async () => {},
+    duringRerun: releaseAOnceListed,
     fails: false,
     says: "not submitting it again",
     runsOnA: () => [DNS_1],
