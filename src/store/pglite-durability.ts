@@ -67,16 +67,14 @@ export function durableStartParams(): string[] {
 /**
  * `pg_logical_emit_message(..., flush => true)` writes a small WAL record and flushes the WAL up to it, which
  * covers every commit before it. (A transaction that only takes an xid would not do: it commits
- * asynchronously, having written no WAL before its commit record.)
+ * asynchronously, having written no WAL before its commit record.) Only when the WAL has grown since the last
+ * flush: reads write no WAL, need no fsync and must not pay for one. One statement, so one call into PGlite.
  */
-async function flushWalOnce(db: PGlite): Promise<void> {
-  const { rows } = await db.query<{ behind: boolean }>(
-    "SELECT pg_current_wal_insert_lsn() > pg_current_wal_flush_lsn() AS behind",
-  );
-  // Reads write no WAL: they need no fsync and must not pay for one.
-  if (!rows[0]?.behind) return;
-  await db.query("SELECT pg_logical_emit_message(false, 'routerjobs', '', true)");
-}
+const FLUSH_WAL = `SELECT CASE WHEN pg_current_wal_insert_lsn() > pg_current_wal_flush_lsn()
+  THEN pg_logical_emit_message(false, 'routerjobs', '', true) END AS flushed_to`;
+
+/** Runs a statement outside any transaction (PGlite's `query`, or the store's prepared statements). */
+export type RunStatement = (sql: string) => Promise<unknown>;
 
 export interface WalFlusher {
   /** A statement or transaction that may have written WAL has completed. */
@@ -89,13 +87,13 @@ export interface WalFlusher {
   durable(): Promise<void>;
 }
 
-export function walFlusher(db: PGlite): WalFlusher {
+export function walFlusher(run: RunStatement): WalFlusher {
   /** Writes noted so far, and how many of them the last completed flush covers (those noted before it began). */
   let written = 0;
   let flushed = 0;
   const group = new GroupCommit<undefined, undefined>(async (items) => {
     const covering = written;
-    await flushWalOnce(db);
+    await run(FLUSH_WAL);
     flushed = Math.max(flushed, covering);
     return items.map(() => undefined);
   }, Number.POSITIVE_INFINITY);

@@ -11,6 +11,7 @@ import {
 } from "./pglite-durability.js";
 import { freshDatabaseTarball, initialiseDataDirectory } from "./pglite-init.js";
 import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "./pglite-memory.js";
+import { type PreparedStatements, preparedStatements } from "./pglite-statements.js";
 
 /**
  * PostgreSQL extensions the schemas may create. pg_trgm: a trigram index finds the jobs whose description
@@ -50,7 +51,7 @@ export async function openPgliteHere(source: PgliteSource): Promise<Database> {
       postgresqlconf: [...PGLITE_SETTINGS],
       extensions: EXTENSIONS,
     });
-    return wrapPglite(db, { noteWrite: () => {}, durable: async () => {} });
+    return wrapPglite(db, preparedStatements(db), { noteWrite: () => {}, durable: async () => {} });
   }
   await initialiseDataDirectory(source.dataDir);
   const db = await PGlite.create({
@@ -61,7 +62,12 @@ export async function openPgliteHere(source: PgliteSource): Promise<Database> {
     postgresqlconf: [...PGLITE_SETTINGS],
     extensions: EXTENSIONS,
   });
-  return wrapPglite(db, walFlusher(db));
+  const statements = preparedStatements(db);
+  return wrapPglite(
+    db,
+    statements,
+    walFlusher((sql) => statements.query(sql, [], false)),
+  );
 }
 
 /** A compiled wasm module: this project's TypeScript libraries (ES2023, node) declare no WebAssembly API. */
@@ -110,24 +116,31 @@ class TarballBlob extends Blob {
  * `flusher.durable()` resolves once what was committed so far is on disk: every query and transaction waits for
  * it before it resolves, so nothing is answered from a commit that a power loss could undo.
  */
-function wrapPglite(db: PGlite, flusher: WalFlusher): Database {
+function wrapPglite(db: PGlite, statements: PreparedStatements, flusher: WalFlusher): Database {
   return {
     kind: "pglite",
     query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-      const result = await db.query<Row>(sql, params ? [...params] : undefined);
+      const rows = await statements.query<Row>(sql, params, false);
       if (mayWrite(sql)) flusher.noteWrite();
       await flusher.durable();
-      return { rows: result.rows };
+      return { rows };
     },
     transaction: async (fn) => {
-      const value = await db.transaction((tx) =>
-        fn({
-          query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-            const result = await tx.query<Row>(sql, params ? [...params] : undefined);
-            return { rows: result.rows };
-          },
-        }),
-      );
+      // PGlite's transaction: BEGIN, then COMMIT or (when `fn` throws) ROLLBACK, holding its transaction lock.
+      let open = true;
+      const value = await db
+        .transaction(() =>
+          fn({
+            query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+              // As PGlite's own transaction object: once it has ended, a statement would run outside it.
+              if (!open) throw new Error("the transaction has ended: a statement cannot run in it");
+              return { rows: await statements.query<Row>(sql, params, true) };
+            },
+          }),
+        )
+        .finally(() => {
+          open = false;
+        });
       flusher.noteWrite();
       await flusher.durable();
       return value;
