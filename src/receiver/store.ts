@@ -3,6 +3,7 @@ import { formatTimestamp } from "../contract/time.js";
 import type { Database, Queryable } from "../store/database.js";
 import { GroupCommit } from "../store/group-commit.js";
 import { migrate } from "../store/migrations.js";
+import { PLAN_EACH_RUN } from "../store/pglite-statements.js";
 import type { ReceivedJob } from "./job-view.js";
 import { RECEIVER_MIGRATIONS } from "./migrations.js";
 
@@ -156,7 +157,8 @@ export class NotificationStore {
 
   async recent(options: { routerId?: string; limit: number }): Promise<ReceivedJob[]> {
     const { rows } = await this.db.query<JobRow>(
-      `${JOB_VIEW} WHERE ($1::text IS NULL OR j.router_id = $1)
+      // One router's or everyone's: planned for the values at hand (a kept plan would serve both the same way).
+      `${PLAN_EACH_RUN} ${JOB_VIEW} WHERE ($1::text IS NULL OR j.router_id = $1)
        ORDER BY j.updated_at DESC, j.job_id LIMIT $2`,
       [options.routerId ?? null, options.limit],
     );

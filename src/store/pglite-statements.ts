@@ -24,6 +24,15 @@ export interface PreparedStatements {
  */
 export const PREPARED_STATEMENTS_KEPT = 256;
 
+/**
+ * Starts a statement whose plan must be made for each run's values: PostgreSQL's plan for any values (the
+ * generic plan it keeps after five runs) cannot drop an optional filter (`$4::text IS NULL OR lower(description)
+ * LIKE $4`), so it reads a router's every job where the plan for the values at hand reads the trigram index or
+ * the page's range of the index. The job list's text lookup took 50-60 ms on 10,000 jobs with a kept plan, and
+ * a synchronous call waiting behind it 8.6-9.4x its idle p99 (bench/job-list-isolation.bench.ts).
+ */
+export const PLAN_EACH_RUN = "/* plan each run */";
+
 /** Statements that a plan is kept for: the rest (DDL, `DO`, `SET`, `ANALYZE`...) run unnamed, as before. */
 const PLANNED = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;
 
@@ -73,6 +82,8 @@ export function preparedStatements(db: PGlite, kept = PREPARED_STATEMENTS_KEPT):
           closing.push(oldest[1].name);
         }
       }
+    } else if (sql.startsWith(PLAN_EACH_RUN)) {
+      statement = await describeUnnamed(db, sql, prelude.splice(0));
     } else {
       // It may change the schema: a kept plan whose result type changes would fail ("cached plan must not
       // change result type"), so every kept statement is closed first, and prepared again when next used.

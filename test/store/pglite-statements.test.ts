@@ -6,7 +6,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toJsonb } from "../../src/store/jsonb.js";
-import { preparedStatements } from "../../src/store/pglite-statements.js";
+import { PLAN_EACH_RUN, preparedStatements } from "../../src/store/pglite-statements.js";
 
 describe("prepared statements on PGlite", () => {
   let pg: PGlite;
@@ -109,5 +109,50 @@ describe("prepared statements on PGlite", () => {
     }
     // An evicted statement is closed with the next one sent: one more may be held until then.
     expect((await held()) ?? 0).toBeLessThanOrEqual((before ?? 0) + kept + 1);
+  });
+});
+
+describe("a statement planned for each run's values", () => {
+  let pg: PGlite;
+  beforeAll(async () => {
+    pg = await PGlite.create();
+    await pg.exec(`CREATE TABLE reading (id int PRIMARY KEY, v int NOT NULL);
+      INSERT INTO reading SELECT i, i % 1000 FROM generate_series(1, 20000) AS i;
+      CREATE INDEX reading_v ON reading (v); ANALYZE reading`);
+  });
+  afterAll(async () => pg?.close());
+
+  const OPTIONAL_FILTER = "SELECT count(*)::int AS n FROM reading WHERE ($1::int IS NULL OR v = $1)";
+  /** The plan PostgreSQL would run for the kept statement of `text` with `value`, or undefined when none is kept. */
+  const keptPlan = async (text: string, value: number) => {
+    const { rows } = await pg.query<{ name: string }>(
+      "SELECT name FROM pg_prepared_statements WHERE statement = $1",
+      [text],
+    );
+    const name = rows[0]?.name;
+    if (!name) return undefined;
+    const plan = await pg.query<{ "QUERY PLAN": string }>(`EXPLAIN (COSTS OFF) EXECUTE ${name}(${value})`);
+    return plan.rows.map((row) => row["QUERY PLAN"]).join("\n");
+  };
+
+  it("a kept plan for any value cannot use the index an optional filter's value could (why the mark exists)", async () => {
+    const statements = preparedStatements(pg);
+    for (let run = 0; run < 8; run++) await statements.query(OPTIONAL_FILTER, [null], false);
+    expect(await statements.query(OPTIONAL_FILTER, [5], false)).toEqual([{ n: 20 }]);
+    expect(await keptPlan(OPTIONAL_FILTER, 5)).not.toContain("reading_v");
+  });
+
+  it("one marked PLAN_EACH_RUN is kept by no name: each run is planned for its values, and answers the same", async () => {
+    const statements = preparedStatements(pg);
+    const marked = `${PLAN_EACH_RUN} ${OPTIONAL_FILTER}`;
+    for (let run = 0; run < 8; run++)
+      expect(await statements.query(marked, [null], false)).toEqual([{ n: 20000 }]);
+    expect(await statements.query(marked, [5], false)).toEqual([{ n: 20 }]);
+    expect(await keptPlan(marked, 5)).toBeUndefined();
+    // The plan a run with that value gets, as PostgreSQL makes it for the value at hand:
+    const plan = await pg.query<{ "QUERY PLAN": string }>(
+      `EXPLAIN (COSTS OFF) ${OPTIONAL_FILTER.replaceAll("$1", "5")}`,
+    );
+    expect(plan.rows.map((row) => row["QUERY PLAN"]).join("\n")).toContain("reading_v");
   });
 });

@@ -1,6 +1,7 @@
 import { JOB_STATUSES, type KnownJobStatus } from "../../contract/job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
 import type { Queryable } from "../../store/database.js";
+import { PLAN_EACH_RUN } from "../../store/pglite-statements.js";
 import { JOB_LIST_SELECT, JOB_RECORD_SELECT, type JobListRow } from "./rows.js";
 
 /**
@@ -94,7 +95,7 @@ export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPa
   checkLimit(query.limit);
   const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
   const { rows } = await db.query<JobListRow & { more: boolean }>(
-    `WITH ${chunkQuery(JOB_LIST_SELECT)}
+    `${PLAN_EACH_RUN} WITH ${chunkQuery(JOB_LIST_SELECT)}
      SELECT chunk.*, ${MORE_BELOW_CHUNK} AS more FROM chunk ORDER BY seq_id DESC`,
     [...filterParameters(query), before, query.limit],
   );
@@ -142,7 +143,7 @@ function jsonChunk(
 ) {
   return db
     .query<JsonChunk>(
-      `WITH ${chunkQuery(item.select)}
+      `${PLAN_EACH_RUN} WITH ${chunkQuery(item.select)}
        SELECT string_agg((${item.json})::text, ',' ORDER BY chunk.seq_id DESC) AS list,
          min(chunk.seq_id) AS last, ${MORE_BELOW_CHUNK} AS more
        FROM chunk`,
