@@ -44,6 +44,9 @@
  * 2026-11-28, with a submission one statement and a verified token remembered (the machine at about half the
  * speed: bare 1234/s and 5425/s): the service on PGlite 133/s (0.108x, 6.6 ms) and 224/s (0.041x, 5.5 ms);
  * before the change, in the same hour, 95/s (9.4 ms) and 151/s (7.0 ms). docs/decisions.md has both runs.
+ * Later that day, with each PGlite statement parsed and planned once (bare 1415/s and 7033/s): 213/s (0.151x,
+ * 4.1 ms) and 476/s (0.068x, 2.8 ms); 149/s (6.4 ms) and 224/s (5.4 ms) before it, in the same hour. The "fsync
+ * off" variant now runs its statements the same way, so it differs from "durable" only in the fsync.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
