@@ -29,7 +29,7 @@ export const PREPARED_STATEMENTS_KEPT = 256;
  * generic plan it keeps after five runs) cannot drop an optional filter (`$4::text IS NULL OR lower(description)
  * LIKE $4`), so it reads a router's every job where the plan for the values at hand reads the trigram index or
  * the page's range of the index. The job list's text lookup took 50-60 ms on 10,000 jobs with a kept plan, and
- * a synchronous call waiting behind it 8.6-9.4x its idle p99 (bench/job-list-isolation.bench.ts).
+ * a synchronous call waiting behind it 5-12x its idle p99 (bench/job-list-isolation.bench.ts).
  */
 export const PLAN_EACH_RUN = "/* plan each run */";
 
@@ -48,7 +48,7 @@ let named = 0;
 export function preparedStatements(db: PGlite, kept = PREPARED_STATEMENTS_KEPT): PreparedStatements {
   /** By text, least recently used first (a Map keeps insertion order; a use moves the entry to the end). */
   const statements = new Map<string, Prepared>();
-  /** Statements to close before the next one runs: evicted ones, or all of them once the schema may change. */
+  /** Evicted statements, closed in the next message sent (one more may be held until then). */
   let closing: string[] = [];
 
   const run = async <Row>(
