@@ -111,5 +111,9 @@ export function walFlusher(run: RunStatement): WalFlusher {
  * there are none.
  */
 export function mayWrite(sql: string): boolean {
-  return !/^\s*SELECT\b/i.test(sql) || /\bFOR\s+(NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i.test(sql);
+  // A leading comment (`PLAN_EACH_RUN`, pglite-statements.ts) says how to plan the statement, not what it does.
+  return (
+    !/^\s*(?:\/\*[^*]*\*\/\s*)*SELECT\b/i.test(sql) ||
+    /\bFOR\s+(NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i.test(sql)
+  );
 }

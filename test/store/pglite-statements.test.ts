@@ -5,7 +5,9 @@
  */
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Queryable } from "../../src/store/database.js";
 import { toJsonb } from "../../src/store/jsonb.js";
+import { openPgliteHere } from "../../src/store/pglite.js";
 import { PLAN_EACH_RUN, preparedStatements } from "../../src/store/pglite-statements.js";
 
 describe("prepared statements on PGlite", () => {
@@ -154,5 +156,23 @@ describe("a statement planned for each run's values", () => {
       `EXPLAIN (COSTS OFF) ${OPTIONAL_FILTER.replaceAll("$1", "5")}`,
     );
     expect(plan.rows.map((row) => row["QUERY PLAN"]).join("\n")).toContain("reading_v");
+  });
+});
+
+describe("the store's transactions on PGlite", () => {
+  it("refuse a statement sent in a transaction that has ended, instead of running it outside", async () => {
+    const db = await openPgliteHere({ memory: true });
+    try {
+      await db.query("CREATE TABLE note (text text NOT NULL)");
+      let kept: Queryable | undefined;
+      await db.transaction(async (tx) => {
+        kept = tx;
+        await tx.query("INSERT INTO note VALUES ('inside')");
+      });
+      await expect(kept?.query("INSERT INTO note VALUES ('after')")).rejects.toThrow(/transaction has ended/);
+      expect((await db.query("SELECT text FROM note")).rows).toEqual([{ text: "inside" }]);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -21,17 +21,20 @@ export type SubmitResult =
   | { readonly kind: "conflict" }
   | { readonly kind: "router_not_found" };
 
-/** Hash of what makes two submissions "the same": the router and the request after defaults. */
-export function requestHash(routerId: string, request: JobRequest): string {
-  const canonical = JSON.stringify([
-    routerId,
+/** The request's fields after defaults, in the order the hash and `CREATE_JOB`'s parameters $8-$13 take them. */
+const requestFields = (request: JobRequest) =>
+  [
     request.description,
     request.script,
     request.make_backup,
     request.express_execute,
     request.needs_acknowledgement,
     request.notify_url ?? null,
-  ]);
+  ] as const;
+
+/** Hash of what makes two submissions "the same": the router and the request after defaults. */
+export function requestHash(routerId: string, request: JobRequest): string {
+  const canonical = JSON.stringify([routerId, ...requestFields(request)]);
   return createHash("sha256").update(canonical).digest("hex");
 }
 
@@ -128,12 +131,7 @@ async function insertJob(db: Queryable, input: SubmitInput): Promise<SubmitResul
       input.idempotencyKey,
       input.requestId,
       hash,
-      request.description,
-      request.script,
-      request.make_backup,
-      request.express_execute,
-      request.needs_acknowledgement,
-      request.notify_url ?? null,
+      ...requestFields(request),
       immediate ? "completed" : "pending",
       input.now,
       immediate ? input.now : null,

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { applySeed } from "../../../src/service/seed.js";
 import { submitJob } from "../../../src/service/store/jobs.js";
 import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
 import { type Database, openDatabase } from "../../../src/store/database.js";
 import { migrate } from "../../../src/store/migrations.js";
+import { startPostgres } from "../../helpers/postgres.js";
 import { ROUTER_A, SEED, TEAM_A } from "../harness.js";
 
 /** The service's store in memory, migrated and seeded with the harness's two teams. */
@@ -12,6 +14,32 @@ export async function openSeededStore(): Promise<Database> {
   await migrate(db, "service", SERVICE_MIGRATIONS);
   await applySeed(db, SEED as never);
   return db;
+}
+
+/**
+ * The service's store on a PostgreSQL server of its own, migrated and seeded as `openSeededStore`, and `other`, a
+ * second connection to it: the transaction a test holds open while the store's statement waits for its locks.
+ */
+export async function openSeededPostgres(): Promise<{
+  readonly db: Database;
+  readonly other: pg.Client;
+  close(): Promise<void>;
+}> {
+  const server = await startPostgres();
+  const db = await openDatabase({ location: server.url });
+  await migrate(db, "service", SERVICE_MIGRATIONS);
+  await applySeed(db, SEED as never);
+  const other = new pg.Client({ connectionString: server.url });
+  await other.connect();
+  return {
+    db,
+    other,
+    close: async () => {
+      await other.end();
+      await db.close();
+      await server.stop();
+    },
+  };
 }
 
 /** A job of team A that needs no acknowledgement: completed at once, its notification to `url` due at `now`. */

@@ -5,38 +5,26 @@
  * in progress), a finishing job waits for it and has not yet locked the job's row.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applySeed } from "../../../src/service/seed.js";
 import { submitJob } from "../../../src/service/store/jobs.js";
 import { claimNextJob, finishJob, markStarted } from "../../../src/service/store/lifecycle.js";
-import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
-import { type Database, openDatabase } from "../../../src/store/database.js";
-import { migrate } from "../../../src/store/migrations.js";
+import type { Database } from "../../../src/store/database.js";
 import { isTransientConflict, retryTransient } from "../../../src/store/transient.js";
-import { postgresAvailability, startPostgres, type TestPostgres } from "../../helpers/postgres.js";
-import { eventually, ROUTER_A, SEED, TEAM_A } from "../harness.js";
+import { postgresAvailability } from "../../helpers/postgres.js";
+import { eventually, ROUTER_A, TEAM_A } from "../harness.js";
+import { openSeededPostgres } from "./fixture.js";
 
 const postgres = postgresAvailability();
 
 describe.skipIf(!postgres.available)("job store on PostgreSQL: one lock order", () => {
-  let server: TestPostgres;
   let db: Database;
   let other: pg.Client;
-
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    server = await startPostgres();
-    db = await openDatabase({ location: server.url });
-    await migrate(db, "service", SERVICE_MIGRATIONS);
-    await applySeed(db, SEED as never);
-    other = new pg.Client({ connectionString: server.url });
-    await other.connect();
+    ({ db, other, close } = await openSeededPostgres());
   });
-  afterAll(async () => {
-    await other?.end();
-    await db?.close();
-    await server?.stop();
-  });
+  afterAll(async () => close?.());
 
   it("finishing a job waits for the router's row before it locks the job's row", async () => {
     const instance = randomUUID();

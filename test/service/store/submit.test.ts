@@ -6,7 +6,7 @@
  * job, and the router's sequence numbers stay dense.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobRequest } from "../../../src/contract/job.js";
 import { applySeed } from "../../../src/service/seed.js";
@@ -17,6 +17,7 @@ import { type Database, openDatabase } from "../../../src/store/database.js";
 import { migrate } from "../../../src/store/migrations.js";
 import { postgresAvailability, startPostgres, type TestPostgres } from "../../helpers/postgres.js";
 import { eventually, ROUTER_A, ROUTER_A2, ROUTER_B, SEED, TEAM_A } from "../harness.js";
+import { openSeededPostgres } from "./fixture.js";
 
 const TTL_MS = 60_000;
 
@@ -219,22 +220,13 @@ describe.each(stores)("submitting a job on %s", (_name, open) => {
 });
 
 describe.skipIf(!postgres.available)("submitting while the router is removed, on PostgreSQL", () => {
-  let server: TestPostgres;
   let db: Database;
   let other: pg.Client;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    server = await startPostgres();
-    db = await openDatabase({ location: server.url });
-    await migrate(db, "service", SERVICE_MIGRATIONS);
-    await applySeed(db, SEED as never);
-    other = new pg.Client({ connectionString: server.url });
-    await other.connect();
+    ({ db, other, close } = await openSeededPostgres());
   });
-  afterAll(async () => {
-    await other?.end();
-    await db?.close();
-    await server?.stop();
-  });
+  afterAll(async () => close?.());
 
   it("a key claimed for a router removed after the statement began is given back: not found, the key free", async () => {
     const router = randomUUID();
