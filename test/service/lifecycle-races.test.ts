@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
 import { applySeed } from "../../src/service/seed.js";
-import { type ClaimedJob, claimNextJob, recoverJobs } from "../../src/service/store/lifecycle.js";
+import { claimNextJob, recoverJobs } from "../../src/service/store/lifecycle.js";
 import type { JobRow } from "../../src/service/store/rows.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
-import { type Database, openDatabase, type Queryable } from "../../src/store/database.js";
+import { type Database, openDatabase } from "../../src/store/database.js";
 import {
   ADMIN_TOKEN,
   eventually,
@@ -22,16 +22,17 @@ import {
 
 /**
  * The database as the scheduler sees it, with `afterClaim` awaited after each committed claim: the window between
- * a claim and the script's start, held open for as long as a test needs.
+ * a claim and the script's start, held open for as long as a test needs. A claim is one statement, whose row
+ * is the job with its router's name, online flag and state version (`claimNextJob`).
  */
 function holdingAfterClaims(db: Database) {
   const hooks = { afterClaim: async (_job: JobRow) => {} };
   const wrapped: Database = {
     ...db,
-    transaction: async <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> => {
-      const result = await db.transaction(fn);
-      const claimed = result as Partial<ClaimedJob> | undefined;
-      if (claimed?.job && claimed.router) await hooks.afterClaim(claimed.job);
+    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+      const result = await db.query<Row>(sql, params);
+      const claimed = result.rows[0];
+      if (claimed && "router_state_version" in claimed) await hooks.afterClaim(claimed as unknown as JobRow);
       return result;
     },
   };

@@ -52,7 +52,7 @@ export async function submitJob(db: Database, input: SubmitInput): Promise<Submi
   const result = notifiesAtOnce
     ? await db.transaction(async (tx) => {
         const inserted = await insertJob(tx, input);
-        if (inserted.kind === "created") await enqueueNotification(tx, inserted.job, input.now);
+        if (inserted.kind === "created") await enqueueNotification(tx, inserted.job.id, input.now);
         return inserted;
       })
     : await insertJob(db, input);

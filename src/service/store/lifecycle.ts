@@ -1,6 +1,6 @@
 import type { Database, Queryable } from "../../store/database.js";
 import { toJsonb } from "../../store/jsonb.js";
-import { enqueueNotification, type JobRow } from "./rows.js";
+import { type JobRow, queueNotifications } from "./rows.js";
 
 /** A claimed job with its router as the claim saw it (under the router's lock). */
 export interface ClaimedJob {
@@ -25,47 +25,54 @@ export async function claimNextJob(
   now: Date,
 ): Promise<ClaimedJob | undefined> {
   // A plain read first: a router's queue is found empty (or its head running) at the end of every pass, and
-  // the claim's transaction locks rows, which costs a WAL flush, and holds PGlite from its first statement to
-  // its commit. A job queued after this read is not missed, as after a claim that found nothing: its
+  // the claim locks rows, which writes WAL and so costs a WAL flush. A job queued after this read is not missed, as after a claim that found nothing: its
   // submission kicks the scheduler (express) or the next tick finds it, and the router is worked again.
   const { rows: heads } = await db.query<{ execution: string }>(
     "SELECT execution FROM jobs WHERE router_id = $1 AND execution <> 'done' ORDER BY seq_id LIMIT 1",
     [routerId],
   );
   if (heads[0]?.execution !== "queued") return undefined;
-  return db.transaction(async (tx) => {
-    const routers = await tx.query<{ name: string; online: boolean; state_version: number }>(
-      `SELECT name, online, state_version FROM routers
-       WHERE id = $1 AND removed_at IS NULL FOR UPDATE SKIP LOCKED`,
-      [routerId],
-    );
-    const router = routers.rows[0];
-    if (!router?.online) return undefined;
-    const queue = await tx.query<JobRow>(
-      `SELECT * FROM jobs WHERE router_id = $1 AND execution <> 'done' ORDER BY seq_id LIMIT 1 FOR UPDATE`,
-      [routerId],
-    );
-    const head = queue.rows[0];
-    if (head?.execution !== "queued") return undefined;
-    const loading = head.status === "pending";
-    const { rows } = await tx.query<JobRow>(
-      `UPDATE jobs SET execution = 'claimed', claimed_by = $2, status = $3, loaded_at = coalesce(loaded_at, $4)
-       WHERE id = $1 RETURNING *`,
-      [head.id, instanceId, loading ? "loaded" : head.status, loading ? now : null],
-    );
-    const job = rows[0] as JobRow;
-    if (loading) await enqueueNotification(tx, job, now);
-    return {
-      job,
-      router: { id: routerId, name: router.name, online: router.online, state_version: router.state_version },
-    };
-  });
+  const { rows } = await db.query<ClaimRow>(CLAIM_HEAD, [routerId, instanceId, now]);
+  const claimed = rows[0];
+  if (!claimed) return undefined;
+  const { status_before, router_name, router_online, router_state_version, ...job } = claimed;
+  return {
+    job,
+    router: { id: routerId, name: router_name, online: router_online, state_version: router_state_version },
+  };
 }
 
-async function lockJob(tx: Queryable, jobId: string): Promise<JobRow | undefined> {
-  const { rows } = await tx.query<JobRow>("SELECT * FROM jobs WHERE id = $1 FOR UPDATE", [jobId]);
-  return rows[0];
+interface ClaimRow extends JobRow {
+  status_before: string;
+  router_name: string;
+  router_online: boolean;
+  router_state_version: number;
 }
+
+/*
+ * The claim, one statement: the router's row (skipped when another instance holds it, or offline), then the
+ * head of its queue, both locked in that order; the head is claimed only when it is queued (a claimed or
+ * started head means the router is busy); a job that enters `loaded` queues its notification.
+ */
+const CLAIM_HEAD = `
+  WITH router AS (
+    SELECT id, name, online, state_version FROM routers
+    WHERE id = $1 AND removed_at IS NULL AND online FOR UPDATE SKIP LOCKED
+  ), head AS (
+    SELECT jobs.id, jobs.status FROM jobs JOIN router ON router.id = jobs.router_id
+    WHERE jobs.execution <> 'done' ORDER BY jobs.seq_id LIMIT 1 FOR UPDATE OF jobs
+  ), claimed AS (
+    UPDATE jobs SET execution = 'claimed', claimed_by = $2,
+      status = CASE WHEN head.status = 'pending' THEN 'loaded' ELSE jobs.status END,
+      loaded_at = CASE WHEN head.status = 'pending' THEN coalesce(jobs.loaded_at, $3) ELSE jobs.loaded_at END
+    FROM head WHERE jobs.id = head.id AND jobs.execution = 'queued'
+    RETURNING jobs.*, head.status AS status_before
+  ), notified AS (
+    ${queueNotifications("claimed", "$3::timestamptz", "j.status_before = 'pending'")}
+  )
+  SELECT claimed.*, router.name AS router_name, router.online AS router_online,
+    router.state_version AS router_state_version
+  FROM claimed, router`;
 
 /**
  * `loaded` -> `running` (the script starts); a job whose status is already terminal (completed at submission)
@@ -78,21 +85,31 @@ export async function markStarted(
   instanceId: string,
   now: Date,
 ): Promise<JobRow | undefined> {
-  return db.transaction(async (tx) => {
-    const before = await lockJob(tx, jobId);
-    const { rows } = await tx.query<JobRow>(
-      `UPDATE jobs SET execution = 'started',
-         status = CASE WHEN status = 'loaded' THEN 'running' ELSE status END,
-         started_at = CASE WHEN status = 'loaded' THEN $3 ELSE started_at END
-       WHERE id = $1 AND execution = 'claimed' AND claimed_by = $2 RETURNING *`,
-      [jobId, instanceId, now],
-    );
-    const job = rows[0];
-    // A device job resumed after a restart was `running` already: its `running` was announced then.
-    if (job?.status === "running" && before?.status === "loaded") await enqueueNotification(tx, job, now);
-    return job;
-  });
+  const { rows } = await db.query<JobRow & { status_before: string }>(START_JOB, [jobId, instanceId, now]);
+  const started = rows[0];
+  if (!started) return undefined;
+  const { status_before, ...job } = started;
+  return job;
 }
+
+/*
+ * One statement: the job's row locked, then started if this instance still holds its claim; a job that was
+ * `loaded` is now `running` and queues that notification (a device job resumed after a restart was `running`
+ * already, and its `running` was announced then).
+ */
+const START_JOB = `
+  WITH before AS (
+    SELECT id, status FROM jobs WHERE id = $1 FOR UPDATE
+  ), started AS (
+    UPDATE jobs SET execution = 'started',
+      status = CASE WHEN jobs.status = 'loaded' THEN 'running' ELSE jobs.status END,
+      started_at = CASE WHEN jobs.status = 'loaded' THEN $3 ELSE jobs.started_at END
+    FROM before WHERE jobs.id = before.id AND jobs.execution = 'claimed' AND jobs.claimed_by = $2
+    RETURNING jobs.*, before.status AS status_before
+  ), notified AS (
+    ${queueNotifications("started", "$3::timestamptz", "j.status_before = 'loaded'")}
+  )
+  SELECT * FROM started`;
 
 export interface Finish {
   readonly ok: boolean;
@@ -121,33 +138,54 @@ export async function finishJob(
   now: Date,
   instanceId: string,
 ): Promise<number | undefined | { fenced: true }> {
-  return db.transaction(async (tx) => {
-    await tx.query("SELECT id FROM routers WHERE id = $1 FOR UPDATE", [job.router_id]);
-    const current = await lockJob(tx, job.id);
-    if (!current) return undefined;
-    if (current.claimed_by !== instanceId || current.execution !== "started")
-      return { fenced: true as const };
-    if (current.status === "running") {
-      const { rows } = await tx.query<JobRow>(
-        `UPDATE jobs SET execution = 'done', claimed_by = NULL, status = $2, completed_at = $3, failed_at = $4,
-           error = $5
-         WHERE id = $1 RETURNING *`,
-        [
-          job.id,
-          outcome.ok ? "completed" : "failed",
-          outcome.ok ? now : null,
-          outcome.ok ? null : now,
-          outcome.ok ? null : (outcome.error ?? "the script failed"),
-        ],
-      );
-      await enqueueNotification(tx, rows[0] as JobRow, now);
-    } else {
-      // Terminal already (deleted while running, or completed at submission): never changes again.
-      await tx.query("UPDATE jobs SET execution = 'done', claimed_by = NULL WHERE id = $1", [job.id]);
-    }
-    return outcome.snapshot === undefined ? undefined : saveRouterState(tx, job.router_id, outcome.snapshot);
-  });
+  const { rows } = await db.query<{ found: number; finished: number; state_version: number | null }>(
+    FINISH_JOB,
+    [
+      job.id,
+      job.router_id,
+      instanceId,
+      outcome.ok ? "completed" : "failed",
+      outcome.ok ? now : null,
+      outcome.ok ? null : now,
+      outcome.ok ? null : (outcome.error ?? "the script failed"),
+      now,
+      outcome.snapshot === undefined ? null : toJsonb(outcome.snapshot),
+    ],
+  );
+  const result = rows[0];
+  if (!result?.found) return undefined;
+  if (!result.finished) return { fenced: true };
+  return result.state_version ?? undefined;
 }
+
+/*
+ * One statement: the router's row, then the job's, locked; written only when this instance holds the claim.
+ * A running job ends `completed` or `failed` and queues that notification; one terminal already (deleted while
+ * running, or completed at submission) only leaves the queue. The router's state is saved with it when given.
+ */
+const FINISH_JOB = `
+  WITH router AS (
+    SELECT id FROM routers WHERE id = $2 FOR UPDATE
+  ), current AS (
+    SELECT jobs.id, jobs.status FROM jobs JOIN router ON router.id = jobs.router_id
+    WHERE jobs.id = $1 FOR UPDATE OF jobs
+  ), finished AS (
+    UPDATE jobs SET execution = 'done', claimed_by = NULL,
+      status = CASE WHEN current.status = 'running' THEN $4 ELSE jobs.status END,
+      completed_at = CASE WHEN current.status = 'running' THEN $5 ELSE jobs.completed_at END,
+      failed_at = CASE WHEN current.status = 'running' THEN $6 ELSE jobs.failed_at END,
+      error = CASE WHEN current.status = 'running' THEN $7 ELSE jobs.error END
+    FROM current WHERE jobs.id = current.id AND jobs.claimed_by = $3 AND jobs.execution = 'started'
+    RETURNING jobs.*, current.status AS status_before
+  ), notified AS (
+    ${queueNotifications("finished", "$8::timestamptz", "j.status_before = 'running'")}
+  ), saved AS (
+    UPDATE routers SET state = $9::jsonb, state_version = state_version + 1
+    FROM finished WHERE routers.id = finished.router_id AND $9::jsonb IS NOT NULL
+    RETURNING routers.state_version
+  )
+  SELECT (SELECT count(*) FROM current)::int AS found, (SELECT count(*) FROM finished)::int AS finished,
+    (SELECT state_version FROM saved) AS state_version`;
 
 /** The name of the backup a job took before its script, shown to the operator with the job. */
 export async function recordBackup(db: Queryable, jobId: string, name: string): Promise<void> {
@@ -164,17 +202,20 @@ export async function saveRouterState(tx: Queryable, routerId: string, snapshot:
 
 /** Moves a job that is not terminal to `deleted`. A job whose script is running finishes on the router. */
 export async function deleteJobTx(tx: Queryable, jobId: string, now: Date): Promise<JobRow | undefined> {
-  const { rows } = await tx.query<JobRow>(
-    `UPDATE jobs SET status = 'deleted', deleted_at = $2,
-       execution = CASE WHEN execution = 'started' THEN execution ELSE 'done' END,
-       claimed_by = CASE WHEN execution = 'started' THEN claimed_by ELSE NULL END
-     WHERE id = $1 AND status IN ('pending', 'loaded', 'running') RETURNING *`,
-    [jobId, now],
-  );
-  const job = rows[0];
-  if (job) await enqueueNotification(tx, job, now);
-  return job;
+  const { rows } = await tx.query<JobRow>(DELETE_JOB, [jobId, now]);
+  return rows[0];
 }
+
+const DELETE_JOB = `
+  WITH deleted AS (
+    UPDATE jobs SET status = 'deleted', deleted_at = $2,
+      execution = CASE WHEN execution = 'started' THEN execution ELSE 'done' END,
+      claimed_by = CASE WHEN execution = 'started' THEN claimed_by ELSE NULL END
+    WHERE id = $1 AND status IN ('pending', 'loaded', 'running') RETURNING *
+  ), notified AS (
+    ${queueNotifications("deleted", "$2::timestamptz")}
+  )
+  SELECT * FROM deleted`;
 
 export const INTERRUPTED_ERROR = "interrupted by service restart";
 
@@ -203,17 +244,20 @@ export async function recoverJobs(
          AND router_id IN (SELECT id FROM routers WHERE device_host IS NOT NULL) RETURNING id`,
       [deadInstances],
     );
-    const interrupted = await tx.query<JobRow>(
-      `UPDATE jobs SET execution = 'done', claimed_by = NULL,
-         status = CASE WHEN status IN ('loaded', 'running') THEN 'failed' ELSE status END,
-         failed_at = CASE WHEN status IN ('loaded', 'running') THEN $2 ELSE failed_at END,
-         error = CASE WHEN status IN ('loaded', 'running') THEN $3 ELSE error END
-       WHERE execution = 'started' AND claimed_by = ANY($1::uuid[]) RETURNING *`,
+    // Those that were loaded or running fail, and queue that notification; terminal ones only leave the queue.
+    const interrupted = await tx.query(
+      `WITH interrupted AS (
+         UPDATE jobs SET execution = 'done', claimed_by = NULL,
+           status = CASE WHEN status IN ('loaded', 'running') THEN 'failed' ELSE status END,
+           failed_at = CASE WHEN status IN ('loaded', 'running') THEN $2 ELSE failed_at END,
+           error = CASE WHEN status IN ('loaded', 'running') THEN $3 ELSE error END
+         WHERE execution = 'started' AND claimed_by = ANY($1::uuid[]) RETURNING *
+       ), notified AS (
+         ${queueNotifications("interrupted", "$2::timestamptz", "j.status = 'failed' AND j.error = $3")}
+       )
+       SELECT id FROM interrupted`,
       [deadInstances, now, INTERRUPTED_ERROR],
     );
-    for (const job of interrupted.rows) {
-      if (job.status === "failed" && job.error === INTERRUPTED_ERROR) await enqueueNotification(tx, job, now);
-    }
     return requeued.rows.length + resumed.rows.length + interrupted.rows.length;
   });
 }

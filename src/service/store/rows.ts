@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { JobRecord, KnownJobStatus } from "../../contract/job.js";
 import { formatTimestamp } from "../../contract/time.js";
 import type { Queryable } from "../../store/database.js";
@@ -130,18 +129,39 @@ export const JOB_RECORD_SELECT = [
 ].join(", ");
 
 /**
- * Queues the notification of the job's current state, in the caller's transaction, so that a state change and
- * its notification are committed together or not at all. The payload is the spec's plus the `error` extension;
- * its `customer_id` (the team's) is added by the same statement, which saves each state change a round trip
- * to the database inside its transaction.
+ * A notification's payload, written by the database from job row `j` and its team `t`: the spec's fields, the
+ * `error` extension and the team's `customer_id`. The same facts as `toJobRecord` (`jobFacts`) with the job's
+ * and router's ids; test/service/store/outbox.test.ts holds the two to the same JSON.
  */
-export async function enqueueNotification(tx: Queryable, row: JobRow, now: Date): Promise<void> {
-  if (!row.notify_url) return;
-  const payload = { job_id: row.id, router_id: row.router_id, ...jobFacts(row) };
-  await tx.query(
-    `INSERT INTO outbox (id, job_id, seq, team_id, url, payload, created_at, next_attempt_at)
-     VALUES ($1, $2, (SELECT coalesce(max(seq), 0) + 1 FROM outbox WHERE job_id = $2), $3, $4,
-       $5::jsonb || jsonb_build_object('customer_id', (SELECT customer_id FROM teams WHERE id = $3)), $6, $6)`,
-    [randomUUID(), row.id, row.team_id, row.notify_url, JSON.stringify(payload), now],
-  );
+const NOTIFICATION_PAYLOAD = `jsonb_build_object(
+  'job_id', j.id, 'router_id', j.router_id, 'idempotency_key', j.idempotency_key, 'description', j.description,
+  'express_execute', j.express_execute, 'needs_acknowledgement', j.needs_acknowledgement,
+  'make_backup', j.make_backup, 'seq_id', j.seq_id,
+  'started_at', ${sqlTimestamp("j.started_at")}, 'completed_at', ${sqlTimestamp("j.completed_at")},
+  'failed_at', ${sqlTimestamp("j.failed_at")}, 'deleted_at', ${sqlTimestamp("j.deleted_at")},
+  'status', j.status, 'error', j.error, 'customer_id', t.customer_id)`;
+
+/**
+ * SQL that queues the notification of each job of `changed` whose `where` holds (in terms of `j`), with the
+ * job as `changed` has it. `changed` is a relation with the jobs' columns: `jobs` itself, or the `RETURNING`
+ * of a data-modifying CTE in the statement that changes the jobs, so that a state change and its notification
+ * commit together, in one statement: each statement on the embedded store is a round trip to the database's
+ * thread. `now` is the SQL of the time queued (a parameter).
+ */
+export function queueNotifications(changed: string, now: string, where = "TRUE"): string {
+  return `INSERT INTO outbox (id, job_id, seq, team_id, url, payload, created_at, next_attempt_at)
+    SELECT gen_random_uuid(), j.id, (SELECT coalesce(max(o.seq), 0) + 1 FROM outbox o WHERE o.job_id = j.id),
+      j.team_id, j.notify_url, ${NOTIFICATION_PAYLOAD}, ${now}, ${now}
+    FROM ${changed} j JOIN teams t ON t.id = j.team_id
+    WHERE j.notify_url IS NOT NULL AND (${where})`;
+}
+
+const QUEUE_JOB_NOTIFICATION = queueNotifications("jobs", "$2::timestamptz", "j.id = $1");
+
+/**
+ * Queues the notification of job `jobId`'s current state, in the caller's transaction, so that a state change
+ * made earlier in it and its notification are committed together or not at all.
+ */
+export async function enqueueNotification(tx: Queryable, jobId: string, now: Date): Promise<void> {
+  await tx.query(QUEUE_JOB_NOTIFICATION, [jobId, now]);
 }

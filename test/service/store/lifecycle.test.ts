@@ -10,17 +10,31 @@ import {
   markStarted,
   recoverJobs,
 } from "../../../src/service/store/lifecycle.js";
+import { type JobRow, toJobRecord } from "../../../src/service/store/rows.js";
 import type { Database } from "../../../src/store/database.js";
-import { ROUTER_A, ROUTER_A2, TEAM_A } from "../harness.js";
-import { openSeededStore } from "./fixture.js";
+import { postgresAvailability } from "../../helpers/postgres.js";
+import { CUSTOMER_A, ROUTER_A, ROUTER_A2, TEAM_A } from "../harness.js";
+import { openSeededPostgres, openSeededStore } from "./fixture.js";
+
+const stores: [string, () => Promise<{ db: Database; close(): Promise<void> }>][] = [
+  [
+    "PGlite",
+    async () => {
+      const db = await openSeededStore();
+      return { db, close: () => db.close() };
+    },
+  ],
+];
+if (postgresAvailability().available) stores.push(["PostgreSQL", openSeededPostgres]);
 
 /** Crash recovery at the store level: what a dead instance held goes back to the queue or fails, never twice. */
-describe("job store: claims and crash recovery", () => {
+describe.each(stores)("job store on %s: claims, notifications and crash recovery", (_name, open) => {
   let db: Database;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    db = await openSeededStore();
+    ({ db, close } = await open());
   });
-  afterAll(async () => db?.close());
+  afterAll(async () => close?.());
 
   const submit = async (description: string, routerId = ROUTER_A) => {
     const result = await submitJob(db, {
@@ -160,5 +174,83 @@ describe("job store: claims and crash recovery", () => {
         survivor,
       ),
     ).toEqual({ fenced: true });
+  });
+  it("each change of a job's life queues its notification in the same statement: the job as its list shows it", async () => {
+    const router = randomUUID();
+    await ensureRouter(db, { id: router, teamId: TEAM_A, name: "notified" });
+    const instance = randomUUID();
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, second, 123));
+    const stateVersion = async () =>
+      (await db.query<{ state_version: number }>("SELECT state_version FROM routers WHERE id = $1", [router]))
+        .rows[0]?.state_version;
+    /** What the notifier sends for the job as it is now: its list item's facts, its ids and the customer's. */
+    const expectNotified = async (jobId: string, status: string) => {
+      const row = (await db.query<JobRow>("SELECT * FROM jobs WHERE id = $1", [jobId])).rows[0] as JobRow;
+      const { id, token, ...facts } = toJobRecord(row);
+      const { rows } = await db.query<{ payload: unknown }>(
+        "SELECT payload FROM outbox WHERE job_id = $1 ORDER BY seq DESC LIMIT 1",
+        [jobId],
+      );
+      expect(rows[0]?.payload).toEqual({ job_id: id, router_id: router, customer_id: CUSTOMER_A, ...facts });
+      expect(facts.status).toBe(status);
+    };
+    // GIVEN a job whose description JSON must escape
+    const queued = await submit('quotes " and \\ backslash, ünïcödé ✓, tab\tnewline\n', router);
+    // WHEN it is claimed, started and fails, each a statement
+    const claimed = await claimNextJob(db, router, instance, at(1));
+    expect(claimed).toMatchObject({
+      job: { id: queued.id, status: "loaded" },
+      router: { id: router, online: true },
+    });
+    await expectNotified(queued.id, "loaded");
+    const running = await markStarted(db, queued.id, instance, at(2));
+    expect(running).toMatchObject({ status: "running", started_at: at(2) });
+    await expectNotified(queued.id, "running");
+    const before = await stateVersion();
+    const saved = await finishJob(
+      db,
+      running as JobRow,
+      { ok: false, error: 'failure: "bad" \\ value', snapshot: { addresses: ["10.0.0.1/24"] } },
+      at(3),
+      instance,
+    );
+    // THEN each notification is the job as it then stood, and the router's state was saved with the outcome
+    await expectNotified(queued.id, "failed");
+    expect(saved).toBe((before as number) + 1);
+    expect(await stateVersion()).toBe(saved);
+    expect(await outboxStatuses(queued.id)).toEqual(["loaded", "running", "failed"]);
+    // AND a job that completes without a state to save leaves the router's state alone
+    const second = await submit("no state", router);
+    await claimNextJob(db, router, instance, at(4));
+    const started = await markStarted(db, second.id, instance, at(5));
+    expect(
+      await finishJob(db, started as JobRow, { ok: true, snapshot: undefined }, at(6), instance),
+    ).toBeUndefined();
+    await expectNotified(second.id, "completed");
+    expect(await stateVersion()).toBe(saved);
+    // AND a job deleted before it ran is notified deleted, with its time
+    const third = await submit("deleted", router);
+    await db.transaction((tx) => deleteJobTx(tx, third.id, at(7)));
+    await expectNotified(third.id, "deleted");
+    expect(await outboxStatuses(third.id)).toEqual(["deleted"]);
+    // AND a job whose notify_url is unset queues nothing
+    const silent = await submitJob(db, {
+      teamId: TEAM_A,
+      routerId: router,
+      request: {
+        description: "silent",
+        script: ":put 1",
+        make_backup: false,
+        express_execute: false,
+        needs_acknowledgement: true,
+      },
+      idempotencyKey: randomUUID(),
+      requestId: randomUUID(),
+      now: at(8),
+      idempotencyTtlMs: 1000,
+    });
+    if (silent.kind !== "created") throw new Error(silent.kind);
+    expect((await claimNextJob(db, router, instance, at(9)))?.job.id).toBe(silent.job.id);
+    expect(await outboxStatuses(silent.job.id)).toEqual([]);
   });
 });
