@@ -19,14 +19,15 @@ export interface ClaimedJob {
  * time per router, in seq_id order. Entering `loaded` and its notification commit together.
  */
 export async function claimNextJob(
-  db: Database,
+  db: Queryable,
   routerId: string,
   instanceId: string,
   now: Date,
 ): Promise<ClaimedJob | undefined> {
   // A plain read first: a router's queue is found empty (or its head running) at the end of every pass, and
-  // the claim locks rows, which writes WAL and so costs a WAL flush. A job queued after this read is not missed, as after a claim that found nothing: its
-  // submission kicks the scheduler (express) or the next tick finds it, and the router is worked again.
+  // the claim locks rows, which writes WAL and so costs a WAL flush. A job queued after this read is not
+  // missed, as after a claim that found nothing: its submission kicks the scheduler (express) or the next
+  // tick finds it, and the router is worked again.
   const { rows: heads } = await db.query<{ execution: string }>(
     "SELECT execution FROM jobs WHERE router_id = $1 AND execution <> 'done' ORDER BY seq_id LIMIT 1",
     [routerId],
@@ -80,7 +81,7 @@ const CLAIM_HEAD = `
  * instance by recovery, returns undefined and must not run.
  */
 export async function markStarted(
-  db: Database,
+  db: Queryable,
   jobId: string,
   instanceId: string,
   now: Date,
@@ -132,7 +133,7 @@ export interface Finish {
  * Resolves to the state version saved, or `{ fenced: true }` when the claim is no longer this instance's.
  */
 export async function finishJob(
-  db: Database,
+  db: Queryable,
   job: JobRow,
   outcome: Finish,
   now: Date,

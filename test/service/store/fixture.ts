@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { applySeed } from "../../../src/service/seed.js";
 import { submitJob } from "../../../src/service/store/jobs.js";
+import type { JobRow } from "../../../src/service/store/rows.js";
 import { SERVICE_MIGRATIONS } from "../../../src/service/store/schema.js";
 import { type Database, openDatabase } from "../../../src/store/database.js";
 import { migrate } from "../../../src/store/migrations.js";
@@ -61,6 +62,39 @@ export async function notifyAt(db: Database, url: string, now = new Date()): Pro
     idempotencyTtlMs: 1000,
   });
   if (result.kind !== "created") throw new Error(result.kind);
+}
+
+/**
+ * A job of team A queued for `routerId` (it needs the router's acknowledgement), its notifications going to
+ * `notifyUrl` (none when null).
+ */
+export async function submitQueued(
+  db: Database,
+  routerId: string,
+  description: string,
+  {
+    notifyUrl = "https://example.test/hook",
+    now = new Date(),
+  }: { notifyUrl?: string | null; now?: Date } = {},
+): Promise<JobRow> {
+  const result = await submitJob(db, {
+    teamId: TEAM_A,
+    routerId,
+    request: {
+      description,
+      script: ":put 1",
+      make_backup: false,
+      express_execute: false,
+      needs_acknowledgement: true,
+      ...(notifyUrl === null ? {} : { notify_url: notifyUrl }),
+    },
+    idempotencyKey: randomUUID(),
+    requestId: randomUUID(),
+    now,
+    idempotencyTtlMs: 1000,
+  });
+  if (result.kind !== "created") throw new Error(result.kind);
+  return result.job;
 }
 
 /** The same store, `seen` told of every statement it ran and what it answered. */

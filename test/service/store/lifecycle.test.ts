@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureRouter } from "../../../src/service/store/directory.js";
-import { submitJob } from "../../../src/service/store/jobs.js";
 import {
   claimNextJob,
   deleteJobTx,
@@ -14,7 +13,7 @@ import { type JobRow, toJobRecord } from "../../../src/service/store/rows.js";
 import type { Database } from "../../../src/store/database.js";
 import { postgresAvailability } from "../../helpers/postgres.js";
 import { CUSTOMER_A, ROUTER_A, ROUTER_A2, TEAM_A } from "../harness.js";
-import { openSeededPostgres, openSeededStore } from "./fixture.js";
+import { openSeededPostgres, openSeededStore, submitQueued } from "./fixture.js";
 
 const stores: [string, () => Promise<{ db: Database; close(): Promise<void> }>][] = [
   [
@@ -36,26 +35,7 @@ describe.each(stores)("job store on %s: claims, notifications and crash recovery
   });
   afterAll(async () => close?.());
 
-  const submit = async (description: string, routerId = ROUTER_A) => {
-    const result = await submitJob(db, {
-      teamId: TEAM_A,
-      routerId,
-      request: {
-        description,
-        script: ":put 1",
-        make_backup: false,
-        express_execute: false,
-        needs_acknowledgement: true,
-        notify_url: "https://example.test/hook",
-      },
-      idempotencyKey: randomUUID(),
-      requestId: randomUUID(),
-      now: new Date(),
-      idempotencyTtlMs: 1000,
-    });
-    if (result.kind !== "created") throw new Error(result.kind);
-    return result.job;
-  };
+  const submit = (description: string, routerId = ROUTER_A) => submitQueued(db, routerId, description);
   const outboxStatuses = async (jobId: string) =>
     (
       await db.query<{ status: string }>(
@@ -234,23 +214,8 @@ describe.each(stores)("job store on %s: claims, notifications and crash recovery
     await expectNotified(third.id, "deleted");
     expect(await outboxStatuses(third.id)).toEqual(["deleted"]);
     // AND a job whose notify_url is unset queues nothing
-    const silent = await submitJob(db, {
-      teamId: TEAM_A,
-      routerId: router,
-      request: {
-        description: "silent",
-        script: ":put 1",
-        make_backup: false,
-        express_execute: false,
-        needs_acknowledgement: true,
-      },
-      idempotencyKey: randomUUID(),
-      requestId: randomUUID(),
-      now: at(8),
-      idempotencyTtlMs: 1000,
-    });
-    if (silent.kind !== "created") throw new Error(silent.kind);
-    expect((await claimNextJob(db, router, instance, at(9)))?.job.id).toBe(silent.job.id);
-    expect(await outboxStatuses(silent.job.id)).toEqual([]);
+    const silent = await submitQueued(db, router, "silent", { notifyUrl: null, now: at(8) });
+    expect((await claimNextJob(db, router, instance, at(9)))?.job.id).toBe(silent.id);
+    expect(await outboxStatuses(silent.id)).toEqual([]);
   });
 });

@@ -7,13 +7,12 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { submitJob } from "../../../src/service/store/jobs.js";
 import { claimNextJob, finishJob, markStarted } from "../../../src/service/store/lifecycle.js";
 import type { Database } from "../../../src/store/database.js";
 import { isTransientConflict, retryTransient } from "../../../src/store/transient.js";
 import { postgresAvailability } from "../../helpers/postgres.js";
-import { eventually, ROUTER_A, TEAM_A } from "../harness.js";
-import { openSeededPostgres } from "./fixture.js";
+import { eventually, ROUTER_A } from "../harness.js";
+import { openSeededPostgres, submitQueued } from "./fixture.js";
 
 const postgres = postgresAvailability();
 
@@ -28,24 +27,9 @@ describe.skipIf(!postgres.available)("job store on PostgreSQL: one lock order", 
 
   it("finishing a job waits for the router's row before it locks the job's row", async () => {
     const instance = randomUUID();
-    const submitted = await submitJob(db, {
-      teamId: TEAM_A,
-      routerId: ROUTER_A,
-      request: {
-        description: "lock order",
-        script: ":put 1",
-        make_backup: false,
-        express_execute: false,
-        needs_acknowledgement: true,
-      },
-      idempotencyKey: randomUUID(),
-      requestId: randomUUID(),
-      now: new Date(),
-      idempotencyTtlMs: 1000,
-    });
-    if (submitted.kind !== "created") throw new Error(submitted.kind);
+    const submitted = await submitQueued(db, ROUTER_A, "lock order", { notifyUrl: null });
     await claimNextJob(db, ROUTER_A, instance, new Date());
-    const running = await markStarted(db, submitted.job.id, instance, new Date());
+    const running = await markStarted(db, submitted.id, instance, new Date());
     if (!running) throw new Error("not started");
 
     // GIVEN another transaction holds the router's row, as a claim does
@@ -60,7 +44,7 @@ describe.skipIf(!postgres.available)("job store on PostgreSQL: one lock order", 
       return rows.length > 0 ? true : undefined;
     });
     // THEN the job's row is still free: the claim could take it without a deadlock
-    const job = await other.query("SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT", [submitted.job.id]);
+    const job = await other.query("SELECT id FROM jobs WHERE id = $1 FOR UPDATE NOWAIT", [submitted.id]);
     expect(job.rows).toHaveLength(1);
     await other.query("COMMIT");
     // AND the finish goes through with the router's state
