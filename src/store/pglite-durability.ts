@@ -106,14 +106,17 @@ export function walFlusher(run: RunStatement): WalFlusher {
 }
 
 /**
- * Whether a statement may write WAL: anything but a plain SELECT (a row lock, `FOR UPDATE`, is written too).
- * A read is still answered only once the writes before it are flushed; it just does not ask for a flush when
- * there are none.
+ * Whether a statement may write WAL: anything but a query (`SELECT`, or `WITH` whose parts are all queries) that
+ * locks no row (a row lock, `FOR UPDATE`, is written too). A read is still answered only once the writes before
+ * it are flushed; it just does not ask for a flush when there are none. Any `INSERT`, `UPDATE`, `DELETE` or
+ * `MERGE` in the text counts, even in a string, since a write taken for a read would be acknowledged before it
+ * is on disk, while a read taken for a write costs only a look at the WAL.
  */
 export function mayWrite(sql: string): boolean {
   // A leading comment (`PLAN_EACH_RUN`, pglite-statements.ts) says how to plan the statement, not what it does.
   return (
-    !/^\s*(?:\/\*[^*]*\*\/\s*)*SELECT\b/i.test(sql) ||
-    /\bFOR\s+(NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i.test(sql)
+    !/^\s*(?:\/\*[^*]*\*\/\s*)*(?:SELECT|WITH)\b/i.test(sql) ||
+    /\b(?:INSERT|UPDATE|DELETE|MERGE)\b/i.test(sql) ||
+    /\bFOR\s+(?:NO\s+KEY\s+UPDATE|UPDATE|KEY\s+SHARE|SHARE)\b/i.test(sql)
   );
 }
