@@ -54,14 +54,18 @@ interface ClaimRow extends JobRow {
  * The claim, one statement: the router's row (skipped when another instance holds it, or offline), then the
  * head of its queue, both locked in that order; the head is claimed only when it is queued (a claimed or
  * started head means the router is busy); a job that enters `loaded` queues its notification.
+ * `EXISTS (SELECT FROM router)` is a one-time filter, evaluated (and the router locked) before the jobs are
+ * read, which then come from the queue's index in `seq_id` order: joined to the router instead, the head was
+ * found by sorting every open job of the router (13.7 ms against 0.13 for 3,000 queued, `EXPLAIN ANALYZE`).
  */
 const CLAIM_HEAD = `
   WITH router AS (
     SELECT id, name, online, state_version FROM routers
     WHERE id = $1 AND removed_at IS NULL AND online FOR UPDATE SKIP LOCKED
   ), head AS (
-    SELECT jobs.id, jobs.status FROM jobs JOIN router ON router.id = jobs.router_id
-    WHERE jobs.execution <> 'done' ORDER BY jobs.seq_id LIMIT 1 FOR UPDATE OF jobs
+    SELECT id, status FROM jobs
+    WHERE router_id = $1 AND execution <> 'done' AND EXISTS (SELECT FROM router)
+    ORDER BY seq_id LIMIT 1 FOR UPDATE
   ), claimed AS (
     UPDATE jobs SET execution = 'claimed', claimed_by = $2,
       status = CASE WHEN head.status = 'pending' THEN 'loaded' ELSE jobs.status END,
@@ -168,8 +172,7 @@ const FINISH_JOB = `
   WITH router AS (
     SELECT id FROM routers WHERE id = $2 FOR UPDATE
   ), current AS (
-    SELECT jobs.id, jobs.status FROM jobs JOIN router ON router.id = jobs.router_id
-    WHERE jobs.id = $1 FOR UPDATE OF jobs
+    SELECT id, status FROM jobs WHERE id = $1 AND EXISTS (SELECT FROM router) FOR UPDATE
   ), finished AS (
     UPDATE jobs SET execution = 'done', claimed_by = NULL,
       status = CASE WHEN current.status = 'running' THEN $4 ELSE jobs.status END,
