@@ -14,22 +14,28 @@
  * notifications that never reached the receiver (goal 0), duplicate jobs per key (goal 0), confirmation
  * latency (terminal at the service -> stored by the receiver) and memory growth.
  *
- * The receiver runs as `routerjobs receiver` in its own process (run `npm run build` first; `npm run bench`
- * does). Memory is each process's resident size, sampled through the run: growth is the last quarter's mean
- * against the second quarter's, after the databases have warmed up.
+ * The receiver runs as `routerjobs receiver` in its own process, the service as bench/soak-service.mjs in
+ * another, both on the built code (run `npm run build` first; `npm run bench` does). Memory is each process's
+ * resident size, sampled through the run (issue 20: each <= 200 MiB): growth is the last quarter's mean against
+ * the second quarter's, after the databases have warmed up. Until 2026-11-29 the service ran in this process, and
+ * its figure (a peak of 812 MiB) was the bench's as much as the service's.
  */
 import { randomInt, randomUUID } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { request } from "undici";
+import { MALLOC_ENVIRONMENT, YOUNG_GENERATION_FLAGS } from "../src/cli/long-running.js";
 import { NetworkError, RouterJobsClient, TimeoutError } from "../src/client/index.js";
 import type { JobRequestInput } from "../src/contract/job.js";
+import { PACKAGE_ROOT } from "../src/demo/local-stack.js";
 import { ReceiverClient } from "../src/receiver/wait-client.js";
-import { resolveConfig } from "../src/service/config.js";
-import { startService } from "../src/service/server.js";
+import type { ServiceConfigInput } from "../src/service/config.js";
 import { newToken } from "../src/service/store/directory.js";
-import { SimulatedBackend } from "../src/simulator/index.js";
+import { SimulatedBackend, type SimulatedBackendOptions } from "../src/simulator/index.js";
 import { hash32, SeededRandom } from "../src/simulator/random.js";
+import { openDatabase } from "../src/store/database.js";
+import { startNodeScript } from "../test/helpers/cli.js";
 import { type Fault, type FaultPicker, FaultProxy } from "../test/helpers/fault-proxy.js";
 import { startReceiverProcess } from "../test/helpers/receiver-process.js";
 import { type BenchReport, percentile, round, rssMiB } from "./harness.js";
@@ -129,32 +135,52 @@ export async function run(): Promise<BenchReport> {
   const routers = Array.from({ length: ROUTERS }, (_, index) => ({ id: randomUUID(), name: `r${index}` }));
   const teamId = randomUUID();
   const token = newToken(teamId);
-  const receiver = await startReceiverProcess(join(dir, "receiver"));
+  // Both processes start as bin/routerjobs.js starts them where Node can (process.execve, Node >= 22.15): the
+  // young generation's flags on their command line, malloc's settings in their environment (on Node 20 the bin
+  // sets the flags at run time, which holds less well, and cannot set malloc's).
+  const receiver = await startReceiverProcess(
+    join(dir, "receiver"),
+    { ...MALLOC_ENVIRONMENT },
+    YOUNG_GENERATION_FLAGS,
+  );
   const receiverPort = Number(new URL(receiver.url).port);
   const receiverProxy = await FaultProxy.start({ host: "127.0.0.1", port: receiverPort });
   receiverProxy.set(receiverFaults.pick);
   const notifyUrl = receiver.notifyUrl.replace(`:${receiverPort}/`, `:${receiverProxy.port}/`);
-  const backend = new SimulatedBackend({ seed, commandLatencyMs: 2, faultRate: ROUTER_FAULT_RATE });
-  const service = await startService({
-    config: resolveConfig({
-      database: join(dir, "service"),
-      dataDir: join(dir, "service"),
-      tickMs: 200,
-      rateLimit: RATE_LIMIT,
-      notifyRetryBaseMs: 100,
-      notifyRetryMaxMs: 2000,
-      // A notification swallowed by the outage frees its delivery slot after this.
-      notifyTimeoutMs: 2000,
-      notifyCa: receiver.ca,
-      notifyAllow: ["127.0.0.0/8", "::1"],
+  const serviceDir = join(dir, "service");
+  const config: ServiceConfigInput = {
+    database: serviceDir,
+    dataDir: serviceDir,
+    tickMs: 200,
+    rateLimit: RATE_LIMIT,
+    notifyRetryBaseMs: 100,
+    notifyRetryMaxMs: 2000,
+    // A notification swallowed by the outage frees its delivery slot after this.
+    notifyTimeoutMs: 2000,
+    notifyCa: receiver.ca,
+    notifyAllow: ["127.0.0.0/8", "::1"],
+  };
+  const simulator: SimulatedBackendOptions = { seed, commandLatencyMs: 2, faultRate: ROUTER_FAULT_RATE };
+  // The settings hold the team's token: they stay in the run's private folder, removed at the end.
+  const settings = join(dir, "service-settings.json");
+  await writeFile(
+    settings,
+    JSON.stringify({
+      config,
+      simulator,
+      seed: { teams: [{ id: teamId, customer_id: randomUUID(), tokens: [token], routers }] },
     }),
-    backend,
-    host: "127.0.0.1",
-    port: 0,
-    logger: false,
-    seed: { teams: [{ id: teamId, customer_id: randomUUID(), tokens: [token], routers }] },
+    { mode: 0o600 },
+  );
+  const service = startNodeScript(join(PACKAGE_ROOT, "bench", "soak-service.mjs"), [settings], {
+    nodeArgs: YOUNG_GENERATION_FLAGS,
+    env: { ...MALLOC_ENVIRONMENT },
   });
-  const serviceProxy = await FaultProxy.start({ host: "127.0.0.1", port: Number(new URL(service.url).port) });
+  const serviceUrl = (
+    JSON.parse(await service.printed(/^(\{"url".*)$/m, "the soak's service")) as { url: string }
+  ).url;
+  const adminToken = (await readFile(join(serviceDir, "admin-token"), "utf8")).trim();
+  const serviceProxy = await FaultProxy.start({ host: "127.0.0.1", port: Number(new URL(serviceUrl).port) });
   serviceProxy.set(clientFaults.pick);
   const client = new RouterJobsClient({
     baseUrl: `http://127.0.0.1:${serviceProxy.port}`,
@@ -164,8 +190,11 @@ export async function run(): Promise<BenchReport> {
   });
   const memory: { service: number; receiver: number }[] = [];
   const sample = async () => {
-    const receiverRss = await rssMiB(receiver.process.child.pid as number);
-    memory.push({ service: process.memoryUsage().rss / 2 ** 20, receiver: receiverRss ?? Number.NaN });
+    const [serviceRss, receiverRss] = await Promise.all([
+      rssMiB(service.child.pid as number),
+      rssMiB(receiver.process.child.pid as number),
+    ]);
+    memory.push({ service: serviceRss ?? Number.NaN, receiver: receiverRss ?? Number.NaN });
   };
   const sampler = setInterval(() => void sample(), 2000);
   let outageEnd: NodeJS.Timeout | undefined;
@@ -213,15 +242,9 @@ export async function run(): Promise<BenchReport> {
     );
     const submitted = performance.now();
     // Wait until every job is terminal at the service and its terminal notification is at the receiver.
-    const db = service.app.db;
     let terminal = 0;
     while (performance.now() - started < DEADLINE_MS) {
-      terminal =
-        (
-          await db.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM jobs WHERE status IN ('completed','failed','deleted')",
-          )
-        ).rows[0]?.n ?? 0;
+      terminal = await terminalJobs(serviceUrl, adminToken);
       if (terminal >= JOBS) break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
@@ -252,6 +275,17 @@ export async function run(): Promise<BenchReport> {
     }
     const seconds = (performance.now() - started) / 1000;
     await sample();
+    clearInterval(sampler);
+    // The service's counts, then its database read here once it has stopped (PGlite has one process at a time).
+    service.child.kill("SIGTERM");
+    await service.exited;
+    const counts = JSON.parse(
+      service
+        .output()
+        .stdout.split("\n")
+        .find((line) => line.startsWith('{"admitted"')) ?? "{}",
+    ) as { admitted?: number; limited?: number };
+    const db = await openDatabase({ location: serviceDir });
     const { rows: duplicates } = await db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM (SELECT idempotency_key FROM jobs GROUP BY idempotency_key HAVING count(*) > 1) d",
     );
@@ -261,9 +295,9 @@ export async function run(): Promise<BenchReport> {
     const { rows: statuses } = await db.query<{ status: string; n: number }>(
       "SELECT status, count(*)::int AS n FROM jobs GROUP BY status",
     );
-    const sum = (counts: ReadonlyMap<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
-    const admitted = sum(service.app.admittedRequests);
-    const limited = sum(service.app.rateLimitedRequests);
+    await db.close();
+    const admitted = counts.admitted ?? Number.NaN;
+    const limited = counts.limited ?? Number.NaN;
     // Baseline: the same scripts on the simulated routers alone, no service.
     const alone = new SimulatedBackend({ seed });
     for (const router of routers.slice(0, 50)) await alone.attach(router.id, { name: router.name });
@@ -284,6 +318,11 @@ export async function run(): Promise<BenchReport> {
       return mean(values.slice(-quarter)) - mean(values.slice(quarter, 2 * quarter));
     };
     const peak = (side: "service" | "receiver") => Math.max(...memory.map((entry) => entry[side]));
+    const typical = (side: "service" | "receiver") =>
+      percentile(
+        memory.map((entry) => entry[side]),
+        50,
+      );
     const lines = [
       `${ROUTERS} routers, ${JOBS} jobs (${repeats} submissions repeated with the same key); seed ${seed} (SOAK_SEED=${seed} replays its faults)`,
       `rate limit ${RATE_LIMIT.count} per ${RATE_LIMIT.windowMs / 1000} s on the service and the client's shared budget: ${admitted} requests admitted, ${limited} answered 429 (goal 0)`,
@@ -293,7 +332,7 @@ export async function run(): Promise<BenchReport> {
       `notifications: ${outbox[0]?.n} sent in ${outbox[0]?.attempts} attempts`,
       `confirmation latency (terminal -> stored by the receiver): p50 ${round(percentile(latencies, 50))} ms, p99 ${round(percentile(latencies, 99))} ms, max ${round(percentile(latencies, 100))} ms; the ${latenciesBefore.length} jobs that ended before the outage: p50 ${round(percentile(latenciesBefore, 50))} ms, p99 ${round(percentile(latenciesBefore, 99))} ms`,
       `offered ${RATE > 0 ? `${RATE} jobs/s` : "as fast as possible"}; throughput ${round(JOBS / seconds, 1)} jobs/s end to end (submitting took ${round((submitted - started) / 1000, 1)} s) vs ${round(JOBS / aloneSeconds, 1)} scripts/s on the simulated routers alone (ratio ${round(aloneSeconds / seconds, 3)})`,
-      `memory (rss, ${memory.length} samples): service peak ${round(peak("service"))} MiB, growth ${round(growth("service"))} MiB (last quarter vs second); receiver peak ${round(peak("receiver"))} MiB, growth ${round(growth("receiver"))} MiB`,
+      `memory (rss, ${memory.length} samples): service peak ${round(peak("service"))} MiB, median ${round(typical("service"))}, growth ${round(growth("service"))} MiB (last quarter vs second); receiver peak ${round(peak("receiver"))} MiB, median ${round(typical("receiver"))}, growth ${round(growth("receiver"))} MiB (goal: each <= 200 MiB)`,
     ];
     return {
       title: "soak: jobs and notifications under random faults on both hops",
@@ -310,6 +349,8 @@ export async function run(): Promise<BenchReport> {
         jobsPerSec: round(JOBS / seconds, 2),
         p50ConfirmMs: round(percentile(latencies, 50)),
         p99ConfirmBeforeOutageMs: round(percentile(latenciesBefore, 99)),
+        serviceRssPeakMiB: round(peak("service")),
+        receiverRssPeakMiB: round(peak("receiver")),
         serviceRssGrowthMiB: round(growth("service")),
         receiverRssGrowthMiB: round(growth("receiver")),
       },
@@ -320,9 +361,20 @@ export async function run(): Promise<BenchReport> {
     clearTimeout(outageEnd);
     await client.close();
     await serviceProxy.close();
-    await service.close();
+    await service.stop();
     await receiverProxy.close();
     await receiver.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Jobs terminal at the service, by its admin API (loopback, the token the service wrote to its data folder). */
+async function terminalJobs(serviceUrl: string, adminToken: string): Promise<number> {
+  const response = await request(`${serviceUrl}/admin/status`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  const body = (await response.body.json()) as { data?: { jobs?: Record<string, number> } };
+  if (response.statusCode !== 200) throw new Error(`the service's status answered ${response.statusCode}`);
+  const jobs = body.data?.jobs ?? {};
+  return (jobs.completed ?? 0) + (jobs.failed ?? 0) + (jobs.deleted ?? 0);
 }

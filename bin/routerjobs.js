@@ -2,28 +2,30 @@
 // The bundled CLI (scripts/bundle-cli.mjs): one file to load instead of ~250, for a fast start.
 import module from "node:module";
 import { setFlagsFromString } from "node:v8";
+import {
+  LONG_RUNNING_COMMANDS,
+  MALLOC_ENVIRONMENT,
+  YOUNG_GENERATION_FLAGS,
+} from "../dist/cli/long-running.js";
 
 // V8's code cache on disk (Node >= 22.1): the bundle is compiled once, and later starts (Terraform runs
 // `routerjobs apply` once per job) read the compiled code back (bench/compile-cache.bench.ts). The cache
 // lives in NODE_COMPILE_CACHE, else the system's temp folder; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 // Node 20 has no such API and starts as before. Enabled before the bundle is imported, so that it is cached.
 module.enableCompileCache?.();
-// The long-running `service` and `receiver` hold V8's young generation at 1 MiB a semi-space instead of
-// letting it grow to 16 MiB while the bundle loads and under load: 9-15 MiB less idle, and 7-18 MiB less after
-// 1,000 submissions (docs/decisions.md). Both flags are needed (Node 22 and 24 grew it with either alone).
-// Given at start they hold; set at run time (below) Node 22 still grew the young generation to 13 MiB under
-// load. So where Node can replace the process (process.execve, Node >= 22.15 on POSIX) it starts again with
-// them on its command line: the same process id, the same standard streams, one more start (~0.05 s).
-const YOUNG_GENERATION_FLAGS = ["--max-semi-space-size=1", "--semi-space-growth-factor=1"];
-const longRunning = process.argv[2] === "service" || process.argv[2] === "receiver";
+// The long-running `service` and `receiver` hold V8's young generation small and malloc's arenas lean
+// (src/cli/long-running.ts). Given at start the flags hold; set at run time (below) Node 22 still grew the young
+// generation to 13 MiB under load, and glibc reads its settings only at start. So where Node can replace the
+// process (process.execve, Node >= 22.15 on POSIX) it starts again with them on its command line and in its
+// environment: the same process id, the same standard streams, one more start (~0.05 s).
+const longRunning = LONG_RUNNING_COMMANDS.includes(process.argv[2]);
 if (longRunning && !process.execArgv.includes(YOUNG_GENERATION_FLAGS[0])) {
   try {
-    process.execve?.(process.execPath, [
+    process.execve?.(
       process.execPath,
-      ...YOUNG_GENERATION_FLAGS,
-      ...process.execArgv,
-      ...process.argv.slice(1),
-    ]);
+      [process.execPath, ...YOUNG_GENERATION_FLAGS, ...process.execArgv, ...process.argv.slice(1)],
+      { ...MALLOC_ENVIRONMENT, ...process.env },
+    );
   } catch {
     // Refused: the flags are set at run time below.
   }

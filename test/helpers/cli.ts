@@ -61,9 +61,24 @@ export interface CliProcess {
   stop(): Promise<void>;
 }
 
-/** Starts the built CLI without waiting for it; `env` is added to a clean environment, as for runCli. */
-export function startCli(args: readonly string[], options: Pick<CliOptions, "env"> = {}): CliProcess {
-  const child = spawn(process.execPath, [join(ROOT, "bin", "routerjobs.js"), ...args], {
+/** How a long-running process is started: `env` is added to a clean environment, as for runCli. */
+export interface StartOptions extends Pick<CliOptions, "env"> {
+  /** Node's own options, before the script (V8 flags). */
+  readonly nodeArgs?: readonly string[];
+}
+
+/** Starts the built CLI without waiting for it. */
+export function startCli(args: readonly string[], options: StartOptions = {}): CliProcess {
+  return startNodeScript(join(ROOT, "bin", "routerjobs.js"), args, options);
+}
+
+/** Starts a Node script (the CLI, or a bench's server on the built code) as startCli does. */
+export function startNodeScript(
+  script: string,
+  args: readonly string[],
+  options: StartOptions = {},
+): CliProcess {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), script, ...args], {
     cwd: ROOT,
     env: { ...cleanEnv(), ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

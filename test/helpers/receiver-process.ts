@@ -22,8 +22,9 @@ export interface ReceiverProcess {
 export async function startReceiverProcess(
   dataDir: string,
   env: Record<string, string> = {},
+  nodeArgs: readonly string[] = [],
 ): Promise<ReceiverProcess> {
-  const run = startCli(["receiver", "--listen", "127.0.0.1:0", "--data", dataDir], { env });
+  const run = startCli(["receiver", "--listen", "127.0.0.1:0", "--data", dataDir], { env, nodeArgs });
   try {
     const url = await run.printed(/^receiver listening on (\S+)/m, "the receiver");
     const notifyUrl = await run.printed(/^notify_url: (\S+)$/m, "the receiver");

@@ -109,15 +109,22 @@ describe("routerjobs receiver (CLI)", () => {
   // bin/routerjobs.js: the flags hold only when given at start; where Node can replace the process
   // (process.execve) it starts again with them, as the same process.
   it.runIf(process.platform === "linux")(
-    "holds V8's young generation small from its start, as the process it was started as",
+    "holds V8's young generation small and malloc lean from its start, as the process it was started as",
     async () => {
-      const run = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
+      // A setting the user made is theirs: it is kept, the others are added.
+      const run = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path], { MALLOC_ARENA_MAX: "4" });
       await notifyUrlOf(run);
       const commandLine = (await readFile(`/proc/${run.child.pid}/cmdline`, "utf8")).split("\0").slice(0, -1);
       const replaceable = typeof (process as { execve?: unknown }).execve === "function";
       expect(commandLine.includes("--max-semi-space-size=1")).toBe(replaceable);
       expect(commandLine.includes("--semi-space-growth-factor=1")).toBe(replaceable);
       expect(commandLine.slice(-5)).toEqual(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
+      // glibc's malloc settings (src/cli/long-running.ts) come with the new start, read as the process begins.
+      const environment = (await readFile(`/proc/${run.child.pid}/environ`, "utf8")).split("\0");
+      expect(environment.filter((entry) => entry.startsWith("MALLOC_ARENA_MAX="))).toEqual([
+        "MALLOC_ARENA_MAX=4",
+      ]);
+      expect(environment.includes("MALLOC_MMAP_THRESHOLD_=131072")).toBe(replaceable);
       run.child.kill("SIGTERM");
       expect(await run.exited).toBe(0);
     },
