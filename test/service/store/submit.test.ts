@@ -42,6 +42,10 @@ const input = (routerId: string, job: JobRequest, key = randomUUID(), now = new 
 
 const jobId = (result: SubmitResult) => ("job" in result ? result.job.id : undefined);
 
+async function storedJob(db: Database, id: string | undefined): Promise<unknown> {
+  return (await db.query("SELECT * FROM jobs WHERE id = $1", [id])).rows[0];
+}
+
 async function seqIds(db: Database, routerId: string): Promise<number[]> {
   const { rows } = await db.query<{ seq_id: number }>(
     "SELECT seq_id FROM jobs WHERE router_id = $1 ORDER BY seq_id",
@@ -95,6 +99,8 @@ describe.each(stores)("submitting a job on %s", (_name, open) => {
     expect(job.seq_id).toBe((before.at(-1) ?? 0) + 1);
     expect(job.status).toBe("pending");
     expect(job.completed_at).toBeNull();
+    // The job answered is built before the insert (jobs.ts, newJob): it is the row the database keeps.
+    expect(job).toEqual(await storedJob(db, jobId(created)));
 
     const again = await submitJob(db, input(ROUTER_A, request(":put 1"), key));
     expect(again).toMatchObject({ kind: "replayed" });
@@ -153,10 +159,9 @@ describe.each(stores)("submitting a job on %s", (_name, open) => {
     const silent = await submitJob(db, input(ROUTER_A, request(":put 9", { needs_acknowledgement: false })));
     for (const result of [notified, silent]) {
       expect(result.kind).toBe("created");
-      expect((result as { job: { status: string; completed_at: Date | null } }).job).toMatchObject({
-        status: "completed",
-        completed_at: expect.any(Date),
-      });
+      const job = (result as { job: { status: string; completed_at: Date | null } }).job;
+      expect(job).toMatchObject({ status: "completed", completed_at: expect.any(Date) });
+      expect(job).toEqual(await storedJob(db, jobId(result)));
     }
     const outbox = async (id: string | undefined) =>
       (await db.query("SELECT url FROM outbox WHERE job_id = $1", [id])).rows;
