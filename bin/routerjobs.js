@@ -6,7 +6,7 @@ import {
   LONG_RUNNING_COMMANDS,
   MALLOC_ENVIRONMENT,
   YOUNG_GENERATION_FLAGS,
-} from "../dist/cli/long-running.js";
+} from "../dist/bundle/long-running.js";
 
 // V8's code cache on disk (Node >= 22.1): the bundle is compiled once, and later starts (Terraform runs
 // `routerjobs apply` once per job) read the compiled code back (bench/compile-cache.bench.ts). The cache
