@@ -47,6 +47,9 @@
  * Later that day, with each PGlite statement parsed and planned once (bare 1415/s and 7033/s): 213/s (0.151x,
  * 4.1 ms) and 476/s (0.068x, 2.8 ms); 149/s (6.4 ms) and 224/s (5.4 ms) before it, in the same hour. The "fsync
  * off" variant now runs its statements the same way, so it differs from "durable" only in the fsync.
+ * 2026-11-29, the submission's statement answering only the job's number (bare 2700/s and 9461/s): the service on
+ * PGlite 373/s (0.138x, 2.5 ms) and 618/s (0.065x, 2.1 ms); Node 20 394/s (0.151x) and 663/s (0.075x); SQLite
+ * with the group fsync 0.273x / 0.149x; the route with no database 0.674x / 0.423x.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
