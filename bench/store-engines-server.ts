@@ -8,7 +8,7 @@
  *   (src/service/store), SQLite the translation in bench/store-engines-sqlite.ts.
  * - `service`: the real service (createApp) on the engine, to show what the service adds around the route.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -38,7 +38,13 @@ import {
   ensureToken,
   hashSecret,
 } from "../src/service/store/directory.js";
-import { requestHash, type SubmitInput, type SubmitResult, submitJob } from "../src/service/store/jobs.js";
+import {
+  newJob,
+  requestHash,
+  type SubmitInput,
+  type SubmitResult,
+  submitJob,
+} from "../src/service/store/jobs.js";
 import type { JobRow } from "../src/service/store/rows.js";
 import { SERVICE_MIGRATIONS } from "../src/service/store/schema.js";
 import { SimulatedBackend } from "../src/simulator/index.js";
@@ -150,34 +156,7 @@ function memoryStore(): SubmissionStore {
     },
     limiter: new MemoryRateLimiter(RATE_LIMIT),
     submit: async (input) => {
-      const { request } = input;
-      const job: JobRow = {
-        id: randomUUID(),
-        router_id: input.routerId,
-        team_id: input.teamId,
-        seq_id: nextSeq++,
-        token: randomBytes(24).toString("base64url"),
-        idempotency_key: input.idempotencyKey,
-        request_id: input.requestId,
-        request_hash: requestHash(input.routerId, request),
-        description: request.description,
-        script: request.script,
-        make_backup: request.make_backup,
-        express_execute: request.express_execute,
-        needs_acknowledgement: request.needs_acknowledgement,
-        notify_url: request.notify_url ?? null,
-        status: request.needs_acknowledgement ? "pending" : "completed",
-        execution: "queued",
-        claimed_by: null,
-        created_at: input.now,
-        loaded_at: null,
-        started_at: null,
-        completed_at: request.needs_acknowledgement ? null : input.now,
-        failed_at: null,
-        deleted_at: null,
-        error: null,
-        backup_name: null,
-      };
+      const job: JobRow = { ...newJob(input, requestHash(input.routerId, input.request)), seq_id: nextSeq++ };
       jobs.set(job.id, job);
       return { kind: "created", job };
     },

@@ -117,7 +117,7 @@ const FIND_KEYED_JOB = `
  * columns parsed on the store's thread and cloned to the caller). `test/service/store/submit.test.ts` holds it
  * to the row the database keeps.
  */
-function newJob(input: SubmitInput, hash: string): Omit<JobRow, "seq_id"> {
+export function newJob(input: SubmitInput, hash: string): Omit<JobRow, "seq_id"> {
   const { request } = input;
   const immediate = !request.needs_acknowledgement;
   return {
