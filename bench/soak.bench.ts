@@ -21,10 +21,10 @@
  * its figure (a peak of 812 MiB) was the bench's as much as the service's.
  */
 import { randomInt, randomUUID } from "node:crypto";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { request } from "undici";
+import { callAdmin } from "../src/cli/commands/service-admin-call.js";
 import { MALLOC_ENVIRONMENT, YOUNG_GENERATION_FLAGS } from "../src/cli/long-running.js";
 import { NetworkError, RouterJobsClient, TimeoutError } from "../src/client/index.js";
 import type { JobRequestInput } from "../src/contract/job.js";
@@ -179,7 +179,6 @@ export async function run(): Promise<BenchReport> {
   const serviceUrl = (
     JSON.parse(await service.printed(/^(\{"url".*)$/m, "the soak's service")) as { url: string }
   ).url;
-  const adminToken = (await readFile(join(serviceDir, "admin-token"), "utf8")).trim();
   const serviceProxy = await FaultProxy.start({ host: "127.0.0.1", port: Number(new URL(serviceUrl).port) });
   serviceProxy.set(clientFaults.pick);
   const client = new RouterJobsClient({
@@ -244,7 +243,7 @@ export async function run(): Promise<BenchReport> {
     // Wait until every job is terminal at the service and its terminal notification is at the receiver.
     let terminal = 0;
     while (performance.now() - started < DEADLINE_MS) {
-      terminal = await terminalJobs(serviceUrl, adminToken);
+      terminal = await terminalJobs(serviceUrl, serviceDir);
       if (terminal >= JOBS) break;
       await new Promise((resolve) => setTimeout(resolve, 1000));
     }
@@ -368,13 +367,9 @@ export async function run(): Promise<BenchReport> {
   }
 }
 
-/** Jobs terminal at the service, by its admin API (loopback, the token the service wrote to its data folder). */
-async function terminalJobs(serviceUrl: string, adminToken: string): Promise<number> {
-  const response = await request(`${serviceUrl}/admin/status`, {
-    headers: { authorization: `Bearer ${adminToken}` },
-  });
-  const body = (await response.body.json()) as { data?: { jobs?: Record<string, number> } };
-  if (response.statusCode !== 200) throw new Error(`the service's status answered ${response.statusCode}`);
-  const jobs = body.data?.jobs ?? {};
+/** Jobs terminal at the service, by its admin API (as `routerjobs service status` asks it). */
+async function terminalJobs(url: string, data: string): Promise<number> {
+  const status = (await callAdmin({ url, data }, "GET", "/status")) as { jobs?: Record<string, number> };
+  const jobs = status.jobs ?? {};
   return (jobs.completed ?? 0) + (jobs.failed ?? 0) + (jobs.deleted ?? 0);
 }
