@@ -12,11 +12,14 @@
  * `BENCH_NODE=/path/to/node` runs the children with another Node (the service stays on this one);
  * `APPLY_RUNS=N` changes the number of runs per variant (default 20).
  *
- * Last measured (20 runs, medians; node -e 0 in brackets): Node 20.20 0.16 s, 57.8 MiB (0.06 s, 39.3 MiB);
- * Node 22.23 0.115-0.13 s, 63.5 MiB (0.025 s, 42.4 MiB); Node 24.21 0.13-0.15 s, 68.3 MiB (0.03 s, 41.8 MiB).
- * Before this round: Node 20 0.21 s, 64.7 MiB; Node 22 0.16 s, 74.9 MiB; Node 24 0.23 s, 100.8 MiB. CPU met on
- * Node 22, memory on Node 20; on Node 22 TLS and undici alone (three requests on the HTTP core, same V8
- * settings) take 57.8 MiB. docs/decisions.md has each step and what is left.
+ * Each run also times apply with its code cache turned off (NODE_DISABLE_COMPILE_CACHE=1); the cache lives in
+ * this run's folder, written by the warm-up apply as by a deploy's first.
+ *
+ * Last measured (2026-11-29, 20 runs, medians; without the code cache, then node -e 0, in brackets): Node 20.20
+ * 0.195 s, 58.8 MiB (0.231 s; 0.082 s, 39.3 MiB); Node 22.23 0.133 s, 64.3 MiB (0.168 s; 0.028 s, 42.5 MiB). The
+ * machine's speed moves: the same day `node -e 0` took 0.08-0.12 s on Node 20. Before the first round: Node 20
+ * 0.33 s, 108 MiB. CPU met on Node 22 that run, memory on Node 20; on Node 22 TLS and undici alone (three
+ * requests on the HTTP core, same V8 settings) take 57.8 MiB. docs/decisions.md has each step and what is left.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -94,17 +97,26 @@ export async function run(): Promise<BenchReport> {
       ...definition,
       job_key: jobKey(definition),
     };
-    return { ...stack.env, ROUTERJOBS_JOB: JSON.stringify(job), ROUTERJOBS_INSTANCE_ID: randomUUID() };
+    // The code cache in this run's folder: the warm-up apply writes it, as a deploy's first apply does.
+    return {
+      ...stack.env,
+      ROUTERJOBS_JOB: JSON.stringify(job),
+      ROUTERJOBS_INSTANCE_ID: randomUUID(),
+      NODE_COMPILE_CACHE: dir,
+    };
   };
   const bare: Usage[] = [];
   const apply: Usage[] = [];
+  const uncached: Usage[] = [];
   try {
-    // One of each first: the page cache and the service's first-request paths are warm for every sample.
+    // One of each first: the page cache, the service's first-request paths and apply's code cache are warm
+    // for every sample.
     await measure(["-e", "0"], process.env);
     await measure([BIN, "apply"], applyEnv(0));
     for (let i = 1; i <= RUNS; i++) {
       bare.push(await measure(["-e", "0"], process.env));
-      apply.push(await measure([BIN, "apply"], applyEnv(i)));
+      apply.push(await measure([BIN, "apply"], applyEnv(2 * i - 1)));
+      uncached.push(await measure([BIN, "apply"], { ...applyEnv(2 * i), NODE_DISABLE_COMPILE_CACHE: "1" }));
     }
   } finally {
     await stack.close();
@@ -121,6 +133,7 @@ export async function run(): Promise<BenchReport> {
       50,
     );
   const [applyCpu, bareCpu, applyRss, bareRss] = [cpu(apply), cpu(bare), rss(apply), rss(bare)];
+  const [uncachedCpu, uncachedRss] = [cpu(uncached), rss(uncached)];
   const version = await nodeVersion();
   return {
     title: `one routerjobs apply process vs node -e 0 (${version})`,
@@ -136,6 +149,8 @@ export async function run(): Promise<BenchReport> {
         3,
       ),
       applyMaxRssP50MiB: round(applyRss, 1),
+      applyWithoutCodeCacheCpuP50S: round(uncachedCpu, 3),
+      applyWithoutCodeCacheMaxRssP50MiB: round(uncachedRss, 1),
       nodeBareCpuP50S: round(bareCpu, 3),
       nodeBareMaxRssP50MiB: round(bareRss, 1),
       cpuRatio: round(applyCpu / bareCpu),
@@ -146,6 +161,7 @@ export async function run(): Promise<BenchReport> {
     lines: [
       `children on ${version}; ${RUNS} runs each, alternated; CPU = user + system from wait4, RSS = ru_maxrss`,
       `apply (one express job, polled): CPU p50 ${round(applyCpu, 3)} s (goal <= ${GOAL_CPU_S}: ${applyCpu <= GOAL_CPU_S ? "met" : "NOT met"}), max RSS p50 ${round(applyRss, 1)} MiB (goal <= ${GOAL_RSS_MIB}: ${applyRss <= GOAL_RSS_MIB ? "met" : "NOT met"})`,
+      `apply without its code cache (NODE_DISABLE_COMPILE_CACHE=1): CPU p50 ${round(uncachedCpu, 3)} s, max RSS p50 ${round(uncachedRss, 1)} MiB`,
       `node -e 0: CPU p50 ${round(bareCpu, 3)} s, max RSS p50 ${round(bareRss, 1)} MiB; ratios: CPU ${round(applyCpu / bareCpu)}, RSS ${round(applyRss / bareRss)}`,
     ],
   };

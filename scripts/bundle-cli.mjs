@@ -12,7 +12,8 @@
  * Kept out of the bundle: packages that find files next to their own code (PGlite's WebAssembly, selfsigned)
  * or are large and only needed by the service, receiver and demo (fastify, pg, cdktf).
  */
-import { rm } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 
 const EXTERNAL = [
@@ -109,27 +110,50 @@ const withoutHttp2 = {
  * 20). Alone, each module keeps only what apply reaches. The price is a second copy of the shared code in the
  * package (0.6 MB), read only by apply.
  *
- * One file, not split: esbuild then turns apply's dynamic imports into modules evaluated when first imported,
- * which is all apply-main.ts needs them for (V8's settings come first), and the ESM loader resolves, reads and
- * links one file instead of twenty: -0.013 s of CPU on Node 20, -0.6 MiB on Node 22 (+0.5 MiB on Node 20, which
- * has no compile cache and parses the file at once).
+ * Two files. The entry, `apply-main.js` (ESM: it reads apply's flags and sets V8's), and apply's modules in one
+ * CommonJS file, `apply-body.cjs`, which the entry runs with V8's code for it cached on disk
+ * (src/cli/code-cache.ts): V8 caches a script's compiled functions, not an ES module's that Node loads. The
+ * body's sha256 is written into the entry, which names its cache by it. One file, not split: the ESM loader
+ * resolved, read and linked twenty before (-0.013 s of CPU on Node 20). Its dynamic imports become modules
+ * evaluated when first imported, which is all apply needs them for. A warning fails the build: in CommonJS
+ * esbuild leaves `import.meta` empty, and only `import.meta.url` is given a value (the file's URL).
  *
  * Whitespace and comments are left out: a comment with one character beyond Latin-1 (an em dash in zod) makes
  * V8 hold the whole file as UTF-16, twice the memory. Names stay, so a stack trace still names its functions.
  * A command line apply does not read goes to the full CLI's own entry, `./main.js`.
  */
-const fullCliEntry = {
-  name: "full-cli-entry",
+const body = await build({
+  ...common,
+  entryPoints: { "apply-body": "src/cli/apply-body.ts" },
+  outExtension: { ".js": ".cjs" },
+  plugins: [withoutZodLocales, withoutHttp2],
+  splitting: false,
+  format: "cjs",
+  define: { "import.meta.url": "__import_meta_url" },
+  banner: { js: 'var __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+  minifyWhitespace: true,
+  write: false,
+});
+if (body.warnings.length > 0)
+  throw new Error("the apply body's build warned (above): fix it, do not ship it");
+const [bodyFile] = body.outputFiles;
+await writeFile(bodyFile.path, bodyFile.contents);
+const bodySha256 = createHash("sha256").update(bodyFile.contents).digest("hex");
+
+/** The entry's imports of the full CLI and of the body as a module (tsc's output or tsx only) stay imports. */
+const applyEntryExternals = {
+  name: "apply-entry-externals",
   setup(build) {
-    build.onResolve({ filter: /^\.\/main\.js$/ }, (args) =>
-      /apply-main\.ts$/.test(args.importer) ? { path: "./main.js", external: true } : undefined,
+    build.onResolve({ filter: /^\.\/(main|apply-body)\.js$/ }, (args) =>
+      /apply-main\.ts$/.test(args.importer) ? { path: args.path, external: true } : undefined,
     );
   },
 };
 await build({
   ...common,
   entryPoints: ["src/cli/apply-main.ts"],
-  plugins: [withoutZodLocales, withoutHttp2, fullCliEntry],
+  plugins: [applyEntryExternals],
   splitting: false,
+  define: { APPLY_BODY_SHA256: JSON.stringify(bodySha256) },
   minifyWhitespace: true,
 });

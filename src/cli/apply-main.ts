@@ -4,9 +4,33 @@
  * command. A command line it does not read (help, a typo) goes to the full CLI, which answers as always.
  */
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { parseApplyArgs } from "./apply-args.js";
 import { exitQuietlyOnClosedPipe } from "./closed-pipe.js";
+import { runWithCodeCache } from "./code-cache.js";
+
+/**
+ * The sha256 of dist/bundle/apply-body.cjs, which scripts/bundle-cli.mjs writes into the bundled entry; absent
+ * where this module runs as tsc or tsx left it, and the body is then imported as a module.
+ */
+declare const APPLY_BODY_SHA256: string | undefined;
+
+type ApplyBody = typeof import("./apply-body.js");
+
+/**
+ * Apply's modules (apply-body.ts), run from their CommonJS bundle with V8's code for them cached on disk
+ * (code-cache.ts): the functions an apply calls are not parsed and compiled again in every process.
+ */
+async function loadApplyBody(): Promise<{ body: ApplyBody; saveCodeCache: () => void }> {
+  if (typeof APPLY_BODY_SHA256 !== "string")
+    return { body: await import("./apply-body.js"), saveCodeCache() {} };
+  const bundle = runWithCodeCache(
+    fileURLToPath(new URL("./apply-body.cjs", import.meta.url)),
+    APPLY_BODY_SHA256,
+  );
+  return { body: bundle.exports as ApplyBody, saveCodeCache: () => bundle.save() };
+}
 
 /**
  * Node's own modules that an apply goes on to load (undici's, the TLS connection's, the rate budget's and the
@@ -54,7 +78,7 @@ if (flags === undefined) {
    * - `--semi-space-growth-factor=1`: the young generation keeps its first size (1 MiB per semi-space) instead
    *   of doubling while the modules load, most of which outlive it anyway: 1.6 MiB of peak memory on Node 20
    *   and 22 for three more scavenges of a millisecond each, no CPU lost in the bench.
-   * Set before apply's modules are evaluated (hence their dynamic imports below: static imports would be
+   * Set before apply's modules are evaluated (hence they are loaded below, not imported: static imports would be
    * evaluated first), and in this process only: the library, the service and the receiver do not get them.
    */
   for (const name of NODE_MODULES_APPLY_LOADS) require(name);
@@ -67,17 +91,15 @@ if (flags === undefined) {
     "--semi-space-growth-factor=1",
   ];
   for (const flag of v8Flags) setFlagsFromString(flag);
-  // Before apply's schemas are built (zod-jitless.ts says why).
-  await import("./zod-jitless.js");
-  const [{ runApply }, { reportError }] = await Promise.all([
-    import("./commands/apply-run.js"),
-    import("./report-error.js"),
-  ]);
+  const { body, saveCodeCache } = await loadApplyBody();
+  const { runApply, reportError } = body;
   exitQuietlyOnClosedPipe(process.stdout);
   exitQuietlyOnClosedPipe(process.stderr);
   try {
     await runApply(flags);
     process.exitCode = 0;
+    // After a success only: a failed apply may have compiled no more than its error's path.
+    saveCodeCache();
   } catch (error) {
     process.exitCode = reportError(error, flags.verbose === true);
   }
