@@ -7,6 +7,7 @@ import { PassThrough } from "node:stream";
 import { Agent, request } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { InteractiveFirst } from "../../src/service/interactive-first.js";
+import { LIST_CHUNK } from "../../src/service/store/job-page.js";
 import { waitFor } from "../helpers/wait-for.js";
 import {
   ROUTER_A,
@@ -120,7 +121,7 @@ describe("interactive first", () => {
 describe("interactive first in the service", () => {
   let svc: TestService;
   const dispatcher = new Agent({ connect: { rejectUnauthorized: false } });
-  const JOBS = 450; // three chunks of the whole list
+  const JOBS = 2 * LIST_CHUNK + 50; // three chunks of the whole list
 
   beforeAll(async () => {
     svc = await startTestService({ tickMs: 60_000 });

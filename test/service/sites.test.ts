@@ -318,7 +318,7 @@ describe("sites API (sdx profile) over the service's data", () => {
     });
 
     it("a history of several chunks: every job once, newest first, as the documented item, none deleted", async () => {
-      // A site of its own with 450 jobs (three chunks of the list), every ninth soft-deleted.
+      // A site of its own with 450 jobs (several chunks of the list), every ninth soft-deleted.
       const db = svc.service.app.db;
       const site = "b2000000-0000-4000-8000-000000000450";
       await db.query("INSERT INTO routers (id, team_id, name, next_seq) VALUES ($1, $2, 'edge-long', 451)", [

@@ -107,10 +107,11 @@ export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPa
 /**
  * Jobs a statement of `jobListJson` writes. The embedded database runs one statement at a time, so one
  * statement over a whole long list held every other router's statements back until it was done (0.15 s for
- * 10,000 jobs); in chunks, they wait for one chunk at most (some 3 ms; 500 jobs a chunk took 8 ms and left
- * a call to another router at 4-5x its idle p99, against 2.2-2.5x now: bench/job-list-isolation.bench.ts).
+ * 10,000 jobs); in chunks, they wait for one chunk at most. 500 jobs a chunk (8 ms) left a call to another
+ * router at 4-5x its idle p99; 200 (4-5 ms under load) at p50 6-9.6 ms against 1.4 idle; 100 at 4.4-6.4 ms,
+ * for a fifth fewer whole lists read in the same time (bench/job-list-isolation.bench.ts, docs/decisions.md).
  */
-const LIST_CHUNK = 200;
+export const LIST_CHUNK = 100;
 
 /**
  * How the database writes a list's items: the columns a chunk reads (`seq_id` among them) and, over them, the
