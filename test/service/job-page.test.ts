@@ -108,6 +108,85 @@ describe("job pages: keyset paging of a router's jobs", () => {
     expect(rows[0]?.indexdef).toMatch(/USING gin \(lower\(description\) gin_trgm_ops\)/);
   });
 
+  it("has an index of the markers' resource tags, and it is what a marker lookup reads", async () => {
+    const db = svc.service.app.db;
+    const { rows } = await db.query<{ indexdef: string }>(
+      "SELECT indexdef FROM pg_indexes WHERE indexname = 'jobs_marker_tags'",
+    );
+    expect(rows[0]?.indexdef).toMatch(/USING gin \(rj_marker_tags\(description\)\)/);
+    const tags = await db.query<{ tags: string[] }>("SELECT rj_marker_tags($1) AS tags", [
+      "Set DNS [RJ:AbCd-efgh-ijkl-2] and [rj:x[rj:k2m7-] [rj:-] [rj:é-] [rj:zz9-",
+    ]);
+    expect(tags.rows[0]?.tags).toEqual(["abcd", "k2m7", "zz9"]);
+    // One `[rj:` (apply's own descriptions) is read without a query; the answers are the same.
+    for (const [description, expected] of [
+      ["Set DNS [RJ:AbCd-efgh-ijkl-2]", ["abcd"]],
+      ["[rj:-]", []],
+      ["x [rj:é-] y", []],
+      ["no marker", []],
+    ] as const) {
+      const one = await db.query<{ tags: string[] }>("SELECT rj_marker_tags($1) AS tags", [description]);
+      expect(one.rows[0]?.tags).toEqual(expected);
+    }
+  });
+
+  it("answers a text filter holding a marker's start as the text alone would (property)", async () => {
+    // Descriptions and texts made of markers' parts, so that markers, near-markers and markers inside other
+    // text are common; the reference is a case-insensitive `includes` (ASCII only, where JavaScript and
+    // PostgreSQL lowercase alike). The marker index narrows the rows; it must never drop one the text matches.
+    const db = svc.service.app.db;
+    const part = fc.constantFrom(
+      "[rj:",
+      "[RJ:",
+      "abcd",
+      "K2m7",
+      "z",
+      "-",
+      "]",
+      " ",
+      "[",
+      ":",
+      "rj",
+      "%",
+      "_",
+    );
+    const text = fc.array(part, { minLength: 1, maxLength: 8 }).map((parts) => parts.join(""));
+    // Descriptions are made of the same parts and of the filter itself, so that many hold it.
+    const descriptionsAndFilter = text.chain((filter) =>
+      fc.tuple(
+        fc.array(
+          fc
+            .array(fc.oneof(part, fc.constant(filter)), { minLength: 1, maxLength: 6 })
+            .map((parts) => parts.join("")),
+          { minLength: 1, maxLength: 30 },
+        ),
+        fc.constant(filter),
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(descriptionsAndFilter, async ([descriptions, filter]) => {
+        await db.query("DELETE FROM jobs WHERE router_id = $1", [ROUTER_B]);
+        await db.query(
+          `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+             description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+           SELECT gen_random_uuid(), $1, team_id, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
+             ($2::text[])[n], '/log info x', false, false, true, 'completed', 'done', now()
+           FROM routers, generate_series(1, cardinality($2::text[])) AS n WHERE routers.id = $1`,
+          [ROUTER_B, descriptions],
+        );
+        const page = await jobPage(db, { teamId: null, routerId: ROUTER_B, limit: 100, text: filter });
+        const expected = descriptions
+          .map((description, index) => ({ description, seq: index + 1 }))
+          .filter(({ description }) => description.toLowerCase().includes(filter.toLowerCase()))
+          .map(({ seq }) => seq)
+          .reverse();
+        expect(page.jobs.map((job) => job.seq_id)).toEqual(expected);
+      }),
+      { numRuns: 60 },
+    );
+    await db.query("DELETE FROM jobs WHERE router_id = $1", [ROUTER_B]);
+  });
+
   it("gives another team's router no rows, and the admin view (team null) all of them", async () => {
     const db = svc.service.app.db;
     const other = await jobPage(db, {

@@ -60,16 +60,28 @@ export function isKnownStatus(value: string): value is KnownJobStatus {
 /** A whole list's query: a page's, without the page. */
 export type JobListQuery = Omit<JobPageQuery, "limit" | "cursor">;
 
-/** Which jobs a list or a page shows, on parameters $1 to $4 (`filterParameters`). */
+/**
+ * Which jobs a list or a page shows, on parameters $1 to $4 and $7 (`listParameters`). $7 is implied by $4:
+ * the resource tag of an attempt marker the text holds, which the marker index (schema migration 6, partial on
+ * the `strpos` written here as in its definition) finds without reading every job's trigram `rj`; the LIKE
+ * still decides.
+ */
 const FILTER = `router_id = $1 AND ($2::uuid IS NULL OR team_id = $2)
        AND ($3::text[] IS NULL OR status = ANY($3::text[]))
-       AND ($4::text IS NULL OR lower(description) LIKE $4)`;
+       AND ($4::text IS NULL OR lower(description) LIKE $4)
+       AND ($7::text IS NULL OR (strpos(lower(description), '[rj:') > 0 AND rj_marker_tags(description) @> ARRAY[$7::text]))`;
 
-function filterParameters(query: JobListQuery): unknown[] {
+/** `[rj:<tag>-` as schema migration 6's `rj_marker_tags` reads it (lowercased; letters and digits). */
+const MARKER_START = /\[rj:([a-z0-9]+)-/;
+
+/** The parameters of `chunkQuery`: the filter's, then the page's (below seq_id `before`, `limit` jobs). */
+function listParameters(query: JobListQuery, before: number | null, limit: number): unknown[] {
   const statuses = query.statuses && query.statuses.length > 0 ? [...query.statuses] : null;
+  const lowered = query.text?.toLowerCase();
   // LIKE, not strpos: a trigram index (schema migration 5) serves `LIKE '%...%'` and nothing else.
-  const text = query.text ? `%${escapeLike(query.text.toLowerCase())}%` : null;
-  return [query.routerId, query.teamId, statuses, text];
+  const text = lowered ? `%${escapeLike(lowered)}%` : null;
+  const markerTag = lowered ? (MARKER_START.exec(lowered)?.[1] ?? null) : null;
+  return [query.routerId, query.teamId, statuses, text, before, limit, markerTag];
 }
 
 /**
@@ -97,7 +109,7 @@ export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPa
   const { rows } = await db.query<JobListRow & { more: boolean }>(
     `${PLAN_EACH_RUN} WITH ${chunkQuery(JOB_LIST_SELECT)}
      SELECT chunk.*, ${MORE_BELOW_CHUNK} AS more FROM chunk ORDER BY seq_id DESC`,
-    [...filterParameters(query), before, query.limit],
+    listParameters(query, before, query.limit),
   );
   const jobs = rows.map(({ more: _, ...job }) => job);
   const last = jobs[jobs.length - 1];
@@ -148,7 +160,7 @@ function jsonChunk(
        SELECT string_agg((${item.json})::text, ',' ORDER BY chunk.seq_id DESC) AS list,
          min(chunk.seq_id) AS last, ${MORE_BELOW_CHUNK} AS more
        FROM chunk`,
-      [...filterParameters(query), before, limit],
+      listParameters(query, before, limit),
     )
     .then(({ rows }): JsonChunk => rows[0] ?? { list: null, last: null, more: false });
 }
