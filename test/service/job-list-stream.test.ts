@@ -12,13 +12,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import serviceApp, { serverOptions } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
 import { applySeed } from "../../src/service/seed.js";
+import { LIST_CHUNK } from "../../src/service/store/job-page.js";
 import { type Database, openDatabase, type Queryable } from "../../src/store/database.js";
 import { waitFor, within } from "../helpers/wait-for.js";
 import { newBackend } from "./backend.js";
 import { ROUTER_A2, SEED, TEAM_A, TOKEN_A } from "./harness.js";
 
-/** Jobs of the listed router: three chunks of the list (200 jobs each). */
-const JOBS = 450;
+/** Jobs of the listed router: three chunks of the list (job-page.ts), the last one partly full. */
+const JOBS = 2 * LIST_CHUNK + 50;
 
 /** Whether `sql` is the list's chunk query (src/service/store/job-page.ts, `jsonChunk`). */
 const isListChunk = (sql: string) => /string_agg\(\(row_to_json\(chunk\)\)/.test(sql);
