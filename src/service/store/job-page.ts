@@ -132,10 +132,16 @@ export const LIST_CHUNK = 100;
 export interface ListItemSql {
   readonly select: string;
   readonly json: string;
+  /** Jobs a statement writes: as many as keep it about as short as the spec's list's (`LIST_CHUNK`). */
+  readonly chunk: number;
 }
 
 /** The spec's list items (`toJobRecord`). */
-const JOB_RECORD_ITEM: ListItemSql = { select: JOB_RECORD_SELECT, json: "row_to_json(chunk)" };
+const JOB_RECORD_ITEM: ListItemSql = {
+  select: JOB_RECORD_SELECT,
+  json: "row_to_json(chunk)",
+  chunk: LIST_CHUNK,
+};
 
 /** Up to `limit` jobs below `before` (null: from the newest), as JSON the database wrote. */
 interface JsonChunk {
@@ -180,7 +186,7 @@ export async function* jobListJson(
 ): AsyncGenerator<string> {
   let before: number | null = null;
   for (;;) {
-    const chunk: JsonChunk = await jsonChunk(db, query, before, LIST_CHUNK, item);
+    const chunk: JsonChunk = await jsonChunk(db, query, before, item.chunk, item);
     if (chunk.list) yield chunk.list;
     if (!chunk.more || chunk.last === null) return;
     before = chunk.last;
