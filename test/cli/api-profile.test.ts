@@ -8,12 +8,19 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { parseMarker } from "../../src/contract/attempt-marker.js";
 import { runCli, startCli } from "../helpers/cli.js";
 import { expectOneErrorLine } from "../helpers/cli-expect.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { ADMIN_TOKEN, ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import {
+  ADMIN_TOKEN,
+  ROUTER_A,
+  startTestService,
+  type TestService,
+  TOKEN_A,
+  writeServiceCa,
+} from "../service/harness.js";
 import { type StandIn, startStandIn } from "../standin/standin.js";
 
 const TOKEN = "ak_live_cli+profile/9Zq2==";
@@ -21,27 +28,6 @@ let scratch: string;
 beforeAll(() => {
   scratch = scratchDir("rj-cli-api-");
 });
-
-/** A job as the constructs write it, confirmed by polling. */
-function declare(routerId: string, resource: string, express = true): ApplyJob {
-  const definition = {
-    phase: "create" as const,
-    router_id: routerId,
-    description: "set identity",
-    script: `/system identity set name=${resource.replaceAll("/", "-")}`,
-    make_backup: true,
-    express_execute: express,
-    needs_acknowledgement: true,
-  };
-  return {
-    version: 1,
-    resource,
-    wait_for: "poll",
-    timeout_ms: 30_000,
-    ...definition,
-    job_key: jobKey(definition),
-  } as ApplyJob;
-}
 
 describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
   const siteId = randomUUID();
@@ -133,7 +119,7 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
   });
 
   it("apply --api sdx submits through /sites and confirms by polling the sites API's list", async () => {
-    const job = declare(siteId, "cli/standin/identity");
+    const job = declareJob(siteId, "cli/standin/identity");
     const result = await runCli(["apply", "--api", "sdx"], {
       env: { ...env, ROUTERJOBS_JOB: JSON.stringify(job), ROUTERJOBS_STATE_DIR: join(scratch, "apply-1") },
       timeoutMs: 60_000,
@@ -146,7 +132,7 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
   });
 
   it("a job that declares api: sdx (the constructs' prop) is applied through /sites with no flag or variable", async () => {
-    const job = { ...declare(siteId, "cli/standin/declared"), api: "sdx" };
+    const job = { ...declareJob(siteId, "cli/standin/declared"), api: "sdx" };
     const result = await runCli(["apply"], {
       env: { ...env, ROUTERJOBS_JOB: JSON.stringify(job), ROUTERJOBS_STATE_DIR: join(scratch, "apply-3") },
       timeoutMs: 60_000,
@@ -161,7 +147,7 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
     const overridden = await runCli(["apply", "--api", "spec"], {
       env: {
         ...env,
-        ROUTERJOBS_JOB: JSON.stringify({ ...declare(siteId, "cli/standin/overridden"), api: "sdx" }),
+        ROUTERJOBS_JOB: JSON.stringify({ ...declareJob(siteId, "cli/standin/overridden"), api: "sdx" }),
         ROUTERJOBS_STATE_DIR: join(scratch, "apply-4"),
       },
       timeoutMs: 60_000,
@@ -177,7 +163,10 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
 
   it("a job whose api is neither spec nor sdx is refused naming the field", async () => {
     const result = await runCli(["apply"], {
-      env: { ...env, ROUTERJOBS_JOB: JSON.stringify({ ...declare(siteId, "cli/standin/bad"), api: "rest" }) },
+      env: {
+        ...env,
+        ROUTERJOBS_JOB: JSON.stringify({ ...declareJob(siteId, "cli/standin/bad"), api: "rest" }),
+      },
     });
     expectOneErrorLine(result, 2, /ROUTERJOBS_JOB is not a valid job: api: /, [TOKEN]);
   });
@@ -188,14 +177,13 @@ describe("routerjobs apply in the sdx profile against our service", () => {
   let caFile: string;
   beforeAll(async () => {
     svc = await startTestService({ rateLimit: { count: 10_000, windowMs: 1000 } });
-    caFile = join(scratch, "service-ca.pem");
-    writeFileSync(caFile, svc.service.ca ?? "");
+    caFile = writeServiceCa(svc, scratch);
   });
   afterAll(async () => svc?.close());
 
   it("submits through the sites API, confirms by polling, and the router holds the change", async () => {
     // GIVEN a declared identity change and ROUTERJOBS_API=sdx
-    const job = declare(ROUTER_A, "cli/service/identity");
+    const job = declareJob(ROUTER_A, "cli/service/identity");
     // WHEN routerjobs apply runs as a provisioner would
     const result = await runCli(["apply"], {
       env: {
@@ -232,14 +220,13 @@ describe("routerjobs apply in the sdx profile when the job is deleted", () => {
   beforeAll(async () => {
     // No tick for an hour: the job waits pending until the test deletes it.
     svc = await startTestService({ rateLimit: { count: 10_000, windowMs: 1000 }, tickMs: 3_600_000 });
-    caFile = join(scratch, "service-ca-deleted.pem");
-    writeFileSync(caFile, svc.service.ca ?? "");
+    caFile = writeServiceCa(svc, scratch, "service-ca-deleted.pem");
   });
   afterAll(async () => svc?.close());
 
   it("fails at once as deleted when the sites API stops listing it, instead of waiting out the timeout", async () => {
     // GIVEN an apply waiting on a pending, non-express job through the sites API (which hides deleted jobs)
-    const job = { ...declare(ROUTER_A, "cli/service/deleted", false), timeout_ms: 600_000 };
+    const job = { ...declareJob(ROUTER_A, "cli/service/deleted", false), timeout_ms: 600_000 };
     const apply = startCli(["apply"], {
       env: {
         ROUTERJOBS_URL: svc.url,

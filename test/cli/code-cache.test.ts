@@ -19,10 +19,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runWithCodeCache } from "../../src/cli/code-cache.js";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { runCli } from "../helpers/cli.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { scratchDir } from "../helpers/scratch.js";
-import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import { ROUTER_A, startTestService, type TestService, TOKEN_A, writeServiceCa } from "../service/harness.js";
 
 const CODE_CACHE_MODULE = fileURLToPath(new URL("../../dist/cli/code-cache.js", import.meta.url));
 const ENV_NAMES = ["NODE_COMPILE_CACHE", "NODE_DISABLE_COMPILE_CACHE"] as const;
@@ -189,29 +189,18 @@ describe("routerjobs apply with its code cache", () => {
   let caFile: string;
   beforeAll(async () => {
     svc = await startTestService({ rateLimit: { count: 10_000, windowMs: 1000 } });
-    caFile = join(scratch, "service-ca.pem");
-    writeFileSync(caFile, svc.service.ca ?? "");
+    caFile = writeServiceCa(svc, scratch);
   });
   afterAll(async () => svc?.close());
 
   function apply(resource: string, env: Record<string, string>) {
-    const definition = {
-      phase: "create" as const,
-      router_id: ROUTER_A,
-      description: "set identity",
-      script: `/system identity set name=${resource.replaceAll("/", "-")}`,
-      make_backup: true,
-      express_execute: true,
-      needs_acknowledgement: true,
-    };
-    const job = { version: 1, resource, wait_for: "poll", timeout_ms: 30_000, ...definition } as const;
     return runCli(["apply"], {
       env: {
         ROUTERJOBS_URL: svc.url,
         ROUTERJOBS_CA_FILE: caFile,
         ROUTERJOBS_RATE_LIMIT: "1000/1s",
         ROUTERJOBS_STATE_DIR: join(scratch, `state-${resource.replaceAll("/", "-")}`),
-        ROUTERJOBS_JOB: JSON.stringify({ ...job, job_key: jobKey(definition) } as ApplyJob),
+        ROUTERJOBS_JOB: JSON.stringify(declareJob(ROUTER_A, resource)),
         NODE_COMPILE_CACHE: cacheRoot,
         NODE_DEBUG: "routerjobs_code_cache",
         ...env,

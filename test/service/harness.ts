@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Agent, type Dispatcher, request } from "undici";
 import { RouterJobsClient } from "../../src/client/client.js";
 import { resolveConfig, type ServiceConfigInput } from "../../src/service/config.js";
@@ -72,6 +74,13 @@ export interface TestService {
   ): Promise<Answer>;
   jobs(routerId: string, token?: string): Promise<Loose[]>;
   close(): Promise<void>;
+}
+
+/** The service's CA certificate written to `dir/<name>`, for a CLI process's ROUTERJOBS_CA_FILE: its path. */
+export function writeServiceCa(svc: TestService, dir: string, name = "service-ca.pem"): string {
+  const file = join(dir, name);
+  writeFileSync(file, svc.service.ca ?? "");
+  return file;
 }
 
 /** The service listening on loopback with real TLS, seeded with two teams. */
