@@ -74,13 +74,15 @@ export function runWithCodeCache(file: string, sha256: string): CachedBundle {
   debug("cache %s for %s", cache, file);
   const module = { exports: {} as unknown };
   const wrapper = script.runInThisContext() as (
+    this: unknown,
     exports: unknown,
     require: NodeJS.Require,
     module: { exports: unknown },
     filename: string,
     dirname: string,
   ) => void;
-  wrapper(module.exports, createRequire(file), module, file, dirname(file));
+  // `this` is `module.exports` at a CommonJS module's top level, as Node's loader calls its wrapper.
+  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   return {
     exports: module.exports,
     cache,

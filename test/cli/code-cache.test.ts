@@ -60,7 +60,7 @@ function bundle(name: string, answer: number): { file: string; sha256: string } 
     '"use strict";',
     `function answer() { return ${answer}; }`,
     'function fail() { throw new Error("failed on line 3"); }',
-    "module.exports = { answer, fail, dir: __dirname, file: __filename, hasRequire: typeof require };",
+    "module.exports = { answer, fail, dir: __dirname, file: __filename, hasRequire: typeof require, thisIsExports: this === exports };",
     "",
   ].join("\n");
   const file = join(scratch, `${name}-${round}.cjs`);
@@ -74,6 +74,7 @@ interface Exports {
   dir: string;
   file: string;
   hasRequire: string;
+  thisIsExports: boolean;
 }
 
 /**
@@ -105,6 +106,7 @@ describe("a CommonJS bundle run with its code cached", () => {
     expect(exports.file).toBe(file);
     expect(exports.dir).toBe(scratch);
     expect(exports.hasRequire).toBe("function");
+    expect(exports.thisIsExports).toBe(true);
     expect(() => exports.fail()).toThrow("failed on line 3");
     try {
       exports.fail();
