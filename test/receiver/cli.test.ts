@@ -75,35 +75,42 @@ describe("routerjobs receiver (CLI)", () => {
     await first.exited;
 
     const second = cli(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path, "--log-level", "info"]);
-    const secondUrl = await notifyUrlOf(second);
-    expect(new URL(secondUrl).pathname).toBe(new URL(notifyUrl).pathname);
-    const status = cli(["receiver", "status", "--data", dir.path, "--json"]);
-    expect(await status.exited).toBe(0);
-    const listed = JSON.parse(status.output().stdout) as { job_id: string; status: string }[];
-    expect(listed.map((job) => job.job_id).sort()).toEqual(jobs.map((job) => job.job_id).sort());
-    expect(listed.every((job) => job.status === "completed")).toBe(true);
+    try {
+      const secondUrl = await notifyUrlOf(second);
+      expect(new URL(secondUrl).pathname).toBe(new URL(notifyUrl).pathname);
+      const status = cli(["receiver", "status", "--data", dir.path, "--json"]);
+      expect(await status.exited).toBe(0);
+      const listed = JSON.parse(status.output().stdout) as { job_id: string; status: string }[];
+      expect(listed.map((job) => job.job_id).sort()).toEqual(jobs.map((job) => job.job_id).sort());
+      expect(listed.every((job) => job.status === "completed")).toBe(true);
 
-    const table = cli(["receiver", "status", "--data", dir.path, "--router", jobs[0]?.router_id as string]);
-    expect(await table.exited).toBe(0);
-    expect(table.output().stdout).toMatch(/^ROUTER\s+SEQ\s+STATUS/);
-    expect(table.output().stdout.trim().split("\n")).toHaveLength(2);
+      const table = cli(["receiver", "status", "--data", dir.path, "--router", jobs[0]?.router_id as string]);
+      expect(await table.exited).toBe(0);
+      expect(table.output().stdout).toMatch(/^ROUTER\s+SEQ\s+STATUS/);
+      expect(table.output().stdout.trim().split("\n")).toHaveLength(2);
 
-    // Its request log (--log-level info) names routes, never the notify path's secret
-    const again = new Sender(secondUrl, ca);
-    expect((await again.post(notificationFor(newJob(), "running"))).status).toBe(200);
-    await again.close();
-    const secret = new URL(notifyUrl).pathname.split("/").pop() as string;
-    // (the start-up banner prints notify_url on purpose: it is what the operator gives the service)
-    const logLines = second
-      .output()
-      .stdout.split("\n")
-      .filter((line) => line.startsWith("{"));
-    expect(logLines.join("\n")).toContain('"url":"/notify/:secret"');
-    expect(logLines.join("\n")).not.toContain(secret);
+      // Its request log (--log-level info) names routes, never the notify path's secret
+      const again = new Sender(secondUrl, ca);
+      expect((await again.post(notificationFor(newJob(), "running"))).status).toBe(200);
+      await again.close();
+      const secret = new URL(notifyUrl).pathname.split("/").pop() as string;
+      // The log reaches stdout after the answer reaches the sender (pino writes asynchronously): wait for its line.
+      await second.printed(/("url":"\/notify\/:secret")/, "the notification's request in the log");
+      // (the start-up banner prints notify_url on purpose: it is what the operator gives the service)
+      const logLines = second
+        .output()
+        .stdout.split("\n")
+        .filter((line) => line.startsWith("{"));
+      expect(logLines.join("\n")).toContain('"url":"/notify/:secret"');
+      expect(logLines.join("\n")).not.toContain(secret);
 
-    second.child.kill("SIGTERM");
-    expect(await second.exited).toBe(0);
-    expect(second.output().stderr).toMatch(/receiver stopping/);
+      second.child.kill("SIGTERM");
+      expect(await second.exited).toBe(0);
+      expect(second.output().stderr).toMatch(/receiver stopping/);
+    } finally {
+      // A failure above must not leave it holding the data directory for the test after this one.
+      if (second.child.exitCode === null) await second.stop();
+    }
   });
 
   // bin/routerjobs.js: the flags hold only when given at start; where Node can replace the process
