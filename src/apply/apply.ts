@@ -11,7 +11,7 @@ import {
 import { formatDuration } from "../contract/duration.js";
 import { isTerminal, type JobStatus } from "../contract/job.js";
 import type { ReceiverClient } from "../receiver/wait-client.js";
-import { decide } from "./attempts.js";
+import { decide, type ResourceKnowledge } from "./attempts.js";
 import type { DeployKnowledge } from "./deploy-knowledge.js";
 import { failureReason } from "./failure-reason.js";
 import type { Journal } from "./journal.js";
@@ -64,6 +64,14 @@ export type ApplyResult =
   | { readonly outcome: "failed" | "deleted"; readonly job: SeenJob; readonly reason: string }
   | { readonly outcome: "timeout"; readonly job: SeenJob | undefined };
 
+/**
+ * What deploy's knowledge means for a resource Terraform's state does not hold: Terraform recorded no outcome
+ * of it, so every attempt listed for it was made by an interrupted run (one whose apply may even have reported
+ * to a Terraform killed before it wrote its state), never by a `-replace`. Without this, the journal's "reported
+ * here" would run such a change again.
+ */
+const NOT_IN_STATE: ResourceKnowledge = { instances: [], tainted: false, fresh: false };
+
 /** The attempt this run follows: its marker, and what identifies its job once submitted. */
 interface Attempt {
   readonly marker: AttemptMarker;
@@ -100,7 +108,7 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
   const decision = decide({
     jobs,
     ...tags,
-    knowledge: context.knowledge?.resources[job.resource],
+    knowledge: context.knowledge ? (context.knowledge.resources[job.resource] ?? NOT_IN_STATE) : undefined,
     reportedHere: (marker) =>
       entry?.attempts.some((a) => a.marker === markerText(marker) && a.reported === true) ?? false,
     force: context.force ?? false,

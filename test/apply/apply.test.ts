@@ -213,6 +213,26 @@ describe("routerjobs apply against the service", () => {
       expect(await attemptsOf(job)).toHaveLength(2);
     });
 
+    it("does not run again a change whose run reported it and was killed before Terraform recorded it", async () => {
+      // GIVEN a change this machine applied and reported (its journal says so), Terraform killed before it
+      // wrote the resource to its state: the next deploy's state holds nothing of the resource
+      const job = declare("/system identity set name=reported-then-killed", { router_id: ROUTER_A2 });
+      expect(await applyJob(job, context({ instanceId: "instance-1" }))).toMatchObject({
+        outcome: "completed",
+      });
+      const knowledge: DeployKnowledge = {
+        version: 1,
+        routers: { [job.router_id]: await service.jobs(job.router_id) },
+        resources: {},
+      };
+      // WHEN the new instance Terraform creates on the re-run applies it, on the same machine
+      const result = await applyJob(job, context({ instanceId: "instance-2", knowledge }));
+      // THEN the attempt the killed run made is the change: done, not run twice
+      expect(result).toMatchObject({ outcome: "completed", alreadyApplied: true });
+      expect(lines.some((line) => line.includes("an interrupted run made it"))).toBe(true);
+      expect(await attemptsOf(job)).toHaveLength(1);
+    });
+
     it("decides from the lists deploy read, without a request of its own", async () => {
       // GIVEN a change a run completed, and the lists deploy read afterwards, with that run's instance unrecorded
       const job = declare("/system identity set name=no-look", { router_id: ROUTER_A2 });

@@ -79,8 +79,9 @@ async function runCell(cell: KillCell, point: KillPoint, journal: Journal): Prom
     expect(retry.code, retry.output).toBe(1);
   }
   // AND every declared change ran once at the routers (a deliberate retry once more), router A's in order
-  expect(cell.runsOnA()).toEqual(point.runsOnA(target));
-  expect(cell.tallyOnA2()).toEqual(point.runsOnA2);
+  const story = await cell.story();
+  expect(cell.runsOnA(), story).toEqual(point.runsOnA(target));
+  expect(cell.tallyOnA2(), story).toEqual(point.runsOnA2);
   const runs = [...Object.values(tallyOf(point.runsOnA(target))), ...Object.values(point.runsOnA2)];
   return `${runs.length} changes, ${runs.filter((count) => count === 1).length} ran once${
     point.retried ? " (the failed one twice: once, then its deliberate retry)" : ""

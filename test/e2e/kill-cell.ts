@@ -4,8 +4,17 @@
  * the state file for kill points (never the clock), and tallies what the routers ran per declared script.
  */
 
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, spawn } from "node:child_process";
+import {
+  existsSync,
+  type FSWatcher,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  watch,
+  writeFileSync,
+} from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +34,11 @@ export interface DeployResult {
 export class KillCell {
   readonly dir: string;
   private readonly stateDir: string;
+  /** What each deploy of this cell printed, in order: told with a wrong count. */
+  private readonly printed: string[] = [];
+  /** The deploy started last, and the journal watches to close with the cell. */
+  private running: ChildProcess | undefined;
+  private readonly watchers: FSWatcher[] = [];
 
   private constructor(
     readonly target: KillTarget,
@@ -43,6 +57,7 @@ export class KillCell {
   }
 
   async close(): Promise<void> {
+    for (const watcher of this.watchers) watcher.close();
     await this.target.close();
     rmSync(this.work, { recursive: true, force: true });
   }
@@ -69,7 +84,27 @@ export class KillCell {
   }
 
   start(terraformArgs: readonly string[] = []) {
-    return startDeployTree(this.dir, this.env(), terraformArgs);
+    const run = startDeployTree(this.dir, this.env(), terraformArgs);
+    this.running = run.child;
+    const done = run.done.then((result) => {
+      this.printed.push(`--- deploy ${terraformArgs.join(" ")}(exit ${result.code}):\n${result.output}`);
+      return result;
+    });
+    return { child: run.child, done };
+  }
+
+  /** What the routers' job lists hold (each job's marker says who submitted it) and what every deploy printed. */
+  async story(): Promise<string> {
+    const listed = async (routerId: string) =>
+      (await this.target.jobs(routerId)).map((job) => `  ${job.status}: ${JSON.stringify(job.description)}`);
+    const { a, a2 } = this.target.routers;
+    return [
+      "jobs at router A:",
+      ...(await listed(a)),
+      "jobs at router A2:",
+      ...(await listed(a2)),
+      ...this.printed,
+    ].join("\n");
   }
 
   deploy(terraformArgs: readonly string[] = []): Promise<DeployResult> {
@@ -104,13 +139,44 @@ export class KillCell {
     }, withinMs).catch(() => false);
   }
 
-  /** The job_key of router A's dns job in the synthesized stack: what its resource's state records. */
-  dnsJobKey(): string {
+  /** The job_key of a resource's job in the synthesized stack (`edge-a_dns`, `edge-a2_identity`): what its
+   * resource's state and the apply journal record. */
+  jobKeyOf(resourcePrefix: string): string {
     const config = JSON.parse(readFileSync(join(this.dir, "cdk.tf.json"), "utf8"));
     const [, resource] = Object.entries(config.resource.terraform_data).find(([name]) =>
-      name.startsWith("edge-a_dns"),
+      name.startsWith(resourcePrefix),
     ) as [string, { triggers_replace: { job_key: string } }];
     return resource.triggers_replace.job_key;
+  }
+
+  /**
+   * Freezes the running deploy's whole process group (SIGSTOP) the moment this machine's apply journal says an
+   * outcome of the job was reported. inotify tells at once, so the apply that wrote it has usually not exited
+   * yet, and Terraform, frozen too, cannot record the resource afterwards; its state says which came first.
+   */
+  freezeWhenReported(jobKey: string): Promise<void> {
+    const dir = join(this.stateDir, "journal");
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const name = `${jobKey}.json`;
+    return new Promise((resolve) => {
+      const watcher = watch(dir, (_event, changed) => {
+        if (changed !== name || this.running === undefined) return;
+        let reported = false;
+        try {
+          const entry = JSON.parse(readFileSync(join(dir, name), "utf8")) as {
+            attempts: { reported?: boolean }[];
+          };
+          reported = entry.attempts.some((attempt) => attempt.reported === true);
+        } catch {
+          return; // renamed away again, or not yet whole: the next event tells
+        }
+        if (!reported) return;
+        process.kill(-(this.running.pid as number), "SIGSTOP");
+        watcher.close();
+        resolve();
+      });
+      this.watchers.push(watcher);
+    });
   }
 
   /** `routerjobs reconcile --json`: the resource addresses of the declared changes. */

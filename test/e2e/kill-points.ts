@@ -122,7 +122,7 @@ export const KILL_POINTS: readonly KillPoint[] = [
       // the configuration); Terraform then persists its state, and may write router A's new instance into it
       // while A's provisioner still waits: the blind spot. Kill once the sibling's destruction is recorded.
       const siblingGone = await cell.stateComesTo((state) => !state.includes('"edge-a2_extra'), 10_000);
-      const key = cell.dnsJobKey();
+      const key = cell.jobKeyOf("edge-a_dns");
       const recorded = await cell.stateComesTo((state) => state.includes(key), siblingGone ? 2_000 : 0);
       return `${siblingGone ? "sibling's destruction recorded" : "sibling still in the state"}, ${
         recorded ? "router A's new instance written mid-provisioner" : "router A's new instance not written"
@@ -132,6 +132,25 @@ export const KILL_POINTS: readonly KillPoint[] = [
     fails: true,
     runsOnA: (target) => [DNS_1, failingDns(target, "9.9.9.9")],
     runsOnA2: onceEach(A2_IDENTITY, A2_EXTRA),
+  },
+  {
+    name: "right after a sibling's apply reported, before Terraform recorded it",
+    killed: () => ({ dns: DNS_1 }),
+    arm: holdA,
+    reach: async (cell) => {
+      // Router A's job is held, so the deploy still runs when router A2's apply reports. That apply writes
+      // "reported" in the journal and exits 0; only then does Terraform write A2's instance to its state. Killed
+      // in between, the re-run creates a new instance of a change this machine reported done, which must not
+      // run again. The tree is frozen as the journal is written: the state read here is the one the kill leaves.
+      const key = cell.jobKeyOf("edge-a2_identity");
+      await cell.freezeWhenReported(key);
+      const recorded = await cell.stateComesTo((state) => state.includes(key), 0);
+      return recorded ? "Terraform had recorded the sibling" : "the sibling reported, not yet recorded";
+    },
+    afterKill: releaseA,
+    fails: false,
+    runsOnA: () => [DNS_1],
+    runsOnA2: onceEach(A2_IDENTITY),
   },
   {
     name: "in the middle of a destroy-then-create replacement",

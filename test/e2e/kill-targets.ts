@@ -17,6 +17,8 @@ export interface ListedJob {
   readonly id: string;
   readonly status: JobStatus;
   readonly script: string;
+  /** Ends with the attempt's marker: which resource, definition and Terraform instance submitted it. */
+  readonly description: string;
 }
 
 /** One cell's view of a service: its own team, token, two routers and submission gate. */
@@ -121,7 +123,7 @@ async function ourService(): Promise<TargetService> {
         jobs: async (routerId) =>
           (
             await db.query<ListedJob>(
-              "SELECT id, status, script FROM jobs WHERE router_id = $1 ORDER BY seq_id",
+              "SELECT id, status, script, description FROM jobs WHERE router_id = $1 ORDER BY seq_id",
               [routerId],
             )
           ).rows,
