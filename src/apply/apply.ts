@@ -177,7 +177,15 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     reason = `${reason}; ${await rollBackFailedJob(job, final, { ...context, write: (line) => progress.line(line) })}`;
   await journal(final, true);
   progress.line(`job ${label(final)} ${final.status}: ${reason}`);
-  if (adopted && !context.knowledge)
+  if (adopted && attempt.marker.instanceTag === tags.instanceTag)
+    // The same instance again is a destroy retried (or a run by hand): Terraform keeps nothing of a failed
+    // destroy provisioner (no taint; a tainted resource would skip its destroy provisioners), so only the
+    // journal of the machine that reported it could tell this run apart from a run killed before reporting.
+    progress.line(
+      "a destroy job's failure leaves no mark in Terraform's state and this machine's journal has no report " +
+        "of it: if an earlier run already reported this failure, run it again with ROUTERJOBS_FORCE=1",
+    );
+  else if (adopted && !context.knowledge)
     progress.line(
       "if an earlier deploy already reported this failure, run it again with `routerjobs deploy` (it reads " +
         "Terraform's state) or with ROUTERJOBS_FORCE=1",

@@ -14,6 +14,7 @@ import type { JobListItem } from "../../src/contract/job.js";
 import type { SimulatedBackend } from "../../src/simulator/index.js";
 import {
   clientOf,
+  eventually,
   ROUTER_A,
   ROUTER_A2,
   startTestService,
@@ -231,6 +232,30 @@ describe("routerjobs apply against the service", () => {
       expect(result).toMatchObject({ outcome: "completed", alreadyApplied: true });
       expect(lines.some((line) => line.includes("an interrupted run made it"))).toBe(true);
       expect(await attemptsOf(job)).toHaveLength(1);
+    });
+
+    it("reports a destroy job's failure it finds, tells how to run it again, and runs it again when forced", async () => {
+      // GIVEN a destroy job that failed, reported on another machine (Terraform keeps no mark of it)
+      const job = declare("/ip address add address=10.9.6.1/24 interface=nope", { phase: "destroy" });
+      await submitAsKilledRun(job, "instance-1", 1);
+      await eventually(async () =>
+        (await attemptsOf(job)).some((listed) => listed.status === "failed") ? true : undefined,
+      );
+      const knowledge: DeployKnowledge = {
+        version: 1,
+        routers: { [job.router_id]: await service.jobs(job.router_id) },
+        resources: { [job.resource]: { instances: [tagOf("instance-1")], tainted: false, fresh: false } },
+      };
+      // WHEN the same instance's destroy runs again under deploy on a fresh machine
+      const result = await applyJob(job, context({ instanceId: "instance-1", knowledge }));
+      // THEN the failure is reported, not run again, and the way to run it again is said
+      expect(result.outcome).toBe("failed");
+      expect(lines.at(-1)).toContain("run it again with ROUTERJOBS_FORCE=1");
+      expect(await attemptsOf(job)).toHaveLength(1);
+      // AND forced, it runs again
+      const forced = await applyJob(job, context({ instanceId: "instance-1", knowledge, force: true }));
+      expect(forced.outcome).toBe("failed");
+      expect(await attemptsOf(job)).toHaveLength(2);
     });
 
     it("decides from the lists deploy read, without a request of its own", async () => {
