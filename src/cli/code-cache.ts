@@ -19,7 +19,8 @@
  *   the same length would be taken. A file V8 rejects (flags changed, truncated) is written again.
  * - It is written once, after the first run that succeeded (a failed run may have compiled only an error's
  *   path), through a temporary file and a rename, so that ten applies starting at once read a whole file or
- *   none. Files of other bundles (an earlier routerjobs) are removed then. Nothing here ever fails the command:
+ *   none. Files of other bundles (an earlier routerjobs), and temporaries of applies killed before their
+ *   rename, are removed then. Nothing here ever fails the command:
  *   a cache that cannot be read or written is skipped, and says so under `NODE_DEBUG=routerjobs_code_cache`.
  */
 import {
@@ -96,7 +97,7 @@ export function runWithCodeCache(file: string, sha256: string): CachedBundle {
         writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
         renameSync(temporary, cacheFile);
         debug("cache written to %s", cacheFile);
-        removeOtherBundles(folder, sha256);
+        removeLeftovers(folder, sha256);
       } catch (error) {
         debug("cache not written: %s", (error as Error).message);
       }
@@ -142,8 +143,26 @@ function isPrivateFolder(folder: string): boolean {
   return ok;
 }
 
-function removeOtherBundles(folder: string, sha256: string): void {
+/**
+ * Removes the caches of other bundles (an earlier routerjobs), and the temporary files of applies killed
+ * between their write and their rename (`<cache>.<pid>.tmp` of a process that is gone).
+ */
+function removeLeftovers(folder: string, sha256: string): void {
   for (const name of readdirSync(folder)) {
-    if (name.endsWith(SUFFIX) && !name.startsWith(sha256)) rmSync(join(folder, name), { force: true });
+    const temporary = /\.v8cache\.(\d+)\.tmp$/.exec(name);
+    const stale = temporary
+      ? !isRunning(Number(temporary[1]))
+      : name.endsWith(SUFFIX) && !name.startsWith(sha256);
+    if (stale) rmSync(join(folder, name), { force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a process of another user's; only ESRCH says that none has this pid.
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }

@@ -141,6 +141,20 @@ describe("a CommonJS bundle run with its code cached", () => {
     expect(cacheFiles()).toEqual([`${next.sha256}-${process.version}-${process.arch}.v8cache`]);
   });
 
+  it("removes the temporary files of processes killed before their rename, not those of running ones", () => {
+    // GIVEN the temporaries of a process that is gone (pid 2^22 + 1: above Linux's largest pid) and of this one
+    const { file, sha256 } = bundle("leftovers", 9);
+    mkdirSync(cacheFolder(), { mode: 0o700 });
+    const ours = `${sha256}-${process.version}-${process.arch}.v8cache`;
+    const gone = `${ours}.4194305.tmp`;
+    const running = `${ours}.${process.pid}.tmp`;
+    for (const name of [gone, running]) writeFileSync(join(cacheFolder(), name), "partial");
+    // WHEN a process writes its cache
+    expect(runApart(file, sha256).cache).toBe("none");
+    // THEN the dead process's temporary is gone, the running one's kept
+    expect(cacheFiles().sort()).toEqual([ours, running].sort());
+  });
+
   it("runs without a cache V8 refuses (cut short), and writes it again", () => {
     const { file, sha256 } = bundle("damaged", 5);
     runApart(file, sha256);
