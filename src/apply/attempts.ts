@@ -93,10 +93,20 @@ export function decide(input: DecideInput): Decision {
   if (knowledge) {
     // 5. Terraform's state, read by `routerjobs deploy`, is exact about what Terraform recorded.
     if (knowledge.fresh) return next("Terraform recorded this resource, but its change never ran");
-    const failed = latest.job.status !== "completed";
-    if (knowledge.tainted && failed) return next("its failure was reported (the resource was tainted)");
-    if (knowledge.instances.includes(latest.marker.instanceTag))
-      return next("Terraform recorded that attempt's outcome and replaces the resource");
+    const recorded = knowledge.instances.includes(latest.marker.instanceTag);
+    if (knowledge.tainted) {
+      // Terraform recorded a failed provisioner: the job failed, or apply gave up waiting for it (a timeout).
+      // Only a failure of the instance it tainted was reported; a job that completed after the timeout is the
+      // change, and an attempt of an instance it never recorded (the retry, killed) is not heard of yet.
+      if (recorded && latest.job.status !== "completed")
+        return next("its failure was reported (the resource was tainted)");
+      return {
+        kind: "adopt",
+        attempt: latest,
+        why: recorded ? "it completed after its apply stopped waiting" : "an interrupted run made it",
+      };
+    }
+    if (recorded) return next("Terraform recorded that attempt's outcome and replaces the resource");
     return { kind: "adopt", attempt: latest, why: "an interrupted run made it" };
   }
   // 6. Without the state: this machine's journal knows what it reported.

@@ -36,7 +36,11 @@ export interface Finding {
 /** What the job list says of one resource in the state. */
 export function judge(resource: StateResource, jobs: readonly JobListItem[]): Finding {
   if (resource.tainted)
-    return { resource, verdict: "tainted", detail: "tainted: the next apply replaces it and runs its job" };
+    return {
+      resource,
+      verdict: "tainted",
+      detail: "tainted: the next apply replaces it, and runs its job again unless the job completed since",
+    };
   const { identity } = resource;
   const { latest, superseded } = currentAttempt(
     attemptsOf(jobs, tagOf(identity.resource)),

@@ -234,6 +234,41 @@ describe("routerjobs apply against the service", () => {
       expect(await attemptsOf(job)).toHaveLength(1);
     });
 
+    it("does not run again a change whose apply timed out (Terraform tainted it) and whose job completed since", async () => {
+      // GIVEN a change whose apply gave up waiting (the router was offline): Terraform tainted the instance that
+      // submitted it, and the job completed afterwards
+      const job = declare("/system identity set name=late-but-done", { router_id: ROUTER_A2 });
+      await submitAsKilledRun(job, "instance-1", 1);
+      await eventually(async () =>
+        (await attemptsOf(job)).some((listed) => listed.status === "completed") ? true : undefined,
+      );
+      const knowledge = await knowledgeOf(job, { instances: [tagOf("instance-1")], tainted: true });
+      // WHEN the next deploy replaces the tainted resource
+      const result = await applyJob(job, context({ instanceId: "instance-2", knowledge }));
+      // THEN the completed job is the change: done, not run twice
+      expect(result).toMatchObject({ outcome: "completed", alreadyApplied: true });
+      expect(await attemptsOf(job)).toHaveLength(1);
+    });
+
+    it("reports a failure found of an attempt the state does not record, although the resource is tainted", async () => {
+      // GIVEN a reported failure (instance 1, tainted), then its deliberate retry (instance 2), whose deploy was
+      // killed before Terraform recorded instance 2 and whose job failed after the kill
+      const job = declare("/ip address add address=10.9.7.1/24 interface=nope");
+      await submitAsKilledRun(job, "instance-1", 1);
+      await submitAsKilledRun(job, "instance-2", 2);
+      await eventually(async () =>
+        (await attemptsOf(job)).filter((listed) => listed.status === "failed").length === 2
+          ? true
+          : undefined,
+      );
+      const knowledge = await knowledgeOf(job, { instances: [tagOf("instance-1")], tainted: true });
+      // WHEN the next deploy's new instance applies it
+      const result = await applyJob(job, context({ instanceId: "instance-3", knowledge }));
+      // THEN the retry's failure is reported, not run a third time before anybody heard of it
+      expect(result.outcome).toBe("failed");
+      expect(await attemptsOf(job)).toHaveLength(2);
+    });
+
     it("reports a destroy job's failure it finds, tells how to run it again, and runs it again when forced", async () => {
       // GIVEN a destroy job that failed, reported on another machine (Terraform keeps no mark of it)
       const job = declare("/ip address add address=10.9.6.1/24 interface=nope", { phase: "destroy" });

@@ -85,12 +85,20 @@ describe("which attempt a provisioner run belongs to", () => {
       });
     });
     it("runs again a failure that was reported (tainted), but not a completion after a timeout", () => {
-      expect(run([listed("failed")], { knowledge: state({ tainted: true }) })).toMatchObject({
-        kind: "submit",
-      });
-      expect(run([listed("completed")], { knowledge: state({ tainted: true }) })).toMatchObject({
+      // The state holds the tainted instance X, which made the attempt.
+      const tainted = state({ instances: [X], tainted: true });
+      expect(run([listed("failed")], { knowledge: tainted })).toMatchObject({ kind: "submit", attempt: 2 });
+      expect(run([listed("completed")], { knowledge: tainted })).toMatchObject({
         kind: "adopt",
+        why: "it completed after its apply stopped waiting",
       });
+    });
+    it("reports the failure of a retry the state never recorded, although the resource is tainted", () => {
+      const retry = { instanceTag: tagOf("instance Z"), attempt: 2 };
+      const decision = run([listed("failed"), listed("failed", retry)], {
+        knowledge: state({ instances: [X], tainted: true }),
+      });
+      expect(decision).toMatchObject({ kind: "adopt", why: "an interrupted run made it" });
     });
     it("runs a change the state recorded but whose job never ran (fresh)", () => {
       expect(run([listed("completed")], { knowledge: state({ fresh: true }) })).toMatchObject({

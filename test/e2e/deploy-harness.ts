@@ -25,6 +25,8 @@ export const DNS_DESTROY = '/ip dns set servers=""';
 export interface Layout {
   readonly dns: string;
   readonly dnsDestroy?: boolean;
+  /** How long router A's apply waits for its job. @default the constructs' 10m */
+  readonly dnsTimeout?: string;
   readonly a2Extra?: boolean;
   /** The two routers' ids. @default ROUTER_A and ROUTER_A2 of the test service's seed */
   readonly routers?: { readonly a: string; readonly a2: string };
@@ -42,6 +44,7 @@ export function synthesizeOffice(dir: string, layout: Layout): void {
     description: "dns servers",
     expressExecute: true,
     ...(layout.dnsDestroy ? { destroyScript: DNS_DESTROY } : {}),
+    ...(layout.dnsTimeout ? { timeout: layout.dnsTimeout } : {}),
   };
   new RouterConfig(stack, "edge-a", { routerId: layout.routers?.a ?? ROUTER_A, cli: CLI, sections: [dns] });
   const a2: RouterSection[] = [

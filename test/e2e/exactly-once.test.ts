@@ -115,6 +115,29 @@ describe.skipIf(terraform === undefined)(
       }
 
       it(
+        "a change whose apply timed out (tainted) and whose job completed since is not run again",
+        { timeout: 300_000 },
+        () =>
+          inCell(service, async (cell) => {
+            // GIVEN a deploy whose apply for router A gave up waiting (router A held): Terraform taints it
+            cell.synthesize({ dns: "/ip dns set servers=1.1.1.1", dnsTimeout: "8s" });
+            await cell.target.holdRouter(cell.target.routers.a);
+            const gaveUp = await cell.deploy();
+            expect(gaveUp.code, gaveUp.output).toBe(1);
+            expect(gaveUp.output).toContain("not finished after 8s");
+            // AND the job completed afterwards
+            cell.target.releaseRouter(cell.target.routers.a);
+            await cell.jobMatching(cell.target.routers.a, (job) => job.status === "completed");
+            // WHEN the next deploy replaces the tainted resource
+            const next = await cell.deploy();
+            // THEN it finds the completed job and does not run the change again
+            expect(next.code, next.output).toBe(0);
+            expect(next.output).toContain("it completed after its apply stopped waiting");
+            expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1"]);
+          }),
+      );
+
+      it(
         "a deliberate -replace runs the change again; a plain re-deploy does not",
         { timeout: 300_000 },
         () =>
