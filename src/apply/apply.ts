@@ -70,7 +70,7 @@ export type ApplyResult =
  * to a Terraform killed before it wrote its state), never by a `-replace`. Without this, the journal's "reported
  * here" would run such a change again.
  */
-const NOT_IN_STATE: ResourceKnowledge = { instances: [], tainted: false, fresh: false };
+const NOT_IN_STATE: ResourceKnowledge = { instances: [], tainted: false };
 
 /** The attempt this run follows: its marker, and what identifies its job once submitted. */
 interface Attempt {

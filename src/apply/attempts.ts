@@ -19,8 +19,6 @@ export interface ResourceKnowledge {
   readonly instances: readonly string[];
   /** The state's instance was tainted: a failure of this resource was reported to Terraform. */
   readonly tainted: boolean;
-  /** Recorded in state, but its change never ran (or was superseded): `deploy` replaces it to run it. */
-  readonly fresh: boolean;
 }
 
 export interface DecideInput {
@@ -92,13 +90,11 @@ export function decide(input: DecideInput): Decision {
   const knowledge = input.knowledge;
   if (knowledge) {
     // 5. Terraform's state, read by `routerjobs deploy`, is exact about what Terraform recorded.
-    if (knowledge.fresh) return next("Terraform recorded this resource, but its change never ran");
     const recorded = knowledge.instances.includes(latest.marker.instanceTag);
     if (knowledge.tainted) {
-      // Terraform recorded a failed provisioner: the job failed, or apply gave up waiting for it (a timeout).
-      // Only a failure of the instance it tainted was reported; a job that completed after the timeout is the
-      // change, and an attempt of an instance it never recorded (the retry, killed) is not heard of yet.
-      if (recorded && latest.job.status !== "completed")
+      // Terraform recorded a failed provisioner: the job failed (its own, or one it found and reported), or apply
+      // gave up waiting for it (a timeout). A failure was reported; a job that completed since is the change.
+      if (latest.job.status !== "completed")
         return next("its failure was reported (the resource was tainted)");
       return {
         kind: "adopt",

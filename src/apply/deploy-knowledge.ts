@@ -23,10 +23,7 @@ export interface DeployKnowledge {
 const knowledgeSchema = z.object({
   version: z.literal(1),
   routers: z.record(z.string(), z.array(jobListItemSchema)),
-  resources: z.record(
-    z.string(),
-    z.object({ instances: z.array(z.string()), tainted: z.boolean(), fresh: z.boolean() }),
-  ),
+  resources: z.record(z.string(), z.object({ instances: z.array(z.string()), tainted: z.boolean() })),
 });
 
 export async function writeDeployKnowledge(file: string, knowledge: DeployKnowledge): Promise<void> {

@@ -99,17 +99,19 @@ export async function reconcile(
 
 /**
  * The deploy file for the apply that follows: the lists as read (only routerjobs' own jobs, to keep it small)
- * and per resource what the state held; a missing one is `fresh`, since `deploy` replaces it to run it.
+ * and per resource what the state held (its instances, and whether one is tainted). A change that never ran
+ * needs nothing more: `deploy` replaces its resource, and its provisioner finds no attempt (or a later one of
+ * another definition) in the lists and submits; a change of another definition than the state's is decided
+ * by its own attempts.
  */
 export function deployKnowledge(reconciliation: Reconciliation): DeployKnowledge {
   const byResource = new Map<string, ResourceKnowledge>();
   for (const finding of reconciliation.findings) {
     const { identity, instanceId, tainted } = finding.resource;
-    const known = byResource.get(identity.resource) ?? { instances: [], tainted: false, fresh: false };
+    const known = byResource.get(identity.resource) ?? { instances: [], tainted: false };
     byResource.set(identity.resource, {
       instances: [...known.instances, tagOf(instanceId)],
       tainted: known.tainted || tainted,
-      fresh: known.fresh || finding.verdict === "missing",
     });
   }
   const routers: Record<string, JobListItem[]> = {};

@@ -198,7 +198,7 @@ describe("routerjobs apply against the service", () => {
     ): Promise<DeployKnowledge> => ({
       version: 1,
       routers: { [job.router_id]: await service.jobs(job.router_id) },
-      resources: { [job.resource]: { instances: [], tainted: false, fresh: false, ...resource } },
+      resources: { [job.resource]: { instances: [], tainted: false, ...resource } },
     });
 
     it("runs a change again when the state recorded the instance that ran it (terraform apply -replace)", async () => {
@@ -250,25 +250,6 @@ describe("routerjobs apply against the service", () => {
       expect(await attemptsOf(job)).toHaveLength(1);
     });
 
-    it("reports a failure found of an attempt the state does not record, although the resource is tainted", async () => {
-      // GIVEN a reported failure (instance 1, tainted), then its deliberate retry (instance 2), whose deploy was
-      // killed before Terraform recorded instance 2 and whose job failed after the kill
-      const job = declare("/ip address add address=10.9.7.1/24 interface=nope");
-      await submitAsKilledRun(job, "instance-1", 1);
-      await submitAsKilledRun(job, "instance-2", 2);
-      await eventually(async () =>
-        (await attemptsOf(job)).filter((listed) => listed.status === "failed").length === 2
-          ? true
-          : undefined,
-      );
-      const knowledge = await knowledgeOf(job, { instances: [tagOf("instance-1")], tainted: true });
-      // WHEN the next deploy's new instance applies it
-      const result = await applyJob(job, context({ instanceId: "instance-3", knowledge }));
-      // THEN the retry's failure is reported, not run a third time before anybody heard of it
-      expect(result.outcome).toBe("failed");
-      expect(await attemptsOf(job)).toHaveLength(2);
-    });
-
     it("reports a destroy job's failure it finds, tells how to run it again, and runs it again when forced", async () => {
       // GIVEN a destroy job that failed, reported on another machine (Terraform keeps no mark of it)
       const job = declare("/ip address add address=10.9.6.1/24 interface=nope", { phase: "destroy" });
@@ -279,7 +260,7 @@ describe("routerjobs apply against the service", () => {
       const knowledge: DeployKnowledge = {
         version: 1,
         routers: { [job.router_id]: await service.jobs(job.router_id) },
-        resources: { [job.resource]: { instances: [tagOf("instance-1")], tainted: false, fresh: false } },
+        resources: { [job.resource]: { instances: [tagOf("instance-1")], tainted: false } },
       };
       // WHEN the same instance's destroy runs again under deploy on a fresh machine
       const result = await applyJob(job, context({ instanceId: "instance-1", knowledge }));

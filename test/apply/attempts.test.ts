@@ -31,7 +31,6 @@ function run(jobs: JobListItem[], extra: Partial<DecideInput> = {}) {
 const state = (k: Partial<ResourceKnowledge>): ResourceKnowledge => ({
   instances: [],
   tainted: false,
-  fresh: false,
   ...k,
 });
 
@@ -93,16 +92,22 @@ describe("which attempt a provisioner run belongs to", () => {
         why: "it completed after its apply stopped waiting",
       });
     });
-    it("reports the failure of a retry the state never recorded, although the resource is tainted", () => {
-      const retry = { instanceTag: tagOf("instance Z"), attempt: 2 };
-      const decision = run([listed("failed"), listed("failed", retry)], {
-        knowledge: state({ instances: [X], tainted: true }),
-      });
-      expect(decision).toMatchObject({ kind: "adopt", why: "an interrupted run made it" });
+    it("runs again a reported failure that the tainted instance found rather than made (a killed run's)", () => {
+      const killedRuns = { instanceTag: tagOf("instance Z") };
+      expect(
+        run([listed("failed", killedRuns)], { knowledge: state({ instances: [X], tainted: true }) }),
+      ).toMatchObject({ kind: "submit", attempt: 2 });
     });
-    it("runs a change the state recorded but whose job never ran (fresh)", () => {
-      expect(run([listed("completed")], { knowledge: state({ fresh: true }) })).toMatchObject({
-        kind: "submit",
+    it("decides a new definition by its own attempts, whatever became of the state's (create_before_destroy)", () => {
+      // The state still holds instance X of definition B (never recorded as replaced); a killed run's instance
+      // Z already ran definition A, which this replacement declares: that is the change, done.
+      const history = [
+        listed("completed", { definitionTag: B }),
+        listed("completed", { instanceTag: tagOf("instance Z") }),
+      ];
+      expect(run(history, { knowledge: state({ instances: [X] }) })).toMatchObject({
+        kind: "adopt",
+        why: "an interrupted run made it",
       });
     });
   });

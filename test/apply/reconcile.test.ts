@@ -87,7 +87,7 @@ describe("reconcile: the state's job resources against the routers' job lists", 
     expect(judge(jobResourcesOf(shown(true))[0] as StateResource, []).verdict).toBe("tainted");
   });
 
-  it("hands the provisioners the lists (routerjobs' own jobs only) and marks a missing change fresh", () => {
+  it("hands the provisioners the lists (routerjobs' own jobs only) and the state's instances", () => {
     const byHand = { ...listed("completed", identity.job_key, 9), description: "by hand" };
     const reconciliation: Reconciliation = {
       findings: [judge(resource, [])],
@@ -99,7 +99,6 @@ describe("reconcile: the state's job resources against the routers' job lists", 
     expect(knowledge.resources[identity.resource]).toEqual({
       instances: [tagOf("instance-1")],
       tainted: false,
-      fresh: true,
     });
   });
 });

@@ -97,7 +97,7 @@ describe("the restore job's description", () => {
 describe("the exactly-once lookup with a restore in the list", () => {
   it.each([
     ["this machine reported the failure", { reportedHere: () => true }],
-    ["Terraform's state holds the taint", { knowledge: { instances: [], tainted: true, fresh: false } }],
+    ["Terraform's state holds the taint", { knowledge: { instances: [], tainted: true } }],
     ["nothing is known (adopts the failure)", {}],
   ])("decides as without the restore when %s", (_why, extra) => {
     const failed = attempt(4, 1, "failed");
