@@ -65,12 +65,22 @@ export type ApplyResult =
   | { readonly outcome: "timeout"; readonly job: SeenJob | undefined };
 
 /**
- * What deploy's knowledge means for a resource Terraform's state does not hold: Terraform recorded no outcome
- * of it, so every attempt listed for it was made by an interrupted run (one whose apply may even have reported
+ * What deploy's knowledge means for a declared `terraform_data` resource that Terraform's state does not hold
+ * (the state keeps such a resource's identity once recorded): Terraform recorded no outcome of it, so every
+ * attempt listed for it was made by an interrupted run (one whose apply may even have reported
  * to a Terraform killed before it wrote its state), never by a `-replace`. Without this, the journal's "reported
  * here" would run such a change again.
  */
 const NOT_IN_STATE: ResourceKnowledge = { instances: [], tainted: false };
+
+/** What deploy's state read says of `resource`: undefined when there was none, or it could not have seen it. */
+function stateKnowledge(
+  knowledge: DeployKnowledge | undefined,
+  resource: string,
+): ResourceKnowledge | undefined {
+  if (!knowledge) return undefined;
+  return knowledge.resources[resource] ?? (knowledge.tracked?.includes(resource) ? NOT_IN_STATE : undefined);
+}
 
 /** The attempt this run follows: its marker, and what identifies its job once submitted. */
 interface Attempt {
@@ -108,7 +118,7 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
   const decision = decide({
     jobs,
     ...tags,
-    knowledge: context.knowledge ? (context.knowledge.resources[job.resource] ?? NOT_IN_STATE) : undefined,
+    knowledge: stateKnowledge(context.knowledge, job.resource),
     reportedHere: (marker) =>
       entry?.attempts.some((a) => a.marker === markerText(marker) && a.reported === true) ?? false,
     force: context.force ?? false,

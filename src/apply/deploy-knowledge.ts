@@ -18,12 +18,19 @@ export interface DeployKnowledge {
   readonly routers: Readonly<Record<string, readonly JobListItem[]>>;
   /** Resource (construct path or module `name`) -> what the state said of it. */
   readonly resources: Readonly<Record<string, ResourceKnowledge>>;
+  /**
+   * The declared resources whose identity the state would hold had Terraform recorded them (`terraform_data`
+   * in a synthesized stack): one of them absent from `resources` was never recorded. Others (a `null_resource`,
+   * a plain-Terraform module) are unknown to deploy when absent.
+   */
+  readonly tracked?: readonly string[] | undefined;
 }
 
 const knowledgeSchema = z.object({
   version: z.literal(1),
   routers: z.record(z.string(), z.array(jobListItemSchema)),
   resources: z.record(z.string(), z.object({ instances: z.array(z.string()), tainted: z.boolean() })),
+  tracked: z.array(z.string()).optional(),
 });
 
 export async function writeDeployKnowledge(file: string, knowledge: DeployKnowledge): Promise<void> {

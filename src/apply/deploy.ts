@@ -33,6 +33,7 @@ export interface StackOptions {
 export interface StackReconciliation {
   readonly resources: readonly StateResource[];
   readonly reconciliation: Reconciliation;
+  readonly declared: DeclaredJobs;
 }
 
 const FAILURE_REASON_MS = 15_000;
@@ -50,11 +51,12 @@ export async function reconcileStack(options: StackOptions): Promise<StackReconc
     );
   });
   const resources = jobResourcesOf(JSON.parse(stdout));
+  const declared = await declaredJobs(options.dir);
   const reconciliation = await reconcile(resources, options.client, {
     signal: options.signal,
-    routers: await declaredRouters(options.dir),
+    routers: declared.routers,
   });
-  return { resources, reconciliation };
+  return { resources, reconciliation, declared };
 }
 
 /** One line per resource whose change is not done, then a summary; the failures' reasons are read too. */
@@ -86,7 +88,7 @@ export async function report(
 export async function deployStack(
   options: StackOptions & { readonly applyArgs: readonly string[] },
 ): Promise<void> {
-  const { reconciliation } = await reconcileStack(options);
+  const { reconciliation, declared } = await reconcileStack(options);
   await report(reconciliation, options);
   const failed = reconciliation.findings.filter((finding) => finding.verdict === "failed");
   if (failed.length > 0) {
@@ -101,7 +103,7 @@ export async function deployStack(
   const folder = await makeDeployFolder();
   try {
     const file = join(folder, "deploy.json");
-    await writeDeployKnowledge(file, deployKnowledge(reconciliation));
+    await writeDeployKnowledge(file, deployKnowledge(reconciliation, declared.tracked));
     const code = await terraform(
       { ...options, env: { ...options.env, [DEPLOY_FILE_ENV]: file } },
       ["apply", "-input=false", "-auto-approve", ...replace, ...options.applyArgs],
@@ -116,15 +118,26 @@ export async function deployStack(
   }
 }
 
+/** What a synthesized cdktf stack declares jobs for (`declaredJobs`). */
+interface DeclaredJobs {
+  /** Their routers: their lists are read once here even before the state holds any of their resources (a
+   * provisioner without its router's list would ask for it itself). */
+  readonly routers: readonly string[];
+  /** The resources carried by `terraform_data`, whose identity the state keeps once Terraform records them:
+   * absent from the state, Terraform recorded nothing of them. */
+  readonly tracked: readonly string[];
+}
+
 /**
- * The routers a synthesized cdktf stack (`cdk.tf.json`) declares jobs for, so that their lists are read once
- * here even before the state holds any of their resources: a provisioner without its router's list would ask
- * for it itself. A plain-Terraform module (HCL) is not read: its provisioners look for themselves.
+ * The jobs a synthesized cdktf stack (`cdk.tf.json`) declares on `terraform_data`. A plain-Terraform module
+ * (HCL) is not read, nor is a `null_resource` (its state keeps no identity): their provisioners look for
+ * themselves, and decide without the state for a resource it does not hold.
  */
-async function declaredRouters(dir: string): Promise<string[]> {
+async function declaredJobs(dir: string): Promise<DeclaredJobs> {
   const file = join(dir, "cdk.tf.json");
-  if (!existsSync(file)) return [];
+  if (!existsSync(file)) return { routers: [], tracked: [] };
   const routers = new Set<string>();
+  const tracked = new Set<string>();
   const config = JSON.parse(await readFile(file, "utf8")) as {
     resource?: {
       terraform_data?: Record<
@@ -135,12 +148,26 @@ async function declaredRouters(dir: string): Promise<string[]> {
   };
   for (const resource of Object.values(config.resource?.terraform_data ?? {})) {
     for (const provisioner of resource.provisioner ?? []) {
-      const job = provisioner["local-exec"]?.environment?.[APPLY_JOB_ENV];
-      const routerId = job === undefined ? undefined : /"router_id":"([0-9a-f-]{36})"/.exec(job)?.[1];
-      if (routerId) routers.add(routerId);
+      const text = provisioner["local-exec"]?.environment?.[APPLY_JOB_ENV];
+      const job = text === undefined ? undefined : declaredJob(text);
+      if (job?.router_id) routers.add(job.router_id);
+      if (job?.resource) tracked.add(job.resource);
     }
   }
-  return [...routers];
+  return { routers: [...routers], tracked: [...tracked] };
+}
+
+/** The router and resource of a job's JSON as the constructs write it; nothing of a text that is not one. */
+function declaredJob(text: string): { router_id?: string; resource?: string } | undefined {
+  try {
+    const job = JSON.parse(text) as { router_id?: unknown; resource?: unknown } | null;
+    return {
+      ...(typeof job?.router_id === "string" ? { router_id: job.router_id } : {}),
+      ...(typeof job?.resource === "string" ? { resource: job.resource } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 async function reasonOf(finding: Finding, client: RouterJobsClient): Promise<string> {

@@ -104,7 +104,10 @@ export async function reconcile(
  * another definition) in the lists and submits; a change of another definition than the state's is decided
  * by its own attempts.
  */
-export function deployKnowledge(reconciliation: Reconciliation): DeployKnowledge {
+export function deployKnowledge(
+  reconciliation: Reconciliation,
+  tracked: readonly string[] = [],
+): DeployKnowledge {
   const byResource = new Map<string, ResourceKnowledge>();
   for (const finding of reconciliation.findings) {
     const { identity, instanceId, tainted } = finding.resource;
@@ -117,5 +120,5 @@ export function deployKnowledge(reconciliation: Reconciliation): DeployKnowledge
   const routers: Record<string, JobListItem[]> = {};
   for (const [routerId, jobs] of reconciliation.jobsByRouter)
     routers[routerId] = jobs.filter((job) => parseMarker(job.description) !== undefined);
-  return { version: 1, routers, resources: Object.fromEntries(byResource) };
+  return { version: 1, routers, resources: Object.fromEntries(byResource), tracked: [...tracked] };
 }

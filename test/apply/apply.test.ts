@@ -225,6 +225,7 @@ describe("routerjobs apply against the service", () => {
         version: 1,
         routers: { [job.router_id]: await service.jobs(job.router_id) },
         resources: {},
+        tracked: [job.resource],
       };
       // WHEN the new instance Terraform creates on the re-run applies it, on the same machine
       const result = await applyJob(job, context({ instanceId: "instance-2", knowledge }));
@@ -232,6 +233,14 @@ describe("routerjobs apply against the service", () => {
       expect(result).toMatchObject({ outcome: "completed", alreadyApplied: true });
       expect(lines.some((line) => line.includes("an interrupted run made it"))).toBe(true);
       expect(await attemptsOf(job)).toHaveLength(1);
+      // AND a resource whose identity the state does not keep (a null_resource) is decided as without deploy:
+      // this machine reported that attempt, so a new instance (a -replace) runs it again
+      const untracked = await applyJob(
+        job,
+        context({ instanceId: "instance-3", knowledge: { ...knowledge, tracked: [] } }),
+      );
+      expect(untracked).toMatchObject({ outcome: "completed", alreadyApplied: false });
+      expect(await attemptsOf(job)).toHaveLength(2);
     });
 
     it("does not run again a change whose apply timed out (Terraform tainted it) and whose job completed since", async () => {
