@@ -67,9 +67,9 @@ export type ApplyResult =
 /**
  * What deploy's knowledge means for a declared `terraform_data` resource that Terraform's state does not hold
  * (the state keeps such a resource's identity once recorded): Terraform recorded no outcome of it, so every
- * attempt listed for it was made by an interrupted run (one whose apply may even have reported
- * to a Terraform killed before it wrote its state), never by a `-replace`. Without this, the journal's "reported
- * here" would run such a change again.
+ * attempt listed for it was made by an interrupted run (one whose apply may even have reported to a Terraform
+ * killed before it wrote its state), never by a `-replace`. Without this, the journal's "reported here" would
+ * run such a change again.
  */
 const NOT_IN_STATE: ResourceKnowledge = { instances: [], tainted: false };
 
@@ -187,10 +187,10 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     reason = `${reason}; ${await rollBackFailedJob(job, final, { ...context, write: (line) => progress.line(line) })}`;
   await journal(final, true);
   progress.line(`job ${label(final)} ${final.status}: ${reason}`);
-  if (adopted && attempt.marker.instanceTag === tags.instanceTag)
-    // The same instance again is a destroy retried (or a run by hand): Terraform keeps nothing of a failed
-    // destroy provisioner (no taint; a tainted resource would skip its destroy provisioners), so only the
-    // journal of the machine that reported it could tell this run apart from a run killed before reporting.
+  if (adopted && job.phase === "destroy" && attempt.marker.instanceTag === tags.instanceTag)
+    // A destroy retried on the same instance: Terraform keeps nothing of a failed destroy provisioner (no taint;
+    // a tainted resource would skip its destroy provisioners), so only the journal of the machine that reported
+    // it could tell this run apart from a run killed before reporting.
     progress.line(
       "a destroy job's failure leaves no mark in Terraform's state and this machine's journal has no report " +
         "of it: if an earlier run already reported this failure, run it again with ROUTERJOBS_FORCE=1",
