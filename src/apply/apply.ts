@@ -121,6 +121,8 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     knowledge: stateKnowledge(context.knowledge, job.resource),
     reportedHere: (marker) =>
       entry?.attempts.some((a) => a.marker === markerText(marker) && a.reported === true) ?? false,
+    unreportedHere: (marker) =>
+      entry?.attempts.some((a) => a.marker === markerText(marker) && a.reported !== true) ?? false,
     force: context.force ?? false,
   });
 

@@ -31,6 +31,11 @@ export interface DecideInput {
   readonly knowledge?: ResourceKnowledge | undefined;
   /** The local journal: whether this machine already reported that attempt's outcome to Terraform. */
   readonly reportedHere: (marker: AttemptMarker) => boolean;
+  /**
+   * The local journal: whether this machine followed that attempt and its apply ended without its outcome (it
+   * gave up waiting, or failed to ask). @default never
+   */
+  readonly unreportedHere?: (marker: AttemptMarker) => boolean;
   readonly force: boolean;
 }
 
@@ -94,8 +99,12 @@ export function decide(input: DecideInput): Decision {
     if (knowledge.tainted) {
       // Terraform recorded a failed provisioner: the job failed (its own, or one it found and reported), or apply
       // gave up waiting for it (a timeout). A failure was reported; a job that completed since is the change.
-      if (latest.job.status !== "completed")
+      if (latest.job.status !== "completed") {
+        // Unless this machine's apply gave up waiting for that very job: its failure came after, unheard.
+        if (input.unreportedHere?.(latest.marker))
+          return { kind: "adopt", attempt: latest, why: "it failed after its apply stopped waiting" };
         return next("its failure was reported (the resource was tainted)");
+      }
       return {
         kind: "adopt",
         attempt: latest,

@@ -259,6 +259,43 @@ describe("routerjobs apply against the service", () => {
       expect(await attemptsOf(job)).toHaveLength(1);
     });
 
+    it("reports a failure that came after its apply timed out before running the change again", async () => {
+      // GIVEN an apply that gave up waiting for an offline router (Terraform taints its resource)
+      const backend = service.backend as SimulatedBackend;
+      await client.execute(ROUTER_A, "/system/identity/print");
+      backend.setOnline(ROUTER_A, false);
+      const job = declare("/ip address add address=10.9.8.1/24 interface=nope", { timeout_ms: 5000 });
+      try {
+        expect((await applyJob(job, context({ instanceId: "instance-1" }))).outcome).toBe("timeout");
+      } finally {
+        backend.setOnline(ROUTER_A, true);
+      }
+      // AND its job ran once the router was back, and failed: nobody heard of it
+      await eventually(async () =>
+        (await attemptsOf(job)).some((listed) => listed.status === "failed") ? true : undefined,
+      );
+      const knowledge = await knowledgeOf(job, { instances: [tagOf("instance-1")], tainted: true });
+      // WHEN the next deploy replaces the tainted resource, on the same machine
+      const reported = await applyJob(job, context({ instanceId: "instance-2", knowledge }));
+      // THEN the failure is reported with the router's reason, and the change did not run again
+      expect(reported.outcome).toBe("failed");
+      expect((reported as { reason: string }).reason).toContain(
+        "input does not match any value of interface",
+      );
+      expect(lines.some((line) => line.includes("it failed after its apply stopped waiting"))).toBe(true);
+      expect(await attemptsOf(job)).toHaveLength(1);
+      // AND the deploy after that (the failure now reported, the resource tainted again) runs it again
+      const retry = await applyJob(
+        job,
+        context({
+          instanceId: "instance-3",
+          knowledge: await knowledgeOf(job, { instances: [tagOf("instance-2")], tainted: true }),
+        }),
+      );
+      expect(retry.outcome).toBe("failed");
+      expect(await attemptsOf(job)).toHaveLength(2);
+    });
+
     it("reports a destroy job's failure it finds, tells how to run it again, and runs it again when forced", async () => {
       // GIVEN a destroy job that failed, reported on another machine (Terraform keeps no mark of it)
       const job = declare("/ip address add address=10.9.6.1/24 interface=nope", { phase: "destroy" });

@@ -92,6 +92,13 @@ describe("which attempt a provisioner run belongs to", () => {
         why: "it completed after its apply stopped waiting",
       });
     });
+    it("reports a failure that came after this machine's apply stopped waiting, although the resource is tainted", () => {
+      const decision = run([listed("failed")], {
+        knowledge: state({ instances: [X], tainted: true }),
+        unreportedHere: () => true,
+      });
+      expect(decision).toMatchObject({ kind: "adopt", why: "it failed after its apply stopped waiting" });
+    });
     it("runs again a reported failure that the tainted instance found rather than made (a killed run's)", () => {
       const killedRuns = { instanceTag: tagOf("instance Z") };
       expect(
