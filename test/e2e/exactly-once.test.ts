@@ -11,15 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { terraformOrSkip } from "../helpers/terraform.js";
 import { killTree } from "./deploy-harness.js";
 import { KillCell } from "./kill-cell.js";
-import { KILL_POINTS, type KillPoint } from "./kill-points.js";
+import { failingDns, KILL_POINTS, type KillPoint } from "./kill-points.js";
 import { startTargetService, TARGETS, type TargetService } from "./kill-targets.js";
 
 const terraform = terraformOrSkip("the exactly-once kill matrix with terraform");
 type Journal = "kept" | "lost";
 const JOURNALS: readonly Journal[] = ["kept", "lost"];
 
-/** The cells of the tests below the matrix (a timed-out apply, a deliberate -replace). */
-const STANDALONE_CELLS = 2;
+/** The cells of the tests below the matrix (two timed-out applies, a deliberate -replace). */
+const STANDALONE_CELLS = 3;
 const figures: string[] = [];
 const tallyOf = (scripts: readonly string[]) => {
   const counts: Record<string, number> = {};
@@ -136,6 +136,32 @@ describe.skipIf(terraform === undefined)(
             expect(next.code, next.output).toBe(0);
             expect(next.output).toContain("it completed after its apply stopped waiting");
             expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1"]);
+          }),
+      );
+
+      it(
+        "a change whose apply timed out and whose job failed since is reported, then run again by the deploy after",
+        { timeout: 300_000 },
+        () =>
+          inCell(service, async (cell) => {
+            // GIVEN a deploy whose apply for router A gave up waiting (router A held), and the job then failed
+            const script = failingDns(cell.target, "1.1.1.1");
+            cell.synthesize({ dns: script, dnsTimeout: "8s" });
+            await cell.target.holdRouter(cell.target.routers.a);
+            const gaveUp = await cell.deploy();
+            expect(gaveUp.code, gaveUp.output).toBe(1);
+            cell.target.releaseRouter(cell.target.routers.a);
+            await cell.jobMatching(cell.target.routers.a, (job) => job.status === "failed");
+            // WHEN the next deploy runs, THEN it reports that failure (with the router's reason) and runs nothing
+            const next = await cell.deploy();
+            expect(next.code, next.output).toBe(1);
+            expect(next.output).toContain("it failed after its apply stopped waiting");
+            if (cell.target.reason) expect(next.output).toContain(cell.target.reason);
+            expect(cell.runsOnA()).toEqual([script]);
+            // AND the deploy after that runs it again (a deliberate retry of a reported failure)
+            const retry = await cell.deploy();
+            expect(retry.code, retry.output).toBe(1);
+            expect(cell.runsOnA()).toEqual([script, script]);
           }),
       );
 
