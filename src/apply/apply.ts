@@ -79,7 +79,7 @@ function stateKnowledge(
   resource: string,
 ): ResourceKnowledge | undefined {
   if (!knowledge) return undefined;
-  return knowledge.resources[resource] ?? (knowledge.tracked?.includes(resource) ? NOT_IN_STATE : undefined);
+  return knowledge.resources[resource] ?? (knowledge.tracked.includes(resource) ? NOT_IN_STATE : undefined);
 }
 
 /** The attempt this run follows: its marker, and what identifies its job once submitted. */
@@ -103,6 +103,9 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     instanceTag: tagOf(context.instanceId),
   };
   const entry = await context.journal.read(job.job_key);
+  /** This machine's journal row of an attempt, when it made or followed it. */
+  const followedHere = (marker: AttemptMarker) =>
+    entry?.attempts.find((row) => row.marker === markerText(marker));
   // Only this resource's attempts count (decide() looks at nothing else): asked for by their marker's prefix,
   // the look costs the same whatever the router's history, where the service filters.
   const jobs =
@@ -119,10 +122,11 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     jobs,
     ...tags,
     knowledge: stateKnowledge(context.knowledge, job.resource),
-    reportedHere: (marker) =>
-      entry?.attempts.some((a) => a.marker === markerText(marker) && a.reported === true) ?? false,
-    unreportedHere: (marker) =>
-      entry?.attempts.some((a) => a.marker === markerText(marker) && a.reported !== true) ?? false,
+    reportedHere: (marker) => followedHere(marker)?.reported === true,
+    unreportedHere: (marker) => {
+      const row = followedHere(marker);
+      return row !== undefined && row.reported !== true;
+    },
     force: context.force ?? false,
   });
 

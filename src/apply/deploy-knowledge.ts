@@ -23,14 +23,14 @@ export interface DeployKnowledge {
    * in a synthesized stack): one of them absent from `resources` was never recorded. Others (a `null_resource`,
    * a plain-Terraform module) are unknown to deploy when absent.
    */
-  readonly tracked?: readonly string[] | undefined;
+  readonly tracked: readonly string[];
 }
 
 const knowledgeSchema = z.object({
   version: z.literal(1),
   routers: z.record(z.string(), z.array(jobListItemSchema)),
   resources: z.record(z.string(), z.object({ instances: z.array(z.string()), tainted: z.boolean() })),
-  tracked: z.array(z.string()).optional(),
+  tracked: z.array(z.string()),
 });
 
 export async function writeDeployKnowledge(file: string, knowledge: DeployKnowledge): Promise<void> {

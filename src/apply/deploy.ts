@@ -9,8 +9,9 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { RouterJobsClient } from "../client/client.js";
-import { APPLY_JOB_ENV } from "../contract/apply-job.js";
+import { parseApplyJob } from "../contract/apply-job.js";
 import { ChangesNotAppliedError, EnvironmentError } from "../errors.js";
+import { provisionedJobs } from "../plan/stack-jobs.js";
 import { jobResourcesOf, type StateResource } from "../terraform/state.js";
 import { runGroup } from "../terraform/terraform.js";
 import { makeDeployFolder } from "./deploy-folder.js";
@@ -129,45 +130,27 @@ interface DeclaredJobs {
 }
 
 /**
- * The jobs a synthesized cdktf stack (`cdk.tf.json`) declares on `terraform_data`. A plain-Terraform module
- * (HCL) is not read, nor is a `null_resource` (its state keeps no identity): their provisioners look for
- * themselves, and decide without the state for a resource it does not hold.
+ * The jobs a synthesized cdktf stack (`cdk.tf.json`) declares on `terraform_data`, read as `plan` reads them.
+ * A plain-Terraform module (HCL) is not read, nor is a `null_resource` (its state keeps no identity): their
+ * provisioners look for themselves, and decide without the state for a resource it does not hold. A job this
+ * routerjobs cannot read is left to its provisioner, whose apply says what is wrong with it.
  */
 async function declaredJobs(dir: string): Promise<DeclaredJobs> {
   const file = join(dir, "cdk.tf.json");
   if (!existsSync(file)) return { routers: [], tracked: [] };
   const routers = new Set<string>();
   const tracked = new Set<string>();
-  const config = JSON.parse(await readFile(file, "utf8")) as {
-    resource?: {
-      terraform_data?: Record<
-        string,
-        { provisioner?: { "local-exec"?: { environment?: Record<string, string> } }[] }
-      >;
-    };
-  };
-  for (const resource of Object.values(config.resource?.terraform_data ?? {})) {
-    for (const provisioner of resource.provisioner ?? []) {
-      const text = provisioner["local-exec"]?.environment?.[APPLY_JOB_ENV];
-      const job = text === undefined ? undefined : declaredJob(text);
-      if (job?.router_id) routers.add(job.router_id);
-      if (job?.resource) tracked.add(job.resource);
+  for (const { text } of provisionedJobs(JSON.parse(await readFile(file, "utf8")))) {
+    if (typeof text !== "string") continue;
+    try {
+      const job = parseApplyJob(text);
+      routers.add(job.router_id);
+      tracked.add(job.resource);
+    } catch {
+      // left to the provisioner (above)
     }
   }
   return { routers: [...routers], tracked: [...tracked] };
-}
-
-/** The router and resource of a job's JSON as the constructs write it; nothing of a text that is not one. */
-function declaredJob(text: string): { router_id?: string; resource?: string } | undefined {
-  try {
-    const job = JSON.parse(text) as { router_id?: unknown; resource?: unknown } | null;
-    return {
-      ...(typeof job?.router_id === "string" ? { router_id: job.router_id } : {}),
-      ...(typeof job?.resource === "string" ? { resource: job.resource } : {}),
-    };
-  } catch {
-    return undefined;
-  }
 }
 
 async function reasonOf(finding: Finding, client: RouterJobsClient): Promise<string> {

@@ -46,30 +46,48 @@ export async function readStackJobs(file: string): Promise<StackJob[]> {
   return stackJobs(stack, file);
 }
 
-/** The create-phase jobs of parsed Terraform JSON, each after the jobs it depends on (`depends_on`). */
-export function stackJobs(stack: unknown, source = "the stack"): StackJob[] {
+/** A local-exec provisioner of a `terraform_data` resource that carries a job, its `ROUTERJOBS_JOB` as written. */
+export interface ProvisionedJob {
+  readonly address: string;
+  readonly dependsOn: readonly string[];
+  readonly when: string | undefined;
+  /** A string for a literal job; anything else is a Terraform expression. */
+  readonly text: unknown;
+}
+
+/** Every job provisioner of parsed Terraform JSON (`cdk.tf.json`), create and destroy, in declaration order. */
+export function provisionedJobs(stack: unknown): ProvisionedJob[] {
   const resources = (stack as { resource?: { terraform_data?: Record<string, DataResource> } } | null)
     ?.resource?.terraform_data;
-  const found = new Map<string, { job: ApplyJob; dependsOn: readonly string[] }>();
+  const found: ProvisionedJob[] = [];
   for (const [name, resource] of Object.entries(resources ?? {})) {
-    const address = `terraform_data.${name}`;
-    const provisioners = [resource.provisioner ?? []].flat();
-    for (const provisioner of provisioners) {
+    for (const provisioner of [resource.provisioner ?? []].flat()) {
       const exec = provisioner["local-exec"];
       const text = exec?.environment?.[APPLY_JOB_ENV];
-      if (exec === undefined || exec.when === "destroy" || text === undefined) continue;
-      if (typeof text !== "string" || text.includes("${"))
-        throw new UsageError(
-          `plan: ${source}: ${address} computes ${APPLY_JOB_ENV} with a Terraform expression; plan reads literal jobs only (cdktf synth writes them so)`,
-        );
-      let job: ApplyJob;
-      try {
-        job = parseApplyJob(text);
-      } catch (error) {
-        throw new UsageError(`plan: ${source}: ${address}: ${(error as Error).message}`);
-      }
-      if (job.phase === "create") found.set(address, { job, dependsOn: resource.depends_on ?? [] });
+      if (exec === undefined || text === undefined) continue;
+      const address = `terraform_data.${name}`;
+      found.push({ address, dependsOn: resource.depends_on ?? [], when: exec.when, text });
     }
+  }
+  return found;
+}
+
+/** The create-phase jobs of parsed Terraform JSON, each after the jobs it depends on (`depends_on`). */
+export function stackJobs(stack: unknown, source = "the stack"): StackJob[] {
+  const found = new Map<string, { job: ApplyJob; dependsOn: readonly string[] }>();
+  for (const { address, dependsOn, when, text } of provisionedJobs(stack)) {
+    if (when === "destroy") continue;
+    if (typeof text !== "string" || text.includes("${"))
+      throw new UsageError(
+        `plan: ${source}: ${address} computes ${APPLY_JOB_ENV} with a Terraform expression; plan reads literal jobs only (cdktf synth writes them so)`,
+      );
+    let job: ApplyJob;
+    try {
+      job = parseApplyJob(text);
+    } catch (error) {
+      throw new UsageError(`plan: ${source}: ${address}: ${(error as Error).message}`);
+    }
+    if (job.phase === "create") found.set(address, { job, dependsOn });
   }
   return terraformOrder(found);
 }

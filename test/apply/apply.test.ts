@@ -199,6 +199,7 @@ describe("routerjobs apply against the service", () => {
       version: 1,
       routers: { [job.router_id]: await service.jobs(job.router_id) },
       resources: { [job.resource]: { instances: [], tainted: false, ...resource } },
+      tracked: [job.resource],
     });
 
     it("runs a change again when the state recorded the instance that ran it (terraform apply -replace)", async () => {
@@ -303,11 +304,7 @@ describe("routerjobs apply against the service", () => {
       await eventually(async () =>
         (await attemptsOf(job)).some((listed) => listed.status === "failed") ? true : undefined,
       );
-      const knowledge: DeployKnowledge = {
-        version: 1,
-        routers: { [job.router_id]: await service.jobs(job.router_id) },
-        resources: { [job.resource]: { instances: [tagOf("instance-1")], tainted: false } },
-      };
+      const knowledge = await knowledgeOf(job, { instances: [tagOf("instance-1")] });
       // WHEN the same instance's destroy runs again under deploy on a fresh machine
       const result = await applyJob(job, context({ instanceId: "instance-1", knowledge }));
       // THEN the failure is reported, not run again, and the way to run it again is said

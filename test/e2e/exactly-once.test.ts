@@ -37,6 +37,20 @@ async function inCell<T>(service: TargetService, body: (cell: KillCell) => Promi
   }
 }
 
+/**
+ * Router A's `dns` deployed with router A held and an 8 s timeout: its apply gives up (exit 1, so Terraform
+ * taints the resource); then router A is released and its job ends `status`, heard by nobody.
+ */
+async function timedOutThen(cell: KillCell, dns: string, status: "completed" | "failed"): Promise<void> {
+  cell.synthesize({ dns, dnsTimeout: "8s" });
+  await cell.target.holdRouter(cell.target.routers.a);
+  const gaveUp = await cell.deploy();
+  expect(gaveUp.code, gaveUp.output).toBe(1);
+  expect(gaveUp.output).toContain("not finished after 8s");
+  cell.target.releaseRouter(cell.target.routers.a);
+  await cell.jobMatching(cell.target.routers.a, (job) => job.status === status);
+}
+
 async function runCell(cell: KillCell, point: KillPoint, journal: Journal): Promise<string> {
   const { target } = cell;
   const rerun = () => {
@@ -121,15 +135,8 @@ describe.skipIf(terraform === undefined)(
         { timeout: 300_000 },
         () =>
           inCell(service, async (cell) => {
-            // GIVEN a deploy whose apply for router A gave up waiting (router A held): Terraform taints it
-            cell.synthesize({ dns: "/ip dns set servers=1.1.1.1", dnsTimeout: "8s" });
-            await cell.target.holdRouter(cell.target.routers.a);
-            const gaveUp = await cell.deploy();
-            expect(gaveUp.code, gaveUp.output).toBe(1);
-            expect(gaveUp.output).toContain("not finished after 8s");
-            // AND the job completed afterwards
-            cell.target.releaseRouter(cell.target.routers.a);
-            await cell.jobMatching(cell.target.routers.a, (job) => job.status === "completed");
+            // GIVEN a deploy whose apply for router A gave up waiting, and the job completed afterwards
+            await timedOutThen(cell, "/ip dns set servers=1.1.1.1", "completed");
             // WHEN the next deploy replaces the tainted resource
             const next = await cell.deploy();
             // THEN it finds the completed job and does not run the change again
@@ -144,14 +151,9 @@ describe.skipIf(terraform === undefined)(
         { timeout: 300_000 },
         () =>
           inCell(service, async (cell) => {
-            // GIVEN a deploy whose apply for router A gave up waiting (router A held), and the job then failed
+            // GIVEN a deploy whose apply for router A gave up waiting, and the job failed afterwards
             const script = failingDns(cell.target, "1.1.1.1");
-            cell.synthesize({ dns: script, dnsTimeout: "8s" });
-            await cell.target.holdRouter(cell.target.routers.a);
-            const gaveUp = await cell.deploy();
-            expect(gaveUp.code, gaveUp.output).toBe(1);
-            cell.target.releaseRouter(cell.target.routers.a);
-            await cell.jobMatching(cell.target.routers.a, (job) => job.status === "failed");
+            await timedOutThen(cell, script, "failed");
             // WHEN the next deploy runs, THEN it reports that failure (with the router's reason) and runs nothing
             const next = await cell.deploy();
             expect(next.code, next.output).toBe(1);

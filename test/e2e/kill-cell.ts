@@ -17,7 +17,8 @@ import {
 } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { Journal, type JournalEntry } from "../../src/apply/journal.js";
 import { eventually } from "../service/harness.js";
 import { BIN, type Layout, startDeployTree, synthesizeOffice } from "./deploy-harness.js";
 import type { KillTarget, ListedJob, TargetService } from "./kill-targets.js";
@@ -155,17 +156,16 @@ export class KillCell {
    * yet, and Terraform, frozen too, cannot record the resource afterwards; its state says which came first.
    */
   freezeWhenReported(jobKey: string): Promise<void> {
-    const dir = join(this.stateDir, "journal");
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const name = `${jobKey}.json`;
+    const journal = new Journal(this.stateDir);
+    mkdirSync(journal.dir, { recursive: true, mode: 0o700 });
+    const file = journal.fileOf(jobKey);
     return new Promise((resolve) => {
-      const watcher = watch(dir, (_event, changed) => {
-        if (changed !== name || this.running === undefined) return;
+      const watcher = watch(journal.dir, (_event, changed) => {
+        if (changed !== basename(file) || this.running === undefined) return;
         let reported = false;
         try {
-          const entry = JSON.parse(readFileSync(join(dir, name), "utf8")) as {
-            attempts: { reported?: boolean }[];
-          };
+          // Read at once (not through Journal#read, a promise later): the freeze must come before the apply exits.
+          const entry = JSON.parse(readFileSync(file, "utf8")) as JournalEntry;
           reported = entry.attempts.some((attempt) => attempt.reported === true);
         } catch {
           return; // renamed away again, or not yet whole: the next event tells
