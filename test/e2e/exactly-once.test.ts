@@ -18,8 +18,6 @@ const terraform = terraformOrSkip("the exactly-once kill matrix with terraform")
 type Journal = "kept" | "lost";
 const JOURNALS: readonly Journal[] = ["kept", "lost"];
 
-/** The cells of the tests below the matrix (two timed-out applies, a deliberate -replace). */
-const STANDALONE_CELLS = 3;
 const figures: string[] = [];
 const tallyOf = (scripts: readonly string[]) => {
   const counts: Record<string, number> = {};
@@ -106,6 +104,60 @@ async function runCell(cell: KillCell, point: KillPoint, journal: Journal): Prom
   }`;
 }
 
+/**
+ * The tests beside the matrix, each a cell of its own (the stand-in of the public service is started with a team
+ * per cell, so it is told how many there are).
+ */
+const STANDALONE: readonly { readonly name: string; readonly body: (cell: KillCell) => Promise<void> }[] = [
+  {
+    name: "a change whose apply timed out (tainted) and whose job completed since is not run again",
+    body: async (cell) => {
+      // GIVEN a deploy whose apply for router A gave up waiting, and the job completed afterwards
+      await timedOutThen(cell, "/ip dns set servers=1.1.1.1", "completed");
+      // WHEN the next deploy replaces the tainted resource
+      const next = await cell.deploy();
+      // THEN it finds the completed job and does not run the change again
+      expect(next.code, next.output).toBe(0);
+      expect(next.output).toContain("it completed after its apply stopped waiting");
+      expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1"]);
+    },
+  },
+  {
+    name: "a change whose apply timed out and whose job failed since is reported, then run again by the deploy after",
+    body: async (cell) => {
+      // GIVEN a deploy whose apply for router A gave up waiting, and the job failed afterwards
+      const script = failingDns(cell.target, "1.1.1.1");
+      await timedOutThen(cell, script, "failed");
+      // WHEN the next deploy runs, THEN it reports that failure (with the router's reason) and runs nothing
+      const next = await cell.deploy();
+      expect(next.code, next.output).toBe(1);
+      expect(next.output).toContain("it failed after its apply stopped waiting");
+      if (cell.target.reason) expect(next.output).toContain(cell.target.reason);
+      expect(cell.runsOnA()).toEqual([script]);
+      // AND the deploy after that runs it again (a deliberate retry of a reported failure)
+      const retry = await cell.deploy();
+      expect(retry.code, retry.output).toBe(1);
+      expect(cell.runsOnA()).toEqual([script, script]);
+    },
+  },
+  {
+    name: "a deliberate -replace runs the change again; a plain re-deploy does not",
+    body: async (cell) => {
+      cell.synthesize({ dns: "/ip dns set servers=1.1.1.1" });
+      expect((await cell.deploy()).code).toBe(0);
+      cell.forgetJournal();
+      const plain = await cell.deploy();
+      expect(plain.code, plain.output).toBe(0);
+      expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1"]);
+      const address = await cell.addressOf("office/edge-a/dns");
+      cell.forgetJournal();
+      const replaced = await cell.deploy([`-replace=${address}`]);
+      expect(replaced.code, replaced.output).toBe(0);
+      expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1", "/ip dns set servers=1.1.1.1"]);
+    },
+  },
+];
+
 describe.skipIf(terraform === undefined)(
   "every declared change runs exactly once, whatever is killed",
   () => {
@@ -117,7 +169,7 @@ describe.skipIf(terraform === undefined)(
       // One service per target, shared by its cells: each cell has a team, routers and gate of its own.
       let service: TargetService;
       beforeAll(async () => {
-        service = await startTargetService(target, KILL_POINTS.length * JOURNALS.length + STANDALONE_CELLS);
+        service = await startTargetService(target, KILL_POINTS.length * JOURNALS.length + STANDALONE.length);
       });
       afterAll(() => service.close());
 
@@ -130,61 +182,9 @@ describe.skipIf(terraform === undefined)(
         }
       }
 
-      it(
-        "a change whose apply timed out (tainted) and whose job completed since is not run again",
-        { timeout: 300_000 },
-        () =>
-          inCell(service, async (cell) => {
-            // GIVEN a deploy whose apply for router A gave up waiting, and the job completed afterwards
-            await timedOutThen(cell, "/ip dns set servers=1.1.1.1", "completed");
-            // WHEN the next deploy replaces the tainted resource
-            const next = await cell.deploy();
-            // THEN it finds the completed job and does not run the change again
-            expect(next.code, next.output).toBe(0);
-            expect(next.output).toContain("it completed after its apply stopped waiting");
-            expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1"]);
-          }),
-      );
-
-      it(
-        "a change whose apply timed out and whose job failed since is reported, then run again by the deploy after",
-        { timeout: 300_000 },
-        () =>
-          inCell(service, async (cell) => {
-            // GIVEN a deploy whose apply for router A gave up waiting, and the job failed afterwards
-            const script = failingDns(cell.target, "1.1.1.1");
-            await timedOutThen(cell, script, "failed");
-            // WHEN the next deploy runs, THEN it reports that failure (with the router's reason) and runs nothing
-            const next = await cell.deploy();
-            expect(next.code, next.output).toBe(1);
-            expect(next.output).toContain("it failed after its apply stopped waiting");
-            if (cell.target.reason) expect(next.output).toContain(cell.target.reason);
-            expect(cell.runsOnA()).toEqual([script]);
-            // AND the deploy after that runs it again (a deliberate retry of a reported failure)
-            const retry = await cell.deploy();
-            expect(retry.code, retry.output).toBe(1);
-            expect(cell.runsOnA()).toEqual([script, script]);
-          }),
-      );
-
-      it(
-        "a deliberate -replace runs the change again; a plain re-deploy does not",
-        { timeout: 300_000 },
-        () =>
-          inCell(service, async (cell) => {
-            cell.synthesize({ dns: "/ip dns set servers=1.1.1.1" });
-            expect((await cell.deploy()).code).toBe(0);
-            cell.forgetJournal();
-            const plain = await cell.deploy();
-            expect(plain.code, plain.output).toBe(0);
-            expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1"]);
-            const address = await cell.addressOf("office/edge-a/dns");
-            cell.forgetJournal();
-            const replaced = await cell.deploy([`-replace=${address}`]);
-            expect(replaced.code, replaced.output).toBe(0);
-            expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1", "/ip dns set servers=1.1.1.1"]);
-          }),
-      );
+      for (const { name, body } of STANDALONE) {
+        it(name, { timeout: 300_000 }, () => inCell(service, body));
+      }
     });
   },
 );
