@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { terraformOrSkip } from "../helpers/terraform.js";
-import { killTree } from "./deploy-harness.js";
+import { A2_IDENTITY, killTree } from "./deploy-harness.js";
 import { KillCell } from "./kill-cell.js";
 import { failingDns, KILL_POINTS, type KillPoint } from "./kill-points.js";
 import { startTargetService, TARGETS, type TargetService } from "./kill-targets.js";
@@ -138,6 +138,33 @@ const STANDALONE: readonly { readonly name: string; readonly body: (cell: KillCe
       const retry = await cell.deploy();
       expect(retry.code, retry.output).toBe(1);
       expect(cell.runsOnA()).toEqual([script, script]);
+    },
+  },
+  {
+    name: "a job edited by hand after synth fails in its own apply, naming the field; the rest deploys",
+    body: async (cell) => {
+      // GIVEN a synthesized stack whose dns job someone changed by hand in cdk.tf.json (its key no longer fits)
+      cell.synthesize({ dns: "/ip dns set servers=1.1.1.1" });
+      cell.editJobs((job) =>
+        job.script === "/ip dns set servers=1.1.1.1"
+          ? { ...job, script: "/ip dns set servers=9.9.9.9" }
+          : job,
+      );
+      // WHEN it is deployed, THEN that apply fails with the field and what to do, in one line, and nothing ran on A
+      const edited = await cell.deploy();
+      expect(edited.code, edited.output).toBe(1);
+      expect(edited.output).toContain("job_key does not match the job");
+      expect(edited.output).toContain("synthesize (cdktf synth) or plan again");
+      expect(edited.output).not.toMatch(/^\s+at /m);
+      expect(cell.runsOnA()).toEqual([]);
+      // AND router A2's independent change deployed, once
+      expect(cell.tallyOnA2()).toEqual({ [A2_IDENTITY]: 1 });
+      // AND once synthesized again, the next deploy runs the dns change, once
+      cell.synthesize({ dns: "/ip dns set servers=1.1.1.1" });
+      const again = await cell.deploy();
+      expect(again.code, again.output).toBe(0);
+      expect(cell.runsOnA()).toEqual(["/ip dns set servers=1.1.1.1"]);
+      expect(cell.tallyOnA2()).toEqual({ [A2_IDENTITY]: 1 });
     },
   },
   {

@@ -19,10 +19,14 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Journal, type JournalEntry } from "../../src/apply/journal.js";
+import { APPLY_JOB_ENV } from "../../src/contract/apply-job.js";
 import { eventually } from "../service/harness.js";
 import { BIN, type Layout, startDeployTree, synthesizeOffice } from "./deploy-harness.js";
 import type { KillTarget, ListedJob, TargetService } from "./kill-targets.js";
 import type { SeenRequest } from "./submission-gate.js";
+
+/** A provisioner as cdk.tf.json writes it. */
+type LocalExec = { "local-exec"?: { environment?: Record<string, unknown> } };
 
 /** Generous: a watch only bounds a hang; two loaded cores run several cells' terraforms at once. */
 const WATCH_MS = 90_000;
@@ -82,6 +86,24 @@ export class KillCell {
   /** The office stack on this cell's two routers. */
   synthesize(layout: Omit<Layout, "routers">): void {
     synthesizeOffice(this.dir, { ...layout, routers: this.target.routers });
+  }
+
+  /**
+   * Rewrites the jobs of the synthesized stack as someone editing cdk.tf.json by hand would: each provisioner's
+   * `ROUTERJOBS_JOB` through `edit`, its `job_key` left as synth wrote it.
+   */
+  editJobs(edit: (job: Record<string, unknown>) => Record<string, unknown>): void {
+    const file = join(this.dir, "cdk.tf.json");
+    const stack = JSON.parse(readFileSync(file, "utf8"));
+    for (const resource of Object.values(stack.resource.terraform_data) as { provisioner?: unknown }[]) {
+      for (const provisioner of [resource.provisioner ?? []].flat() as LocalExec[]) {
+        const environment = provisioner["local-exec"]?.environment;
+        const text = environment?.[APPLY_JOB_ENV];
+        if (environment && typeof text === "string")
+          environment[APPLY_JOB_ENV] = JSON.stringify(edit(JSON.parse(text)));
+      }
+    }
+    writeFileSync(file, JSON.stringify(stack, null, 2));
   }
 
   start(terraformArgs: readonly string[] = []) {
