@@ -19,7 +19,9 @@
  * 0.195 s, 58.8 MiB (0.231 s; 0.082 s, 39.3 MiB); Node 22.23 0.133 s, 64.3 MiB (0.168 s; 0.028 s, 42.5 MiB). The
  * machine's speed moves: the same day `node -e 0` took 0.08-0.12 s on Node 20. Later, on a faster hour (10 runs):
  * Node 20 0.138 s, 58.7 MiB (0.172 s; 0.062 s, 39.4 MiB); Node 22 0.115 s, 64.5 MiB (0.156 s; 0.030 s, 42.1 MiB);
- * Node 24 0.149 s, 69.2 MiB (0.174 s; 0.033 s, 42.2 MiB): CPU met on all three, memory on Node 20. Before the first round: Node 20
+ * Node 24 0.149 s, 69.2 MiB (0.174 s; 0.033 s, 42.2 MiB): CPU met on all three, memory on Node 20. Session 22
+ * (20 / 10 / 10 runs): Node 20 0.146 s, 58.7 MiB; Node 22 0.110 s, 64.6 MiB; Node 24 0.116 s, 69.1 MiB (no flag
+ * or malloc setting moved Node 24's: the young generation's size, one malloc arena, one V8 worker thread). Before the first round: Node 20
  * 0.33 s, 108 MiB. CPU met on Node 22 that run, memory on Node 20; on Node 22 TLS and undici alone (three
  * requests on the HTTP core, same V8 settings) take 57.8 MiB. docs/decisions.md has each step and what is left.
  */

@@ -49,7 +49,9 @@
  * off" variant now runs its statements the same way, so it differs from "durable" only in the fsync.
  * 2026-11-29, the submission's statement answering only the job's number (bare 2700/s and 9461/s): the service on
  * PGlite 373/s (0.138x, 2.5 ms) and 618/s (0.065x, 2.1 ms); Node 20 394/s (0.151x) and 663/s (0.075x); SQLite
- * with the group fsync 0.273x / 0.149x; the route with no database 0.674x / 0.423x.
+ * with the group fsync 0.273x / 0.149x; the route with no database 0.674x / 0.423x. A faster hour (bare 4411/s
+ * and 21530/s): the service on PGlite 0.153x / 0.050x (1.3 / 1.2 ms), SQLite group 0.226x / 0.091x, SQLite with
+ * no fsync 0.336x / 0.108x, the route with no database 0.65x / 0.50x. PGlite stays (docs/decisions.md).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
