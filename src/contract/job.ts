@@ -137,7 +137,7 @@ const jobTimes = {
 /**
  * One item of the job list, as a tolerant client reads it: the spec's item, or the public service's newer one
  * (`should_backup` for `make_backup`, no `status`, no `seq_id`). The output always has `make_backup` and a
- * `status`; unknown fields are kept. `error` is the project's extension.
+ * `status`; unknown fields are kept. `error` and `created_at` are the project's extensions.
  */
 export const jobListItemSchema = z
   .looseObject({
@@ -153,6 +153,8 @@ export const jobListItemSchema = z
     status: tolerantJobStatusSchema.optional(),
     seq_id: z.number().int().optional(),
     error: z.string().nullish(),
+    /** When the service accepted the job: our service's extension and the public service's newer list. */
+    created_at: nullableTimestampSchema.optional(),
   })
   .transform((item, ctx) => {
     const makeBackup = item.make_backup ?? item.should_backup;
@@ -237,5 +239,10 @@ export const jobRecordSchema = z.object({
   deleted_at: timestampSchema.nullable(),
   status: jobStatusSchema,
   error: z.string().nullable(),
+  /**
+   * The project's extension, as the public service's newer list has it: when the service accepted the job.
+   * `apply` tells by it a failure that came after the apply that submitted the job stopped waiting.
+   */
+  created_at: timestampSchema,
 });
 export type JobRecord = z.output<typeof jobRecordSchema>;

@@ -175,6 +175,7 @@ describe("what our service emits", () => {
       deleted_at: null,
       status: "pending",
       error: null,
+      created_at: "2026-11-29T12:00:00.000+00:00",
     };
     expect(jobRecordSchema.safeParse(record).success).toBe(true);
     const { make_backup: _m, ...noBackup } = record;

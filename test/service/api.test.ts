@@ -41,8 +41,8 @@ describe("service HTTP API (contract rows)", () => {
     expect(answer.headers["x-request-id"]).toMatch(UUID);
   });
 
-  it("GET jobs lists every job of the router, newest first, with the spec's fields", async () => {
-    await svc.submit(ROUTER_A2, job);
+  it("GET jobs lists every job of the router, newest first, with the spec's fields and created_at", async () => {
+    const accepted = await svc.submit(ROUTER_A2, job);
     await svc.submit(ROUTER_A2, { ...job, description: "second" });
     const answer = await svc.call("GET", `/api/routers/${ROUTER_A2}/jobs`);
     expect(answer.status).toBe(200);
@@ -59,6 +59,8 @@ describe("service HTTP API (contract rows)", () => {
       failed_at: null,
       deleted_at: null,
       error: null,
+      // The project's extension: when the service accepted the job, as its acknowledgement dated it.
+      created_at: accepted.body.data.date,
     });
     expect(first.id).toMatch(UUID);
     expect(typeof first.token).toBe("string");

@@ -91,7 +91,9 @@ function jobFacts(row: JobListRow) {
     failed_at: time(row.failed_at),
     deleted_at: time(row.deleted_at),
     status: row.status,
+    // The project's extensions to the spec's item, last.
     error: row.error,
+    created_at: formatTimestamp(row.created_at),
   };
 }
 
@@ -126,11 +128,12 @@ export const JOB_RECORD_SELECT = [
   sqlTime("deleted_at"),
   "status",
   "error",
+  sqlTime("created_at"),
 ].join(", ");
 
 /**
  * A notification's payload, written by the database from job row `j` and its team `t`: the spec's fields, the
- * `error` extension and the team's `customer_id`. The same facts as `toJobRecord` (`jobFacts`) with the job's
+ * `error` and `created_at` extensions and the team's `customer_id`. The same facts as `toJobRecord` (`jobFacts`) with the job's
  * and router's ids; test/service/store/lifecycle.test.ts holds the two to the same JSON.
  */
 const NOTIFICATION_PAYLOAD = `jsonb_build_object(
@@ -139,7 +142,8 @@ const NOTIFICATION_PAYLOAD = `jsonb_build_object(
   'make_backup', j.make_backup, 'seq_id', j.seq_id,
   'started_at', ${sqlTimestamp("j.started_at")}, 'completed_at', ${sqlTimestamp("j.completed_at")},
   'failed_at', ${sqlTimestamp("j.failed_at")}, 'deleted_at', ${sqlTimestamp("j.deleted_at")},
-  'status', j.status, 'error', j.error, 'customer_id', t.customer_id)`;
+  'status', j.status, 'error', j.error, 'created_at', ${sqlTimestamp("j.created_at")},
+  'customer_id', t.customer_id)`;
 
 /**
  * SQL that queues the notification of each job of `changed` whose `where` holds (in terms of `j`), with the
