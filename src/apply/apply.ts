@@ -127,6 +127,7 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
       const row = followedHere(marker);
       return row !== undefined && row.reported !== true;
     },
+    timeoutMs: job.timeout_ms,
     force: context.force ?? false,
   });
 

@@ -36,6 +36,8 @@ export interface DecideInput {
    * gave up waiting, or failed to ask). @default never
    */
   readonly unreportedHere?: (marker: AttemptMarker) => boolean;
+  /** How long this change's apply waits for its job (`timeout_ms`). @default unknown */
+  readonly timeoutMs?: number | undefined;
   readonly force: boolean;
 }
 
@@ -100,8 +102,12 @@ export function decide(input: DecideInput): Decision {
       // Terraform recorded a failed provisioner: the job failed (its own, or one it found and reported), or apply
       // gave up waiting for it (a timeout). A failure was reported; a job that completed since is the change.
       if (latest.job.status !== "completed") {
-        // Unless this machine's apply gave up waiting for that very job: its failure came after, unheard.
-        if (input.unreportedHere?.(latest.marker))
+        // Unless the apply that followed it gave up waiting first: its failure came after, unheard. This
+        // machine's journal knows when it was that apply; on another machine the job's times can tell.
+        if (
+          input.unreportedHere?.(latest.marker) ||
+          (recorded && endedAfterItsApplyGaveUp(latest.job, input.timeoutMs))
+        )
           return { kind: "adopt", attempt: latest, why: "it failed after its apply stopped waiting" };
         return next("its failure was reported (the resource was tainted)");
       }
@@ -118,4 +124,18 @@ export function decide(input: DecideInput): Decision {
   if (input.reportedHere(latest.marker)) return next("its outcome was reported from this machine");
   // 7. Unknown: never run a change twice; a completed attempt is done and a failed one is reported.
   return { kind: "adopt", attempt: latest, why: "the latest attempt at this change" };
+}
+
+/**
+ * Whether a job ended (failed, or was deleted) after the apply that submitted it had certainly stopped waiting.
+ * That apply's deadline is `timeoutMs` after it started, and it started before the submission: so a job that
+ * ended more than `timeoutMs` after the service accepted it (`created_at`, where the list says; else after it
+ * started, which is later) ended after that deadline. Both times are the service's clock. A job that ended
+ * sooner may have been seen by that apply, and is taken as reported.
+ */
+export function endedAfterItsApplyGaveUp(job: JobListItem, timeoutMs: number | undefined): boolean {
+  const ended = job.failed_at ?? job.deleted_at;
+  const since = job.created_at ?? job.started_at;
+  if (timeoutMs === undefined || !ended || !since) return false;
+  return Date.parse(ended) - Date.parse(since) > timeoutMs;
 }

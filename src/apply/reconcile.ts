@@ -39,7 +39,8 @@ export function judge(resource: StateResource, jobs: readonly JobListItem[]): Fi
     return {
       resource,
       verdict: "tainted",
-      detail: "tainted: the next apply replaces it, and runs its job again unless the job completed since",
+      detail:
+        "tainted: the next apply replaces it, and runs its job again unless the job completed since (done) or failed after its apply stopped waiting (reported first)",
     };
   const { identity } = resource;
   const { latest, superseded } = currentAttempt(

@@ -99,6 +99,48 @@ describe("which attempt a provisioner run belongs to", () => {
       });
       expect(decision).toMatchObject({ kind: "adopt", why: "it failed after its apply stopped waiting" });
     });
+    describe("on a machine without the journal of the apply that timed out, by the job's times", () => {
+      const tainted = state({ instances: [X], tainted: true });
+      const TIMEOUT_MS = 600_000;
+      const at = (ms: number) => new Date(Date.UTC(2026, 10, 29, 12) + ms).toISOString();
+      const timed = (status: "failed" | "deleted", times: Partial<JobListItem>, marker = {}) => ({
+        ...listed(status, marker),
+        ...times,
+      });
+      it("reports a failure that ended more than the apply's timeout after the service accepted the job", () => {
+        const job = timed("failed", { created_at: at(0), started_at: at(700_000), failed_at: at(700_100) });
+        expect(run([job], { knowledge: tainted, timeoutMs: TIMEOUT_MS })).toMatchObject({
+          kind: "adopt",
+          why: "it failed after its apply stopped waiting",
+        });
+      });
+      it("and a deletion, which the apply would have reported as such", () => {
+        const job = timed("deleted", { created_at: at(0), deleted_at: at(TIMEOUT_MS + 1) });
+        expect(run([job], { knowledge: tainted, timeoutMs: TIMEOUT_MS })).toMatchObject({ kind: "adopt" });
+      });
+      it("runs again a failure that ended within the timeout: its apply may have seen and reported it", () => {
+        const job = timed("failed", { created_at: at(0), started_at: at(1_000), failed_at: at(TIMEOUT_MS) });
+        expect(run([job], { knowledge: tainted, timeoutMs: TIMEOUT_MS })).toMatchObject({
+          kind: "submit",
+          attempt: 2,
+        });
+      });
+      it("where the list has no created_at (the spec's), counts from the start, which only comes later", () => {
+        // Started late and failed at once: the apply had surely given up, but the list cannot tell.
+        const late = timed("failed", { started_at: at(700_000), failed_at: at(700_100) });
+        expect(run([late], { knowledge: tainted, timeoutMs: TIMEOUT_MS })).toMatchObject({ kind: "submit" });
+        const long = timed("failed", { started_at: at(0), failed_at: at(TIMEOUT_MS + 1) });
+        expect(run([long], { knowledge: tainted, timeoutMs: TIMEOUT_MS })).toMatchObject({ kind: "adopt" });
+      });
+      it("only for the attempt of the tainted instance itself, and only when the timeout is known", () => {
+        const times = { created_at: at(0), failed_at: at(TIMEOUT_MS + 1) };
+        const killedRuns = timed("failed", times, { instanceTag: tagOf("instance Z") });
+        expect(run([killedRuns], { knowledge: tainted, timeoutMs: TIMEOUT_MS })).toMatchObject({
+          kind: "submit",
+        });
+        expect(run([timed("failed", times)], { knowledge: tainted })).toMatchObject({ kind: "submit" });
+      });
+    });
     it("runs again a reported failure that the tainted instance found rather than made (a killed run's)", () => {
       const killedRuns = { instanceTag: tagOf("instance Z") };
       expect(

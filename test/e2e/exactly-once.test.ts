@@ -141,6 +141,27 @@ const STANDALONE: readonly { readonly name: string; readonly body: (cell: KillCe
     },
   },
   {
+    name: "a change whose apply timed out and whose job failed since is reported first from a fresh runner too",
+    body: async (cell) => {
+      // GIVEN a deploy whose apply for router A gave up waiting, and the job failed afterwards
+      const script = failingDns(cell.target, "1.1.1.1");
+      await timedOutThen(cell, script, "failed");
+      // WHEN the next deploy runs on a runner without that apply's journal
+      cell.forgetJournal();
+      const next = await cell.deploy();
+      // THEN the job's times tell that the failure came after the apply gave up: reported, nothing run
+      expect(next.code, next.output).toBe(1);
+      expect(next.output).toContain("it failed after its apply stopped waiting");
+      if (cell.target.reason) expect(next.output).toContain(cell.target.reason);
+      expect(cell.runsOnA()).toEqual([script]);
+      // AND the deploy after that, on yet another runner, runs it again (a deliberate retry)
+      cell.forgetJournal();
+      const retry = await cell.deploy();
+      expect(retry.code, retry.output).toBe(1);
+      expect(cell.runsOnA()).toEqual([script, script]);
+    },
+  },
+  {
     name: "a job edited by hand after synth fails in its own apply, naming the field; the rest deploys",
     body: async (cell) => {
       // GIVEN a synthesized stack whose dns job someone changed by hand in cdk.tf.json (its key no longer fits)
