@@ -102,8 +102,8 @@ export function decide(input: DecideInput): Decision {
       // Terraform recorded a failed provisioner: the job failed (its own, or one it found and reported), or apply
       // gave up waiting for it (a timeout). A failure was reported; a job that completed since is the change.
       if (latest.job.status !== "completed") {
-        // Unless the apply that followed it gave up waiting first: its failure came after, unheard. This
-        // machine's journal knows when it was that apply; on another machine the job's times can tell.
+        // Unless the apply that followed it gave up waiting first: its failure came after, unheard. The journal
+        // knows where this machine ran that apply; on any machine, the job's times can prove it.
         if (
           input.unreportedHere?.(latest.marker) ||
           (recorded && endedAfterItsApplyGaveUp(latest.job, input.timeoutMs))
@@ -133,7 +133,7 @@ export function decide(input: DecideInput): Decision {
  * started, which is later) ended after that deadline. Both times are the service's clock. A job that ended
  * sooner may have been seen by that apply, and is taken as reported.
  */
-export function endedAfterItsApplyGaveUp(job: JobListItem, timeoutMs: number | undefined): boolean {
+function endedAfterItsApplyGaveUp(job: JobListItem, timeoutMs: number | undefined): boolean {
   const ended = job.failed_at ?? job.deleted_at;
   const since = job.created_at ?? job.started_at;
   if (timeoutMs === undefined || !ended || !since) return false;

@@ -163,8 +163,17 @@ describe("the restore script on a simulated router", () => {
   };
 
   it("restores from an export (.rsc, as a device's backup) by reset-configuration after the job, and reboots", async () => {
-    // No real wait for the reset's delay: the router's clock scale is 0.
-    const router = new SimulatedRouter({ name: "edge", delayScale: 0 });
+    // No real wait for the reset's delay (the router's clock scale is 0); the reset itself is held at a gate
+    // until the test has looked, so that nothing races it.
+    let release = () => {};
+    const resetHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const router = new SimulatedRouter({
+      name: "edge",
+      delayScale: 0,
+      beforeCommand: (call) => (call.verb === "reset-configuration" ? resetHeld : undefined),
+    });
     const { before, backup } = await setUp(router, 12);
     await router.runSource(`/export file=${backup}`);
     await router.runSource('/ip address remove [find]\n/system identity set name="half done"');
@@ -172,6 +181,7 @@ describe("the restore script on a simulated router", () => {
     // The script itself only starts the reset in the background, so the job can report before the reset.
     expect(outcome).toMatchObject({ ok: true });
     expect(await router.runSource(":put [/system identity get name]")).toEqual(["half done"]);
+    release();
     await router.jobsIdle();
     expect((await router.runSource("/export")).join("\n")).toBe(before);
     expect(router.takeRebootRequest()).toBe(true);

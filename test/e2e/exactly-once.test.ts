@@ -12,7 +12,7 @@ import { terraformOrSkip } from "../helpers/terraform.js";
 import { A2_IDENTITY, killTree } from "./deploy-harness.js";
 import { KillCell } from "./kill-cell.js";
 import { failingDns, KILL_POINTS, type KillPoint } from "./kill-points.js";
-import { startTargetService, TARGETS, type TargetService } from "./kill-targets.js";
+import { startTargetService, TARGETS, type TargetName, type TargetService } from "./kill-targets.js";
 
 const terraform = terraformOrSkip("the exactly-once kill matrix with terraform");
 type Journal = "kept" | "lost";
@@ -108,7 +108,12 @@ async function runCell(cell: KillCell, point: KillPoint, journal: Journal): Prom
  * The tests beside the matrix, each a cell of its own (the stand-in of the public service is started with a team
  * per cell, so it is told how many there are).
  */
-const STANDALONE: readonly { readonly name: string; readonly body: (cell: KillCell) => Promise<void> }[] = [
+const STANDALONE: readonly {
+  readonly name: string;
+  /** Where it runs. @default every target */
+  readonly targets?: readonly TargetName[];
+  readonly body: (cell: KillCell) => Promise<void>;
+}[] = [
   {
     name: "a change whose apply timed out (tainted) and whose job completed since is not run again",
     body: async (cell) => {
@@ -142,6 +147,10 @@ const STANDALONE: readonly { readonly name: string; readonly body: (cell: KillCe
   },
   {
     name: "a change whose apply timed out and whose job failed since is reported first from a fresh runner too",
+    // Told by the job's `created_at`, which our service lists. The stand-in lists the spec's fields: there apply
+    // counts from `started_at`, which the stand-in sets at submission, so whether the failure came more than the
+    // timeout later depends on how soon the test releases the router (test/apply/attempts.test.ts covers it).
+    targets: ["our service"],
     body: async (cell) => {
       // GIVEN a deploy whose apply for router A gave up waiting, and the job failed afterwards
       const script = failingDns(cell.target, "1.1.1.1");
@@ -214,10 +223,11 @@ describe.skipIf(terraform === undefined)(
     });
 
     describe.concurrent.each(TARGETS)("at %s", (target) => {
+      const standalone = STANDALONE.filter(({ targets }) => targets?.includes(target) ?? true);
       // One service per target, shared by its cells: each cell has a team, routers and gate of its own.
       let service: TargetService;
       beforeAll(async () => {
-        service = await startTargetService(target, KILL_POINTS.length * JOURNALS.length + STANDALONE.length);
+        service = await startTargetService(target, KILL_POINTS.length * JOURNALS.length + standalone.length);
       });
       afterAll(() => service.close());
 
@@ -230,7 +240,7 @@ describe.skipIf(terraform === undefined)(
         }
       }
 
-      for (const { name, body } of STANDALONE) {
+      for (const { name, body } of standalone) {
         it(name, { timeout: 300_000 }, () => inCell(service, body));
       }
     });

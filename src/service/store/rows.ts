@@ -133,8 +133,9 @@ export const JOB_RECORD_SELECT = [
 
 /**
  * A notification's payload, written by the database from job row `j` and its team `t`: the spec's fields, the
- * `error` and `created_at` extensions and the team's `customer_id`. The same facts as `toJobRecord` (`jobFacts`) with the job's
- * and router's ids; test/service/store/lifecycle.test.ts holds the two to the same JSON.
+ * `error` and `created_at` extensions and the team's `customer_id`. The same facts as `toJobRecord`
+ * (`jobFacts`) with the job's and router's ids; test/service/store/lifecycle.test.ts holds the two to the same
+ * JSON.
  */
 const NOTIFICATION_PAYLOAD = `jsonb_build_object(
   'job_id', j.id, 'router_id', j.router_id, 'idempotency_key', j.idempotency_key, 'description', j.description,
