@@ -19,6 +19,11 @@ export interface ListedJob {
   readonly script: string;
   /** Ends with the attempt's marker: which resource, definition and Terraform instance submitted it. */
   readonly description: string;
+  /**
+   * The time apply's rule for a failure after a timeout counts from (src/apply/attempts.ts): when the service
+   * accepted the job (ours lists `created_at`), else when it started (the stand-in lists the spec's fields).
+   */
+  readonly since?: Date | undefined;
 }
 
 /** One cell's view of a service: its own team, token, two routers and submission gate. */
@@ -123,7 +128,7 @@ async function ourService(): Promise<TargetService> {
         jobs: async (routerId) =>
           (
             await db.query<ListedJob>(
-              "SELECT id, status, script, description FROM jobs WHERE router_id = $1 ORDER BY seq_id",
+              "SELECT id, status, script, description, created_at AS since FROM jobs WHERE router_id = $1 ORDER BY seq_id",
               [routerId],
             )
           ).rows,
@@ -165,7 +170,10 @@ async function standIn(cells: number): Promise<TargetService> {
         reason: undefined,
         holdRouter: async (routerId) => service.holdSite(routerId),
         releaseRouter: (routerId) => service.releaseSite(routerId),
-        jobs: async (routerId) => service.jobs(routerId),
+        jobs: async (routerId) =>
+          service
+            .jobs(routerId)
+            .map((job) => ({ ...job, since: job.startedAt === null ? undefined : new Date(job.startedAt) })),
         runs: (routerId) => service.runs(routerId).map((run) => run.script),
         close: () => gate.close(),
       };
