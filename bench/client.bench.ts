@@ -26,7 +26,7 @@ export async function run(): Promise<BenchReport> {
     .map((value) => round(value, 1))
     .join(" ")} on ${availableParallelism()} cores`;
   const disk = await sharedBudget(tmpdir(), "disk");
-  // The budget's lock is a file created with O_EXCL (src/fs/file-lock.ts): on a busy disk its create/unlink dominate. tmpfs shows
+  // The budget's lock is a file created with O_EXCL (src/platform/fs/file-lock.ts): on a busy disk its create/unlink dominate. tmpfs shows
   // the algorithm without the disk; the default state directory is usually on disk.
   const memory = existsSync("/dev/shm") ? await sharedBudget("/dev/shm", "tmpfs") : undefined;
   const cold = coldStart();

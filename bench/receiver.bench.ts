@@ -7,7 +7,7 @@
  */
 import Fastify from "fastify";
 import { Agent, request } from "undici";
-import { loadOrCreateLocalTls } from "../src/tls/certificates.js";
+import { loadOrCreateLocalTls } from "../src/platform/tls/certificates.js";
 import { newJob, notificationFor, startTestReceiver, tempDir } from "../test/receiver/helpers.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 

@@ -18,7 +18,7 @@ import { jobRequestSchema } from "../src/contract/job.js";
 import { IDEMPOTENCY_TTL_MS } from "../src/contract/limits.js";
 import { formatTimestamp } from "../src/contract/time.js";
 import { isParsedToken, parseToken } from "../src/contract/token.js";
-import { bearerToken } from "../src/http/bearer.js";
+import { bearerToken } from "../src/platform/http/bearer.js";
 import { createApp, serverOptions } from "../src/service/app.js";
 import { resolveConfig } from "../src/service/config.js";
 import { HttpError } from "../src/service/http-error.js";

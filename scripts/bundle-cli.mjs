@@ -84,7 +84,7 @@ await build({
 /**
  * undici's HTTP/2 client requires node:http2 when it loads, and with it Node's whole HTTP/2 stack, though an
  * apply never speaks HTTP/2: undici offers `h2` in ALPN only with `allowH2`, which the HTTP core does not set
- * (src/http/request.ts), so a connection is HTTP/1.1 whatever the server prefers. Where node:http2 cannot be
+ * (src/client/http/request.ts), so a connection is HTTP/1.1 whatever the server prefers. Where node:http2 cannot be
  * loaded undici falls back to `{ constants: {} }` (its own try/catch); the apply build takes that fallback:
  * 1 MiB of peak memory on Node 22 (issue 20).
  */

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isProcessAlive } from "../fs/process-alive.js";
+import { isProcessAlive } from "../platform/fs/process-alive.js";
 
 const PREFIX = "routerjobs-deploy-";
 /** A deploy folder's name, `routerjobs-deploy-<pid>-<random>`: group 1 is the pid. */

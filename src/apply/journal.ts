@@ -2,7 +2,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { JobStatus } from "../contract/job.js";
 import { EnvironmentError } from "../errors.js";
-import { withFileLock, writeFileAtomic } from "../fs/file-lock.js";
+import { withFileLock, writeFileAtomic } from "../platform/fs/file-lock.js";
 
 /**
  * The local journal of `routerjobs apply`: the attempts this machine made or followed for each job definition

@@ -13,7 +13,7 @@ import type { RouterJobsClient } from "../client/client.js";
 import { tagOf } from "../contract/attempt-marker.js";
 import type { JobListItem } from "../contract/job.js";
 import type { WaveCheck, WaveJob } from "../contract/wave-check.js";
-import { mapLimited } from "../map-limited.js";
+import { mapLimited } from "../platform/map-limited.js";
 import { attemptsOf, currentAttempt } from "./attempts.js";
 import { restoreRouter } from "./rollback.js";
 import { parseRestoreMarker } from "./rollback-script.js";

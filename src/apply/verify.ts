@@ -16,7 +16,7 @@ import { RateLimitedError } from "../client/errors.js";
 import { formatDuration } from "../contract/duration.js";
 import { type WaveCheck, waveLabel } from "../contract/wave-check.js";
 import { ChangesNotAppliedError } from "../errors.js";
-import { mapLimited } from "../map-limited.js";
+import { mapLimited } from "../platform/map-limited.js";
 import { Progress } from "./progress.js";
 import { rollBackWave, routersRolledBack } from "./rollback-wave.js";
 

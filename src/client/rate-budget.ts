@@ -16,8 +16,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, writeSync } fr
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { formatDuration, type RateLimit } from "../contract/duration.js";
-import { tryLockSync } from "../fs/file-lock.js";
-import { isProcessAlive } from "../fs/process-alive.js";
+import { tryLockSync } from "../platform/fs/file-lock.js";
+import { isProcessAlive } from "../platform/fs/process-alive.js";
 import { TimeoutError } from "./errors.js";
 import { sleep } from "./sleep.js";
 

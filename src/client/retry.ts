@@ -2,7 +2,7 @@
  * The retry policy, kept pure so that it is tested without a network (stripe-node `RequestSender`).
  */
 import type { RouterjobsError } from "../errors.js";
-import { fullJitterMs } from "../http/backoff.js";
+import { fullJitterMs } from "../platform/backoff.js";
 import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "./errors.js";
 
 /** What a call does; it decides how safe a repeat is. */

@@ -1,4 +1,4 @@
-import { userDirectory } from "../fs/user-dirs.js";
+import { userDirectory } from "../platform/fs/user-dirs.js";
 
 /**
  * Where routerjobs keeps per-user state shared by its processes (the rate budget): `$ROUTERJOBS_STATE_DIR`,

@@ -1,8 +1,8 @@
 /**
- * The API client's connection to the service: the project's HTTP core (src/http/request.ts) with the client's
+ * The API client's connection to the service: the project's HTTP core (src/client/http/request.ts) with the client's
  * settings. Budget, retries and the mapping of error statuses stay in the client.
  */
-import { type CaOption, HttpOrigin } from "../http/request.js";
+import { type CaOption, HttpOrigin } from "./http/request.js";
 
 export interface TransportSettings {
   readonly baseUrl: URL;

@@ -5,7 +5,7 @@
  */
 
 import { RouterjobsError } from "../errors.js";
-import { mapLimited } from "../map-limited.js";
+import { mapLimited } from "../platform/map-limited.js";
 import { diffExports, type MenuDiff } from "./export-diff.js";
 import type { StackJob } from "./stack-jobs.js";
 import { runOnTwin, type ScriptFailure, TwinLoadError } from "./twin.js";

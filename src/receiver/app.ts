@@ -1,7 +1,11 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import { type ErrorCode, errorEnvelope } from "../contract/errors.js";
-import { type LoggerOptions, serverLogger } from "../http/server-logging.js";
-import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../http/server-timeouts.js";
+import { type LoggerOptions, serverLogger } from "../platform/http/server-logging.js";
+import {
+  DEFAULT_SERVER_TIMEOUTS,
+  fastifyTimeouts,
+  type ServerTimeouts,
+} from "../platform/http/server-timeouts.js";
 import { isStorageFull, STORAGE_FULL_RETRY_AFTER_S, type StorageFullReport } from "../store/storage-full.js";
 import { type NotifyRouteOptions, notifyRoute } from "./notify-route.js";
 import { MAX_WAIT_MS, type WaitRoutesOptions, waitRoutes } from "./wait-routes.js";

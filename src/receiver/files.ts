@@ -1,5 +1,5 @@
 /**
- * Files a receiver keeps in its data directory, next to the local CA (`tls-ca.pem`, src/tls/certificates.ts).
+ * Files a receiver keeps in its data directory, next to the local CA (`tls-ca.pem`, src/platform/tls/certificates.ts).
  * Kept apart from the server so that `receiver status` can find them without loading fastify or PGlite.
  */
 export const RECEIVER_FILES = {

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type * as z from "zod";
 import { NetworkError, TimeoutError } from "../client/errors.js";
+import { HttpOrigin, jsonOrUndefined } from "../client/http/request.js";
 import { readErrorBody } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";
 import { UsageError } from "../errors.js";
-import { fullJitterMs } from "../http/backoff.js";
-import { HttpOrigin, jsonOrUndefined } from "../http/request.js";
+import { fullJitterMs } from "../platform/backoff.js";
 import { ReceiverAuthError, ReceiverRequestError } from "./errors.js";
 import { type ReceivedJob, receivedJobEnvelopeSchema, receivedJobListEnvelopeSchema } from "./job-view.js";
 import { MAX_WAIT_MS } from "./wait-routes.js";

@@ -4,7 +4,7 @@ import { parseDuration } from "../contract/duration.js";
 import { errorEnvelope } from "../contract/errors.js";
 import { isTerminal } from "../contract/job.js";
 import { textField } from "../contract/text-field.js";
-import { bearerToken } from "../http/bearer.js";
+import { bearerToken } from "../platform/http/bearer.js";
 import type { ReceivedJob } from "./job-view.js";
 import type { NotificationStore } from "./store.js";
 import { matchesAnySecret } from "./verify.js";

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { createSecureContext, rootCertificates } from "node:tls";
-// undici's parts, not its index (src/http/request.ts says why): the index also reads the global `Headers`,
+// undici's parts, not its index (src/client/http/request.ts says why): the index also reads the global `Headers`,
 // which makes Node load the undici it bundles for fetch, 745 KB of source that a service kept for nothing.
 import request from "undici/lib/api/api-request.js";
 import Agent from "undici/lib/dispatcher/agent.js";
-import { fullJitterMs } from "../http/backoff.js";
+import { fullJitterMs } from "../platform/backoff.js";
 import type { Database } from "../store/database.js";
 import { GroupCommit } from "../store/group-commit.js";
 import type { ServiceConfig } from "./config.js";

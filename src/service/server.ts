@@ -2,14 +2,18 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type LoggerOptions, serverLogger } from "../http/server-logging.js";
-import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../http/server-timeouts.js";
+import { type LoggerOptions, serverLogger } from "../platform/http/server-logging.js";
+import {
+  DEFAULT_SERVER_TIMEOUTS,
+  fastifyTimeouts,
+  type ServerTimeouts,
+} from "../platform/http/server-timeouts.js";
 import {
   certificateHosts,
   generateLocalTls,
   loadOrCreateLocalTls,
   type TlsMaterial,
-} from "../tls/certificates.js";
+} from "../platform/tls/certificates.js";
 import { createApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
 import { serviceKeyring } from "./router-secrets.js";

@@ -3,7 +3,7 @@
  * (its SHA-256 fingerprint) or trusts the certificate itself as `ca`.
  */
 import { generate } from "selfsigned";
-import { LOOPBACK_NAMES } from "../tls/certificates.js";
+import { LOOPBACK_NAMES } from "../platform/tls/certificates.js";
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import lockfile from "proper-lockfile";
 import { EnvironmentError, RouterjobsError } from "../errors.js";
-import { isProcessAlive } from "../fs/process-alive.js";
+import { isProcessAlive } from "../platform/fs/process-alive.js";
 
 /**
  * A lock its holder stopped refreshing for this long is taken over: the holder died without releasing it. The

@@ -12,8 +12,8 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
-import { readTar, type TarEntry } from "../fs/tar.js";
-import { userDirectory } from "../fs/user-dirs.js";
+import { readTar, type TarEntry } from "../platform/fs/tar.js";
+import { userDirectory } from "../platform/fs/user-dirs.js";
 
 /**
  * How a fresh PGlite database comes to be. PGlite runs initdb in a second wasm instance, which costs 1.5 s in

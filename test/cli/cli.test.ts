@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateLocalTls } from "../../src/tls/certificates.js";
+import { generateLocalTls } from "../../src/platform/tls/certificates.js";
 import {
   envelope,
   ROUTER_ID,

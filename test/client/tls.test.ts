@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NetworkError } from "../../src/client/index.js";
-import { generateLocalTls, type TlsMaterial } from "../../src/tls/certificates.js";
+import { generateLocalTls, type TlsMaterial } from "../../src/platform/tls/certificates.js";
 import { scratchDir } from "../helpers/scratch.js";
 import { makeClient } from "./helpers/make-client.js";
 import { ROUTER_ID, type StandIn, startStandIn } from "./helpers/stand-in-service.js";

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { generateLocalTls } from "../../src/tls/certificates.js";
+import { generateLocalTls } from "../../src/platform/tls/certificates.js";
 import { waitFor } from "./wait-for.js";
 
 export interface ReceivedNotification {
@@ -12,7 +12,7 @@ export interface ReceivedNotification {
 }
 
 /**
- * A real HTTPS receiver for notifications (local CA from src/tls). It records every accepted POST and can be
+ * A real HTTPS receiver for notifications (local CA from src/platform/tls). It records every accepted POST and can be
  * told to answer 503 to the next N requests, or to a given job, to exercise retries.
  */
 export class HttpsSink {

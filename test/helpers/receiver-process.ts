@@ -5,8 +5,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { TLS_FILE_NAMES } from "../../src/platform/tls/certificates.js";
 import { RECEIVER_FILES } from "../../src/receiver/files.js";
-import { TLS_FILE_NAMES } from "../../src/tls/certificates.js";
 import { type CliProcess, startCli } from "./cli.js";
 
 export interface ReceiverProcess {

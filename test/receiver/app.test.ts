@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateLocalTls } from "../../src/platform/tls/certificates.js";
 import { buildReceiverApp } from "../../src/receiver/app.js";
 import { RECEIVER_FILES } from "../../src/receiver/files.js";
 import { NotificationStore } from "../../src/receiver/store.js";
 import { Wakeups } from "../../src/receiver/wakeups.js";
 import { openDatabase } from "../../src/store/database.js";
-import { generateLocalTls } from "../../src/tls/certificates.js";
 import { newJob, notificationFor, tempDir } from "./helpers.js";
 
 // Routing only, through inject: the database is real PGlite, closed under the app to make storage fail.

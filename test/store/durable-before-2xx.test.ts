@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { TLS_FILE_NAMES } from "../../src/tls/certificates.js";
+import { TLS_FILE_NAMES } from "../../src/platform/tls/certificates.js";
 import { newJob, notificationFor, Sender } from "../receiver/helpers.js";
 import {
   answersWithoutFsync,

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { UsageError } from "../../errors.js";
-import { LOG_LEVELS } from "../../http/server-logging.js";
+import { LOG_LEVELS } from "../../platform/http/server-logging.js";
 
 /** `HOST:PORT`, `[v6]:PORT`; port 0 picks a free one. */
 const LISTEN = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;

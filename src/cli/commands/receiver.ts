@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Command } from "commander";
 import { EnvironmentError, UsageError } from "../../errors.js";
-import { LOG_LEVELS } from "../../http/server-logging.js";
+import { LOG_LEVELS } from "../../platform/http/server-logging.js";
 import { RECEIVER_FILES } from "../../receiver/files.js";
 import { restartAdvice } from "../../store/data-directory-lock.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
@@ -66,7 +66,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
   }
   const [{ startReceiver }, { readTlsFiles }] = await Promise.all([
     import("../../receiver/server.js"),
-    import("../../tls/certificates.js"),
+    import("../../platform/tls/certificates.js"),
   ]);
   const tls = flags.tlsCert && flags.tlsKey ? await readTlsFiles(flags.tlsCert, flags.tlsKey) : undefined;
   const receiver = await startReceiver({
@@ -176,7 +176,7 @@ async function resolveStatusConnection(
       "no reader token: set ROUTERJOBS_RECEIVER_TOKEN, or pass --reader-token-file FILE or --data DIR",
     );
   }
-  const { TLS_FILE_NAMES } = await import("../../tls/certificates.js");
+  const { TLS_FILE_NAMES } = await import("../../platform/tls/certificates.js");
   const caFile = flags.caFile ?? inData(TLS_FILE_NAMES.ca);
   const ca = caFile && existsSync(caFile) ? await readFile(caFile, "utf8") : undefined;
   if (flags.caFile && !ca) throw new UsageError(`--ca-file ${flags.caFile} does not exist`);

@@ -1,13 +1,13 @@
 /**
  * The HTTP side of the operator commands, in its own module so that the CLI loads undici only when one runs.
- * The HTTP core (src/http/request.ts) is imported statically here: the CLI bundle turns a dynamic import of
+ * The HTTP core (src/client/http/request.ts) is imported statically here: the CLI bundle turns a dynamic import of
  * undici (a CommonJS package) into a module with a default export only.
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { HttpOrigin, jsonOrUndefined } from "../../client/http/request.js";
 import { readErrorBody } from "../../contract/errors.js";
 import { RouterjobsError, UsageError } from "../../errors.js";
-import { HttpOrigin, jsonOrUndefined } from "../../http/request.js";
 
 /** The running service refused an operator command. */
 export class ServiceAdminError extends RouterjobsError {

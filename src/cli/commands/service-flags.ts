@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { UsageError } from "../../errors.js";
-import { LOG_LEVELS } from "../../http/server-logging.js";
+import { LOG_LEVELS } from "../../platform/http/server-logging.js";
 
 const flagsSchema = z.object({
   listen: z.string().regex(/^(\[[0-9a-fA-F:]+\]|[^:\s]+):\d{1,5}$/, { error: "--listen must be HOST:PORT" }),

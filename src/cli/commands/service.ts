@@ -97,7 +97,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
     import("../../simulator/index.js"),
     import("../../service/routers/device-backend.js"),
     import("../../service/routers/mixed-backend.js"),
-    import("../../tls/certificates.js"),
+    import("../../platform/tls/certificates.js"),
   ]);
   const separator = flags.listen.lastIndexOf(":");
   const host = flags.listen.slice(0, separator).replace(/^\[|\]$/g, "");

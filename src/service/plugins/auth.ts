@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { isParsedToken, parseToken } from "../../contract/token.js";
-import { bearerToken } from "../../http/bearer.js";
+import { bearerToken } from "../../platform/http/bearer.js";
 import { HttpError } from "../http-error.js";
 import { authenticate, type Caller } from "../store/directory.js";
 import { VerifiedTokens } from "../verified-tokens.js";

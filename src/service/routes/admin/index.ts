@@ -6,7 +6,7 @@ import { uuidSchema } from "../../../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../../../contract/limits.js";
 import { textField } from "../../../contract/text-field.js";
 import { RouterjobsError, UsageError } from "../../../errors.js";
-import { bearerToken } from "../../../http/bearer.js";
+import { bearerToken } from "../../../platform/http/bearer.js";
 import { HttpError } from "../../http-error.js";
 import { serviceKeyring } from "../../router-secrets.js";
 import { describeEndpoint } from "../../routers/endpoint.js";

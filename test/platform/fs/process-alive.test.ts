@@ -3,8 +3,8 @@ import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
-import { isProcessAlive } from "../../src/fs/process-alive.js";
-import { eventually } from "../service/harness.js";
+import { isProcessAlive } from "../../../src/platform/fs/process-alive.js";
+import { eventually } from "../../service/harness.js";
 
 describe("isProcessAlive", () => {
   it("is true for a running process and false for one that does not exist", () => {

@@ -3,7 +3,7 @@
  * TimeoutError, recording whether the peer may have seen the request: a caller may repeat a non-idempotent
  * request only when it provably was not sent.
  */
-import { NetworkError, TimeoutError } from "../client/errors.js";
+import { NetworkError, TimeoutError } from "../errors.js";
 
 /** Failures that happen before a byte of the request is written: the peer provably never saw it. */
 const NOT_SENT_CODES = new Set([

@@ -14,7 +14,7 @@
 import type { Dispatcher } from "undici";
 import request from "undici/lib/api/api-request.js";
 import Pool from "undici/lib/dispatcher/pool.js";
-import { BadResponseError } from "../client/errors.js";
+import { BadResponseError } from "../errors.js";
 import { requestFailure } from "./request-failure.js";
 
 export type CaOption = string | Buffer | readonly (string | Buffer)[];

@@ -1,4 +1,4 @@
-/** Types of the undici modules loaded directly, not through its index (src/http/request.ts says why). */
+/** Types of the undici modules loaded directly, not through its index (src/client/http/request.ts says why). */
 declare module "undici/lib/dispatcher/pool.js" {
   import { Pool } from "undici";
   export default Pool;

@@ -7,8 +7,8 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "
 import { join } from "node:path";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readTar } from "../../src/fs/tar.js";
-import { scratchDir } from "../helpers/scratch.js";
+import { readTar } from "../../../src/platform/fs/tar.js";
+import { scratchDir } from "../../helpers/scratch.js";
 
 let root: string;
 beforeAll(() => {

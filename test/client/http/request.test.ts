@@ -2,9 +2,9 @@ import { once } from "node:events";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { BadResponseError, NetworkError, TimeoutError } from "../../src/client/errors.js";
-import { HttpOrigin, jsonOrUndefined } from "../../src/http/request.js";
-import { generateLocalTls } from "../../src/tls/certificates.js";
+import { BadResponseError, NetworkError, TimeoutError } from "../../../src/client/errors.js";
+import { HttpOrigin, jsonOrUndefined } from "../../../src/client/http/request.js";
+import { generateLocalTls } from "../../../src/platform/tls/certificates.js";
 
 const TOKEN = "rj_test_secret_token_0123456789";
 

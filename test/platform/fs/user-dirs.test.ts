@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { userDirectory } from "../../src/fs/user-dirs.js";
+import { userDirectory } from "../../../src/platform/fs/user-dirs.js";
 
 describe("userDirectory", () => {
   it("prefers routerjobs' own variable, then the XDG one, then the XDG default", () => {

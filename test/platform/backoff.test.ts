@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fullJitterMs } from "../../src/http/backoff.js";
+import { fullJitterMs } from "../../src/platform/backoff.js";
 
 describe("fullJitterMs", () => {
   it("waits within [0, min(max, base * 2^(retry - 1))), whatever the random draw", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearerToken } from "../../src/http/bearer.js";
+import { bearerToken } from "../../../src/platform/http/bearer.js";
 
 describe("bearerToken", () => {
   it("reads the token whatever the case of the scheme, with spaces around it", () => {

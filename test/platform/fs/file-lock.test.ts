@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LOCK_STALE_MS, tryLockSync, withFileLock } from "../../src/fs/file-lock.js";
+import { LOCK_STALE_MS, tryLockSync, withFileLock } from "../../../src/platform/fs/file-lock.js";
 
 describe("file lock", () => {
   let dir: string;
@@ -66,7 +66,7 @@ describe("file lock", () => {
     await writeFile(file, "0");
     const worker = `
       import { readFileSync, writeFileSync } from "node:fs";
-      import { withFileLock } from ${JSON.stringify(new URL("../../src/fs/file-lock.ts", import.meta.url).pathname)};
+      import { withFileLock } from ${JSON.stringify(new URL("../../../src/platform/fs/file-lock.ts", import.meta.url).pathname)};
       for (let i = 0; i < 50; i++) {
         await withFileLock(process.argv[1], Date.now() + 20000, () => new Error("timeout"), async () => {
           const value = Number(readFileSync(process.argv[1], "utf8"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mapLimited } from "../src/map-limited.js";
+import { mapLimited } from "../../src/platform/map-limited.js";
 
 describe("mapLimited", () => {
   it("keeps the items' order and never runs more than the limit at once", async () => {
