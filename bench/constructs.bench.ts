@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBackend, TerraformStack, Testing } from "cdktf";
-import { Fleet, helpers as ros, TerraformData } from "../src/constructs/index.js";
+import { Fleet, helpers as ros, TerraformData } from "../src/deploy/constructs/index.js";
 import type { BenchReport } from "./harness.js";
 import { round } from "./harness.js";
 

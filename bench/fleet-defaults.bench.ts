@@ -11,11 +11,11 @@ import { cp, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
-import { RouterConfig } from "../src/constructs/index.js";
 import { parseRateLimit } from "../src/contract/duration.js";
 import { PACKAGE_ROOT, startLocalStack } from "../src/demo/local-stack.js";
+import { RouterConfig } from "../src/deploy/constructs/index.js";
+import { locateTerraform, runGroup } from "../src/deploy/terraform/terraform.js";
 import { resolveConfig } from "../src/service/config.js";
-import { locateTerraform, runGroup } from "../src/terraform/terraform.js";
 import { type BenchReport, mustSucceed, round } from "./harness.js";
 
 const ROUTERS = Number(process.env.FLEET_ROUTERS ?? 50);

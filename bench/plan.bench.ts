@@ -5,8 +5,8 @@
  * service's and the rate budget's cost, not measured here. Figures: ms per router (p50, p95) and the fleet's total.
  */
 import { readFileSync } from "node:fs";
-import { diffExports } from "../src/plan/export-diff.js";
-import { runOnTwin } from "../src/plan/twin.js";
+import { diffExports } from "../src/deploy/plan/export-diff.js";
+import { runOnTwin } from "../src/deploy/plan/twin.js";
 import { SimulatedRouter } from "../src/simulator/router.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 

@@ -13,10 +13,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
-import { checks, Fleet, type FleetRouter, type RolloutProps } from "../src/constructs/index.js";
 import { startLocalStack } from "../src/demo/local-stack.js";
+import { checks, Fleet, type FleetRouter, type RolloutProps } from "../src/deploy/constructs/index.js";
+import { locateTerraform, runGroup } from "../src/deploy/terraform/terraform.js";
 import { resolveConfig } from "../src/service/config.js";
-import { locateTerraform, runGroup } from "../src/terraform/terraform.js";
 import { type BenchReport, mustSucceed, round } from "./harness.js";
 
 const ROUTERS = Number(process.env.ROLLOUT_ROUTERS ?? 100);

@@ -10,7 +10,7 @@ import {
   type RouterSection,
   helpers as ros,
   type WaitMode,
-} from "../../src/constructs/index.js";
+} from "../../src/deploy/constructs/index.js";
 
 export interface OfficeRouter {
   /** The router's id at the service (a lowercase UUID). */

@@ -3,7 +3,7 @@
  * change to one section re-runs that section only.
  */
 import type { Construct } from "constructs";
-import { RouterConfig, helpers as ros } from "../../src/constructs/index.js";
+import { RouterConfig, helpers as ros } from "../../src/deploy/constructs/index.js";
 
 export interface SingleRouterOptions {
   /** The router's id at the service (a lowercase UUID). */

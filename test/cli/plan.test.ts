@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterConfig } from "../../src/constructs/index.js";
+import { RouterConfig } from "../../src/deploy/constructs/index.js";
+import { CountingBackend, officeVlans, synthStack } from "../deploy/plan/fixtures.js";
 import { runCli } from "../helpers/cli.js";
-import { CountingBackend, officeVlans, synthStack } from "../plan/fixtures.js";
 import { ROUTER_A, ROUTER_B, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
 let service: TestService;

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
-import { RouterConfig, type RouterSection } from "../../src/constructs/index.js";
+import { RouterConfig, type RouterSection } from "../../src/deploy/constructs/index.js";
 import { ROUTER_A, ROUTER_A2 } from "../service/harness.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");

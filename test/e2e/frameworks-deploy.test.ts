@@ -7,9 +7,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FrameworkName } from "../../src/constructs/framework.js";
 import { stripMarker } from "../../src/contract/attempt-marker.js";
-import { FRAMEWORK_NAMES, loadFramework, synthesizeSmallStack } from "../constructs/framework-stack.js";
+import type { FrameworkName } from "../../src/deploy/constructs/framework.js";
+import {
+  FRAMEWORK_NAMES,
+  loadFramework,
+  synthesizeSmallStack,
+} from "../deploy/constructs/framework-stack.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 

@@ -18,8 +18,8 @@ import {
 import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { Journal, type JournalEntry } from "../../src/apply/journal.js";
 import { APPLY_JOB_ENV } from "../../src/contract/apply-job.js";
+import { Journal, type JournalEntry } from "../../src/deploy/apply/journal.js";
 import { eventually } from "../service/harness.js";
 import { BIN, type Layout, startDeployTree, synthesizeOffice } from "./deploy-harness.js";
 import type { KillTarget, ListedJob, TargetService } from "./kill-targets.js";

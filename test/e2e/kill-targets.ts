@@ -20,7 +20,7 @@ export interface ListedJob {
   /** Ends with the attempt's marker: which resource, definition and Terraform instance submitted it. */
   readonly description: string;
   /**
-   * The time apply's rule for a failure after a timeout counts from (src/apply/attempts.ts): when the service
+   * The time apply's rule for a failure after a timeout counts from (src/deploy/apply/attempts.ts): when the service
    * accepted the job (ours lists `created_at`), else when it started (the stand-in lists the spec's fields).
    */
   readonly since?: Date | undefined;

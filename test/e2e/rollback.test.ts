@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/client.js";
-import { Fleet, type FleetRouter } from "../../src/constructs/index.js";
 import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
+import { Fleet, type FleetRouter } from "../../src/deploy/constructs/index.js";
 import { snapshotCli } from "../helpers/cli-snapshot.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROUTER_A } from "../constructs/support.js";
+import { ROUTER_A } from "../deploy/constructs/support.js";
 import { jobsByPath, ROOT, runApp, stackJson } from "./support.js";
 
 const EXAMPLE = join(ROOT, "examples", "cdktn-single-router");

@@ -13,8 +13,13 @@ import { TerraformStack, Testing } from "cdktf";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSingleRouter } from "../../examples/single-router/router.js";
-import { type ApplyJob, type JobDefinition, jobKey, parseApplyJob } from "../../src/constructs/index.js";
-import { ROUTER_A } from "../constructs/support.js";
+import {
+  type ApplyJob,
+  type JobDefinition,
+  jobKey,
+  parseApplyJob,
+} from "../../src/deploy/constructs/index.js";
+import { ROUTER_A } from "../deploy/constructs/support.js";
 import { testingApp } from "../helpers/scratch.js";
 import { ROOT, TOKEN, terraformOrSkip } from "./support.js";
 

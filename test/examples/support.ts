@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { resourcesOf, type SynthResource } from "../constructs/support.js";
+import { resourcesOf, type SynthResource } from "../deploy/constructs/support.js";
 import { scratchDir } from "../helpers/scratch.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -7,11 +7,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyJob } from "../../src/apply/apply.js";
-import { Journal } from "../../src/apply/journal.js";
 import { RouterJobsClient } from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { parseMarker } from "../../src/contract/attempt-marker.js";
+import { applyJob } from "../../src/deploy/apply/apply.js";
+import { Journal } from "../../src/deploy/apply/journal.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
 import { type StandIn, startStandIn } from "../standin/standin.js";
 

@@ -7,8 +7,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applyJob } from "../../src/apply/apply.js";
-import { Journal } from "../../src/apply/journal.js";
 import {
   NetworkError,
   RouterJobsClient,
@@ -16,6 +14,8 @@ import {
   TimeoutError,
 } from "../../src/client/index.js";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import { applyJob } from "../../src/deploy/apply/apply.js";
+import { Journal } from "../../src/deploy/apply/journal.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 

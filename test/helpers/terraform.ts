@@ -3,7 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "vitest";
-import { findOnPath } from "../../src/terraform/terraform.js";
+import { findOnPath } from "../../src/deploy/terraform/terraform.js";
 
 /**
  * The terraform binary, or undefined after printing why the suite skips. Under CI a missing terraform is a

@@ -2,12 +2,13 @@
  * What `routerjobs apply` does once its flags are read, free of commander: both the full CLI (apply.ts) and the
  * lean entry that Terraform's provisioners start (apply-main.ts) call it. See docs/apply.md.
  */
-import { applyJob } from "../../apply/apply.js";
-import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../../apply/deploy-knowledge.js";
-import { Journal } from "../../apply/journal.js";
+
 import { JobFailedError, TimeoutError } from "../../client/errors.js";
 import { defaultStateDir } from "../../client/state-dir.js";
 import { APPLY_JOB_ENV, INSTANCE_ID_ENV, parseApplyJob } from "../../contract/apply-job.js";
+import { applyJob } from "../../deploy/apply/apply.js";
+import { Journal } from "../../deploy/apply/journal.js";
+import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../../deploy/reconcile/deploy-knowledge.js";
 import { UsageError } from "../../errors.js";
 import { type ClientFlags, readFlagFile, withClientFromFlags } from "../client-settings.js";
 

@@ -43,8 +43,8 @@ export function deployCommand(): Command {
     .action(async (applyArgs: string[], _options: DeployFlags, command: Command) => {
       const flags = command.optsWithGlobals<DeployFlags>();
       const [{ deployStack }, { locateTerraform }] = await Promise.all([
-        import("../../apply/deploy.js"),
-        import("../../terraform/terraform.js"),
+        import("../../deploy/reconcile/deploy.js"),
+        import("../../deploy/terraform/terraform.js"),
       ]);
       const { binary } = await locateTerraform("routerjobs deploy runs Terraform");
       const env = await provisionerEnv(flags);

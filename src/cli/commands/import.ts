@@ -29,8 +29,8 @@ Examples:
       const flags = command.optsWithGlobals<ImportFlags>();
       const [{ readLiveConfig }, { importModule }, { uuidSchema }, { UsageError }, { writeFile }] =
         await Promise.all([
-          import("../../plan/live-config.js"),
-          import("../../plan/import-module.js"),
+          import("../../deploy/plan/live-config.js"),
+          import("../../deploy/plan/import-module.js"),
           import("../../contract/ids.js"),
           import("../../errors.js"),
           import("node:fs/promises"),

@@ -39,10 +39,10 @@ export function planCommand(): Command {
     .action(async (target: string, _options: PlanFlags, command: Command) => {
       const flags = command.optsWithGlobals<PlanFlags>();
       const [{ PlanChangesError, PlanFailedError }, { RouterjobsError }] = await Promise.all([
-        import("../../plan/errors.js"),
+        import("../../deploy/plan/errors.js"),
         import("../../errors.js"),
       ]);
-      let plan: import("../../plan/plan.js").Plan;
+      let plan: import("../../deploy/plan/plan.js").Plan;
       try {
         plan = await makePlan(target, flags, command);
       } catch (error) {
@@ -50,7 +50,7 @@ export function planCommand(): Command {
         if (error instanceof RouterjobsError) throw new PlanFailedError(error.message, { cause: error });
         throw error;
       }
-      const { planJson, planText } = await import("../../plan/report.js");
+      const { planJson, planText } = await import("../../deploy/plan/report.js");
       if (flags.json) writeJson(planJson(plan));
       else writeLines(planText(plan));
       if (plan.failed > 0)
@@ -66,10 +66,10 @@ async function makePlan(target: string, flags: PlanFlags, command: Command) {
     { planStack },
     { readLiveConfig },
   ] = await Promise.all([
-    import("../../plan/stack-jobs.js"),
-    import("../../plan/applied-jobs.js"),
-    import("../../plan/plan.js"),
-    import("../../plan/live-config.js"),
+    import("../../deploy/plan/stack-jobs.js"),
+    import("../../deploy/plan/applied-jobs.js"),
+    import("../../deploy/plan/plan.js"),
+    import("../../deploy/plan/live-config.js"),
   ]);
   const file = await stackFile(target);
   const jobs = await readStackJobs(file);

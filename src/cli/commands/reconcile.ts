@@ -30,7 +30,11 @@ export function reconcileCommand(): Command {
     .action(async (_options: ReconcileFlags, command: Command) => {
       const flags = command.optsWithGlobals<ReconcileFlags>();
       const [{ reconcileStack, report }, { locateTerraform }, { ChangesNotAppliedError }] = await Promise.all(
-        [import("../../apply/deploy.js"), import("../../terraform/terraform.js"), import("../../errors.js")],
+        [
+          import("../../deploy/reconcile/deploy.js"),
+          import("../../deploy/terraform/terraform.js"),
+          import("../../errors.js"),
+        ],
       );
       const { binary } = await locateTerraform("routerjobs reconcile reads the state with Terraform");
       const env = await provisionerEnv(flags);

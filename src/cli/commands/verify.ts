@@ -31,7 +31,7 @@ export function verifyCommand(): Command {
       const flags = command.optsWithGlobals<VerifyFlags>();
       const [{ parseWaveCheck, WAVE_CHECK_ENV }, { verifyWave }] = await Promise.all([
         import("../../contract/wave-check.js"),
-        import("../../apply/verify.js"),
+        import("../../deploy/apply/verify.js"),
       ]);
       const text = flags.checkFile
         ? await readFlagFile(flags.checkFile, "--check-file")

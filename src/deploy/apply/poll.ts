@@ -1,0 +1,136 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RouterJobsClient } from "../../client/client.js";
+import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "../../client/errors.js";
+import type { JobListItem } from "../../contract/envelope.js";
+import { isTerminal } from "../../contract/job.js";
+
+/**
+ * Polling the job list, adaptively: the first look when the job is likely done (soon for an express job, about
+ * half a scheduler tick for one that waits for the tick), then slower while nothing changes, soon again after a
+ * change (a job seen running is about to finish). Every request goes through the client's shared rate budget,
+ * so ten provisioners polling at once still stay within the key's 60 per minute.
+ */
+export interface PollSchedule {
+  /** Delay before the first look. */
+  readonly firstMs: number;
+  /** Delay after a look that saw the job change. */
+  readonly afterChangeMs: number;
+  /** Longest delay; each look that sees no change waits `GROWTH` times longer than the one before. */
+  readonly maxMs: number;
+}
+
+/**
+ * An express job runs at submission; a short script with its backup is done within a second on the service's
+ * routers, so one look after a second usually confirms it (2 requests a job with the submission).
+ */
+export const EXPRESS_SCHEDULE: PollSchedule = { firstMs: 1000, afterChangeMs: 1000, maxMs: 15_000 };
+
+/**
+ * A job without express waits for the service's next tick (the spec's 10 s; the client cannot know it): a
+ * first look at 5 s finds half of them done, the next (at 13 s) nearly all. Looking every second instead
+ * spent 5.77 requests a job (issue 20).
+ */
+export const TICK_SCHEDULE: PollSchedule = { firstMs: 5000, afterChangeMs: 1000, maxMs: 15_000 };
+
+export interface PollOptions {
+  readonly routerId: string;
+  /** Which listed job is the one awaited. */
+  readonly match: JobMatch;
+  /**
+   * Narrows the job-list request to the awaited job where the service can (its attempt marker: see
+   * `RouterJobsClient.findJobs`), so a look costs the same whatever the router's history.
+   */
+  readonly text?: string;
+  /** Epoch ms. */
+  readonly deadline: number;
+  /** @default EXPRESS_SCHEDULE */
+  readonly schedule?: PollSchedule;
+  readonly signal?: AbortSignal;
+  readonly onUpdate?: (job: JobListItem) => void;
+  /**
+   * The list leaves deleted jobs out (the sites API, `sdx`): a job listed before and gone now was deleted.
+   * Without this, such a job would be awaited until the deadline. @default false
+   */
+  readonly vanishedIsDeleted?: boolean;
+}
+
+/** The reason given for a job the sites API stopped listing. */
+export const VANISHED_REASON =
+  "the sites API no longer lists the job: it was deleted (that API leaves deleted jobs out of its list)";
+
+const GROWTH = 1.6;
+const LAST_LOOK_MS = 2000;
+
+/** The job as last seen: terminal, or not yet when the deadline came (undefined when never listed). */
+export async function pollJob(
+  client: RouterJobsClient,
+  options: PollOptions,
+): Promise<JobListItem | undefined> {
+  const { firstMs, afterChangeMs, maxMs: max } = options.schedule ?? EXPRESS_SCHEDULE;
+  let delay = firstMs;
+  let last: JobListItem | undefined;
+  for (;;) {
+    const remaining = options.deadline - Date.now();
+    if (remaining <= 0) return last;
+    await sleep(Math.min(delay, remaining), undefined, { signal: options.signal });
+    if (Date.now() >= options.deadline) return last;
+    let job: JobListItem | undefined;
+    try {
+      job = await findJob(client, options.routerId, options.match, options.deadline, {
+        signal: options.signal,
+        text: options.text,
+      });
+    } catch (error) {
+      // The job is submitted; a look that failed for a passing reason (429s from another machine sharing the
+      // key, a dropped connection, a 5xx) only delays the confirmation. Anything else is for the caller.
+      if (!isPassing(error)) throw error;
+      delay = Math.min(max, Math.max(delay * GROWTH, (error as { retryAfterMs?: number }).retryAfterMs ?? 0));
+      continue;
+    }
+    if (job === undefined && last !== undefined && options.vanishedIsDeleted) {
+      const deleted: JobListItem = { ...last, status: "deleted", error: VANISHED_REASON };
+      options.onUpdate?.(deleted);
+      return deleted;
+    }
+    if (job && job.status !== last?.status) {
+      options.onUpdate?.(job);
+      delay = afterChangeMs;
+    } else {
+      delay = Math.min(max, delay * GROWTH);
+    }
+    last = job ?? last;
+    if (last && isTerminal(last.status)) return last;
+  }
+}
+
+/** A failure that only delays a confirmation: the next look may well succeed. */
+export function isPassing(error: unknown): boolean {
+  return (
+    error instanceof RateLimitedError ||
+    error instanceof NetworkError ||
+    error instanceof TimeoutError ||
+    (error instanceof ApiError && error.statusCode >= 500)
+  );
+}
+
+/** Picks the awaited job out of a list. */
+export type JobMatch = (job: JobListItem) => boolean;
+
+/**
+ * One look at the job list: the job that matches, whatever the list's order. With `text` (a text its
+ * description contains) the service sends only the jobs that contain it, where it offers that; else the whole
+ * list as the spec has it.
+ */
+export async function findJob(
+  client: RouterJobsClient,
+  routerId: string,
+  match: JobMatch,
+  deadline: number,
+  { signal, text }: { readonly signal?: AbortSignal | undefined; readonly text?: string | undefined } = {},
+): Promise<JobListItem | undefined> {
+  // A look that starts just before the deadline may finish a little after it: its answer is still worth having.
+  const call = { deadlineMs: Math.max(LAST_LOOK_MS, deadline - Date.now()), signal };
+  const jobs =
+    text === undefined ? await client.listJobs(routerId, call) : await client.findJobs(routerId, text, call);
+  return jobs.find(match);
+}

@@ -1,0 +1,138 @@
+import { Construct } from "constructs";
+import {
+  APPLY_JOB_VERSION,
+  type ApplyJob,
+  type JobDefinition,
+  type JobPhase,
+  jobKey,
+  type RollbackMode,
+  type WaitMode,
+} from "../../contract/apply-job.js";
+import { parseDuration } from "../../contract/index.js";
+import type { Wave } from "../../contract/wave-check.js";
+import { DEFAULT_ROUTEROS_VERSION } from "../../routeros/command-tree.js";
+import { type BackingResource, createBackingResource } from "./backing-resource.js";
+import type { RouterScriptProps, ScriptSource, TerraformDependable, TerraformResourceLike } from "./props.js";
+import { noteVersionFallback } from "./router-os-version.js";
+import { type ResolvedScript, validateRouterScript } from "./validation.js";
+
+/**
+ * One script for one router, submitted as an asynchronous job when Terraform creates the backing resource
+ * and submitted again whenever anything that defines the job changes. It can be a `dependsOn` target.
+ */
+export class RouterScript extends Construct implements TerraformDependable {
+  /** The job handed to `routerjobs apply` at creation, exactly as it appears in ROUTERJOBS_JOB. */
+  readonly job: ApplyJob;
+  /** The job handed to `routerjobs apply` at destroy, when a destroy script is set. */
+  readonly destroyJob: ApplyJob | undefined;
+  /** The `terraform_data` or `null_resource` that carries the job. */
+  readonly resource: TerraformResourceLike;
+
+  constructor(scope: Construct, id: string, props: RouterScriptProps) {
+    super(scope, id);
+    const resolved = resolve(this.node.path, props);
+    validateRouterScript(this.node.path, resolved);
+    noteVersionFallback(this, resolved.routerOsVersion, resolved.checkCommands);
+
+    this.job = withWave(
+      applyJob(this.node.path, "create", resolved, resolved.script, resolved.description),
+      props.rolloutWave,
+    );
+    this.destroyJob =
+      resolved.destroyScript === undefined
+        ? undefined
+        : applyJob(
+            this.node.path,
+            "destroy",
+            resolved,
+            resolved.destroyScript,
+            resolved.destroyDescription ?? resolved.description,
+          );
+    this.resource = createBackingResource(this, "job", {
+      kind: resolved.resource as BackingResource,
+      create: this.job,
+      destroy: this.destroyJob,
+      cli: resolved.cli,
+      dependsOn: props.dependsOn,
+    });
+  }
+
+  /** Depending on a RouterScript means depending on its job's resource. */
+  get fqn(): string {
+    return this.resource.fqn;
+  }
+}
+
+/** The wave rides after `job_key`, and only in a rollout: a job outside one keeps its JSON byte for byte. */
+function withWave(job: ApplyJob, wave: Wave | undefined): ApplyJob {
+  return wave === undefined ? job : { ...job, rollout: { wave: wave.wave, waves: wave.waves } };
+}
+
+/** Defaults in one place; they are repeated as `@default` in props.ts. */
+function resolve(path: string, props: RouterScriptProps): ResolvedScript & ResolvedFlags {
+  const description = props.description ?? path;
+  const destroyScript = props.destroyScript === undefined ? undefined : joinScript(props.destroyScript);
+  return {
+    routerId: props.routerId,
+    description,
+    script: joinScript(props.script),
+    destroyScript,
+    // Only a destroy job has a destroy description to check.
+    destroyDescription: destroyScript === undefined ? undefined : (props.destroyDescription ?? description),
+    notifyUrl: props.notifyUrl,
+    timeout: props.timeout ?? "10m",
+    waitFor: props.waitFor ?? "auto",
+    resource: props.resource ?? "terraform_data",
+    cli: props.cli ?? "routerjobs",
+    routerOsVersion: props.routerOsVersion ?? DEFAULT_ROUTEROS_VERSION,
+    checkCommands: props.checkCommands ?? true,
+    api: props.api,
+    rollback: props.rollback,
+    makeBackup: props.makeBackup ?? true,
+    // Left to `routerjobs apply` (express) when not declared: the job JSON of a stack that never set it keeps
+    // its job_key (apply-job.ts), so upgrading runs nothing again.
+    expressExecute: props.expressExecute,
+    needsAcknowledgement: props.needsAcknowledgement ?? true,
+  };
+}
+
+type FlagProps = Pick<RouterScriptProps, "makeBackup" | "expressExecute" | "needsAcknowledgement">;
+type ResolvedFlags = Required<Omit<FlagProps, "expressExecute">> & Pick<FlagProps, "expressExecute">;
+
+function joinScript(source: ScriptSource): string {
+  return typeof source === "string" ? source : source.join("\n");
+}
+
+function applyJob(
+  path: string,
+  phase: JobPhase,
+  resolved: ResolvedScript & ResolvedFlags,
+  script: string,
+  description: string,
+): ApplyJob {
+  const definition: JobDefinition = {
+    phase,
+    router_id: resolved.routerId,
+    description,
+    script,
+    make_backup: resolved.makeBackup,
+    ...(resolved.expressExecute === undefined ? {} : { express_execute: resolved.expressExecute }),
+    needs_acknowledgement: resolved.needsAcknowledgement,
+    ...(resolved.notifyUrl === undefined ? {} : { notify_url: resolved.notifyUrl }),
+  };
+  const { phase: _, ...fields } = definition;
+  return {
+    version: APPLY_JOB_VERSION,
+    phase,
+    resource: path,
+    ...fields,
+    wait_for: resolved.waitFor as WaitMode,
+    timeout_ms: parseDuration(resolved.timeout),
+    job_key: jobKey(definition),
+    // Only when declared: a job without it keeps its JSON byte for byte. Outside job_key: the API a job is
+    // submitted through does not change what runs on the router.
+    ...(resolved.api === undefined ? {} : { api: resolved.api }),
+    // Likewise only when declared, and outside job_key: asking for a rollback changes nothing on the router.
+    ...(resolved.rollback === undefined ? {} : { rollback: resolved.rollback as RollbackMode }),
+  } as ApplyJob;
+}

@@ -1,0 +1,164 @@
+import { API_PROFILES } from "../../contract/api-profile-name.js";
+import { ROLLBACK_MODES, WAIT_MODES } from "../../contract/apply-job.js";
+import {
+  charCount,
+  DESCRIPTION_MAX_CHARS,
+  describeValue,
+  isHttpsUrl,
+  isUuid,
+  parseDuration,
+  SCRIPT_MAX_CHARS,
+  unstorableText,
+} from "../../contract/index.js";
+import { checkScript } from "../../routeros/check-script.js";
+import { commandTreeFor, isRouterOsVersion } from "../../routeros/command-tree.js";
+import { BACKING_RESOURCES } from "./backing-resource.js";
+import { ConstructValidationError } from "./errors.js";
+
+/** Props after defaults and joining of script lines: what the rules see. */
+export interface ResolvedScript {
+  readonly routerId: string;
+  readonly description: string;
+  readonly script: string;
+  readonly destroyScript: string | undefined;
+  readonly destroyDescription: string | undefined;
+  readonly notifyUrl: string | undefined;
+  readonly timeout: string;
+  readonly waitFor: string;
+  readonly resource: string;
+  readonly cli: string;
+  readonly routerOsVersion: string;
+  readonly checkCommands: boolean;
+  readonly api: string | undefined;
+  readonly rollback: string | undefined;
+  readonly makeBackup: boolean;
+}
+
+/** The props that hold text: the ones the rules table checks. */
+type TextField = {
+  [K in keyof ResolvedScript]: ResolvedScript[K] extends string | undefined ? K : never;
+}[keyof ResolvedScript];
+
+/**
+ * Returns what is wrong with a value (read after the field name), or undefined when it passes. `props` is
+ * there for checks that depend on another prop (a script on `routerOsVersion`).
+ */
+type Check = (value: string, props: ResolvedScript) => string | undefined;
+
+const notEmpty: Check = (value) => (value.length === 0 ? "must not be empty" : undefined);
+
+const atMost =
+  (max: number): Check =>
+  (value) => {
+    const chars = charCount(value);
+    return chars > max ? `must be at most ${max} characters (got ${chars})` : undefined;
+  };
+
+/** Syntax, then every menu, command and argument name against the tree of the router's RouterOS version. */
+const parses: Check = (value, props) =>
+  checkScript(value, { tree: commandTreeFor(props.routerOsVersion), checkCommands: props.checkCommands })
+    ?.message;
+
+const oneOf =
+  (allowed: readonly string[]): Check =>
+  (value) =>
+    allowed.includes(value)
+      ? undefined
+      : `must be one of ${allowed.join(", ")} (got ${describeValue(value)})`;
+
+const scriptChecks = [notEmpty, atMost(SCRIPT_MAX_CHARS), unstorableText, parses];
+const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS), unstorableText];
+
+/**
+ * The rules, one row per prop, checked in order; a field reports only its first broken check (a 5000
+ * character script is not parsed). Optional props are checked only when set.
+ */
+const RULES: readonly { readonly field: TextField; readonly checks: readonly Check[] }[] = [
+  {
+    field: "routerId",
+    checks: [
+      (value) => (isUuid(value) ? undefined : `must be a lowercase UUID (got ${describeValue(value)})`),
+    ],
+  },
+  { field: "description", checks: descriptionChecks },
+  // Before the scripts: they are checked against this version's tree.
+  {
+    field: "routerOsVersion",
+    checks: [
+      (value) =>
+        isRouterOsVersion(value)
+          ? undefined
+          : `must be a RouterOS version like 7.24 or 7.24.1 (got ${describeValue(value)})`,
+    ],
+  },
+  { field: "script", checks: scriptChecks },
+  { field: "destroyScript", checks: scriptChecks },
+  { field: "destroyDescription", checks: descriptionChecks },
+  {
+    field: "notifyUrl",
+    checks: [
+      (value) =>
+        isHttpsUrl(value) ? undefined : `must be an absolute https URL (got ${describeValue(value)})`,
+    ],
+  },
+  {
+    field: "timeout",
+    checks: [
+      (value) => {
+        try {
+          parseDuration(value);
+          return undefined;
+        } catch {
+          return `must be a number followed by ms, s, m or h, like 90s or 10m (got ${describeValue(value)})`;
+        }
+      },
+    ],
+  },
+  { field: "waitFor", checks: [oneOf(WAIT_MODES)] },
+  {
+    field: "api",
+    checks: [
+      oneOf(API_PROFILES),
+      (value, props) =>
+        value === "sdx" && props.notifyUrl !== undefined
+          ? "sdx (the sites API) takes no notify_url: leave notifyUrl unset, apply confirms by polling"
+          : undefined,
+    ],
+  },
+  {
+    field: "rollback",
+    checks: [
+      oneOf(ROLLBACK_MODES),
+      (_value, props) =>
+        props.makeBackup
+          ? undefined
+          : 'needs makeBackup: true: "on-failure" restores the router from the backup the job takes',
+      (_value, props) =>
+        props.api === "sdx"
+          ? 'cannot work with api: "sdx": the sites API keeps its backups on its own side and offers no restore (docs/rollback.md)'
+          : undefined,
+    ],
+  },
+  { field: "resource", checks: [oneOf(BACKING_RESOURCES)] },
+  {
+    field: "cli",
+    checks: [notEmpty, (value) => (/[\r\n]/.test(value) ? "must be a single line" : undefined)],
+  },
+];
+
+/** Throws one ConstructValidationError listing every broken rule, each named with the construct path. */
+export function validateRouterScript(path: string, props: ResolvedScript): void {
+  const problems: { field: string; message: string }[] = [];
+  for (const rule of RULES) {
+    const value = props[rule.field];
+    if (value === undefined) continue;
+    for (const check of rule.checks) {
+      const message = check(value, props);
+      if (message !== undefined) {
+        problems.push({ field: rule.field, message });
+        break;
+      }
+    }
+  }
+  if (problems.length > 0) throw new ConstructValidationError(path, problems);
+}
