@@ -26,7 +26,7 @@ const slow = [
   "test/demo/router-processes.test.ts",
   "test/faults/clock-skew.test.ts",
   "test/deploy/plan/import-module.test.ts",
-  "test/receiver/cli.test.ts",
+  "test/service/receiver/cli.test.ts",
   "test/routeros-api/peers.test.ts",
   "test/routeros-api/router-simulate.test.ts",
   "test/security/process-list.test.ts",
@@ -35,10 +35,10 @@ const slow = [
   "test/service/shutdown.test.ts",
   "test/service/portal/browser.test.ts",
   "test/service/portal/browser-live.test.ts",
-  "test/store/durable-before-2xx.test.ts",
-  "test/store/strace.test.ts",
-  "test/store/pglite-init.test.ts",
-  "test/store/pglite-on-thread.test.ts",
+  "test/service/database/durable-before-2xx.test.ts",
+  "test/service/database/strace.test.ts",
+  "test/service/database/pglite-init.test.ts",
+  "test/service/database/pglite-on-thread.test.ts",
 ];
 
 export default defineConfig({

@@ -21,7 +21,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, request } from "undici";
-import { STALE_INSTANCE_MS } from "../src/service/store/instances.js";
+import { STALE_INSTANCE_MS } from "../src/service/instances.js";
 import { type CliProcess, startCli } from "../test/helpers/cli.js";
 import { postgresAvailability, startPostgres } from "../test/helpers/postgres.js";
 import { type BenchReport, percentile, round } from "./harness.js";

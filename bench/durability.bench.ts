@@ -2,7 +2,7 @@
  * What durability costs the service: async submissions per second on a PGlite data directory as PGlite ships
  * (commits acknowledged from the page cache: no fsync at all) against the store as it opens now (every 2xx
  * after an fsync of the WAL, one fsync per group of concurrent commits), at 1 and at 8 requests in flight,
- * and a bare Fastify route in the same run. test/store/durable-before-2xx.test.ts proves the order.
+ * and a bare Fastify route in the same run. test/service/database/durable-before-2xx.test.ts proves the order.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -12,10 +12,10 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { Pool } from "undici";
 import { createApp } from "../src/service/app.js";
 import { resolveConfig } from "../src/service/config.js";
-import { serviceKeyring } from "../src/service/router-secrets.js";
+import { type Database, openDatabase } from "../src/service/database/database.js";
+import { serviceKeyring } from "../src/service/routers/router-secrets.js";
 import { applySeed } from "../src/service/seed.js";
 import { SimulatedBackend } from "../src/simulator/index.js";
-import { type Database, openDatabase } from "../src/store/database.js";
 import { type BenchReport, round } from "./harness.js";
 import { plainPgliteDatabase } from "./plain-pglite.js";
 

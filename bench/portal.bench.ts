@@ -25,7 +25,7 @@ const ROUNDS = 20;
 const PER_ROUND = 10;
 const WARMUP = 20;
 
-/** `count` finished jobs straight into the table, as test/service/job-page.test.ts fills them. */
+/** `count` finished jobs straight into the table, as test/service/jobs/job-page.test.ts fills them. */
 async function fillJobs(service: RunningService, routerId: string, count: number): Promise<void> {
   const db = service.app.db;
   await db.query(

@@ -8,7 +8,7 @@
 import Fastify from "fastify";
 import { Agent, request } from "undici";
 import { loadOrCreateLocalTls } from "../src/platform/tls/certificates.js";
-import { newJob, notificationFor, startTestReceiver, tempDir } from "../test/receiver/helpers.js";
+import { newJob, notificationFor, startTestReceiver, tempDir } from "../test/service/receiver/helpers.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 
 const SENDERS = 16;

@@ -20,16 +20,16 @@ import { formatTimestamp } from "../src/contract/time.js";
 import { isParsedToken, parseToken } from "../src/contract/token.js";
 import { bearerToken } from "../src/platform/http/bearer.js";
 import { createApp, serverOptions } from "../src/service/app.js";
-import { resolveConfig } from "../src/service/config.js";
-import { HttpError } from "../src/service/http-error.js";
-import { DatabaseRateLimiter, MemoryRateLimiter, type RateLimiter } from "../src/service/rate-limiter.js";
-import { serviceKeyring } from "../src/service/router-secrets.js";
 import {
-  idempotencyHeadersSchema,
-  jobAckResponseSchema,
-  routerParamsSchema,
-} from "../src/service/routes/schemas.js";
-import { applySeed } from "../src/service/seed.js";
+  DatabaseRateLimiter,
+  MemoryRateLimiter,
+  type RateLimiter,
+} from "../src/service/auth/rate-limiter.js";
+import { resolveConfig } from "../src/service/config.js";
+import { type Database, openDatabase } from "../src/service/database/database.js";
+import { migrate } from "../src/service/database/migrations.js";
+import { initialiseDataDirectory } from "../src/service/database/pglite-init.js";
+import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "../src/service/database/pglite-memory.js";
 import {
   authenticate,
   type Caller,
@@ -37,21 +37,25 @@ import {
   ensureTeam,
   ensureToken,
   hashSecret,
-} from "../src/service/store/directory.js";
+} from "../src/service/directory.js";
+import { HttpError } from "../src/service/http/http-error.js";
+import {
+  idempotencyHeadersSchema,
+  jobAckResponseSchema,
+  routerParamsSchema,
+} from "../src/service/http/routes/schemas.js";
+import type { JobRow } from "../src/service/jobs/rows.js";
 import {
   newJob,
   requestHash,
   type SubmitInput,
   type SubmitResult,
   submitJob,
-} from "../src/service/store/jobs.js";
-import type { JobRow } from "../src/service/store/rows.js";
-import { SERVICE_MIGRATIONS } from "../src/service/store/schema.js";
+} from "../src/service/jobs/submit.js";
+import { serviceKeyring } from "../src/service/routers/router-secrets.js";
+import { SERVICE_MIGRATIONS } from "../src/service/schema.js";
+import { applySeed } from "../src/service/seed.js";
 import { SimulatedBackend } from "../src/simulator/index.js";
-import { type Database, openDatabase } from "../src/store/database.js";
-import { migrate } from "../src/store/migrations.js";
-import { initialiseDataDirectory } from "../src/store/pglite-init.js";
-import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "../src/store/pglite-memory.js";
 import { plainPgliteDatabase } from "./plain-pglite.js";
 import { openSqlite } from "./store-engines-sqlite.js";
 
@@ -117,7 +121,7 @@ async function postgresSqlStore(engine: Engine, location: string): Promise<Submi
   await ensureRouter(db, { id: ROUTER, teamId: TEAM, name: "edge" });
   return {
     authenticate: (token) => authenticate(db, token),
-    // As src/service/plugins/rate-limit.ts chooses: in memory for one embedded process, shared in PostgreSQL.
+    // As src/service/http/plugins/rate-limit.ts chooses: in memory for one embedded process, shared in PostgreSQL.
     limiter:
       db.kind === "postgres" ? new DatabaseRateLimiter(db, RATE_LIMIT) : new MemoryRateLimiter(RATE_LIMIT),
     submit: (input) => submitJob(db, input),
@@ -165,7 +169,7 @@ function memoryStore(): SubmissionStore {
 }
 
 /**
- * src/service/routes/asynchronous with the hooks of src/service/plugins/auth.ts and rate-limit.ts, trimmed to
+ * src/service/http/routes/asynchronous with the hooks of src/service/http/plugins/auth.ts and rate-limit.ts, trimmed to
  * the path a valid submission takes (no notify_url check, no scheduler kick: the bench sends neither).
  */
 function submissionRoute(store: SubmissionStore): FastifyPluginAsyncZod {

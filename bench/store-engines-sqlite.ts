@@ -1,8 +1,8 @@
 /**
  * The service's schema and its async submission translated to SQLite (Node's built-in `node:sqlite`, Node >=
  * 22.13), for bench/store-engines.bench.ts only: a measurement of what the embedded store would cost on SQLite,
- * not a second store. Same tables, columns, constraints and indexes as src/service/store/schema.ts (migrations
- * 1-5), the same statements in the same transaction as src/service/store/jobs.ts, translated:
+ * not a second store. Same tables, columns, constraints and indexes as src/service/schema.ts (migrations
+ * 1-5), the same statements in the same transaction as src/service/jobs/submit.ts, translated:
  * - uuid, text -> TEXT; timestamptz -> INTEGER (ms since the epoch); boolean -> INTEGER checked 0/1; jsonb ->
  *   TEXT checked by json_valid; STRICT tables, so a value of the wrong type is refused as PostgreSQL would.
  *   (A uuid column does not check the UUID's format; the service checks ids before they reach the store.)
@@ -18,10 +18,10 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import type { JobRequest } from "../src/contract/job.js";
 import { isParsedToken, parseToken } from "../src/contract/token.js";
-import { type Caller, hashSecret } from "../src/service/store/directory.js";
-import { requestHash, type SubmitInput, type SubmitResult } from "../src/service/store/jobs.js";
-import type { JobRow } from "../src/service/store/rows.js";
-import { GroupCommit } from "../src/store/group-commit.js";
+import { GroupCommit } from "../src/service/database/group-commit.js";
+import { type Caller, hashSecret } from "../src/service/directory.js";
+import type { JobRow } from "../src/service/jobs/rows.js";
+import { requestHash, type SubmitInput, type SubmitResult } from "../src/service/jobs/submit.js";
 
 type SqlValue = null | number | bigint | string | Uint8Array;
 type SqlRow = Record<string, SqlValue>;
@@ -43,7 +43,7 @@ interface DatabaseSync {
  * - `group`: `synchronous=NORMAL` (a COMMIT writes the WAL without an fsync), and a submission is answered only
  *   after an fsync of the WAL file that began after its COMMIT: one fsync, on libuv's thread pool, covers every
  *   commit before it, and commits that arrive meanwhile share the next one. The scheme of the PGlite flusher
- *   (src/store/pglite-durability.ts): the same promise, that no 2xx precedes the fsync of its commit.
+ *   (src/service/database/pglite-durability.ts): the same promise, that no 2xx precedes the fsync of its commit.
  * - `none`: `synchronous=NORMAL` and no fsync before the answer (the page cache, as PGlite by default): what
  *   SQLite costs apart from the disk.
  */
@@ -53,7 +53,7 @@ const MS_NOW = "(CAST(unixepoch('subsec') * 1000 AS INTEGER))";
 const BOOL = (name: string, fallback?: 0 | 1) =>
   `${name} INTEGER NOT NULL${fallback === undefined ? "" : ` DEFAULT ${fallback}`} CHECK (${name} IN (0, 1))`;
 
-/** src/service/store/schema.ts, migrations 1-5, in SQLite. */
+/** src/service/schema.ts, migrations 1-5, in SQLite. */
 const SCHEMA = `
 CREATE TABLE teams (
   id TEXT PRIMARY KEY,
@@ -217,7 +217,7 @@ function jobRow(row: SqlRow): JobRow {
 }
 
 export interface SqliteSubmissionStore {
-  /** src/service/store/directory.ts `authenticate`: the caller of a known, unrevoked token, or undefined. */
+  /** src/service/directory.ts `authenticate`: the caller of a known, unrevoked token, or undefined. */
   authenticate(token: string): Promise<Caller | undefined>;
   submit(input: SubmitInput): Promise<SubmitResult>;
   seed(team: { id: string; tokenId: string; secret: string; routerId: string }): void;
@@ -279,7 +279,7 @@ export async function openSqlite(path: string, durability: SqliteDurability): Pr
     giveBackSeq: db.prepare("UPDATE routers SET next_seq = next_seq - 1 WHERE id = ?1"),
   };
 
-  /** src/service/store/jobs.ts `insertJob`, statement for statement (notify_url's outbox row aside: unused). */
+  /** src/service/jobs/submit.ts `insertJob`, statement for statement (notify_url's outbox row aside: unused). */
   function insertJob(input: SubmitInput, hash: string, jobId: string, token: string): SubmitResult {
     const seq = statements.takeSeq.get(input.routerId, input.teamId)?.seq;
     if (seq === undefined) return { kind: "router_not_found" };

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { Pool } from "undici";
 import { startCli } from "../test/helpers/cli.js";
 import { startReceiverProcess } from "../test/helpers/receiver-process.js";
-import { newJob, notificationFor, Sender } from "../test/receiver/helpers.js";
+import { newJob, notificationFor, Sender } from "../test/service/receiver/helpers.js";
 import { type BenchReport, round, rssMiB } from "./harness.js";
 
 const TEAM = "a0000000-0000-4000-8000-000000000001";

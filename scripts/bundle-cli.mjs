@@ -66,11 +66,11 @@ const common = {
 
 await build({
   ...common,
-  // The embedded database's thread (src/store/pglite-on-thread.ts) is an entry of its own, beside the chunk
+  // The embedded database's thread (src/service/database/pglite-on-thread.ts) is an entry of its own, beside the chunk
   // that starts it; so is what bin/routerjobs.js reads before it loads any (how a long-running command starts).
   entryPoints: {
     main: "src/cli/main.ts",
-    "pglite-thread": "src/store/pglite-thread.ts",
+    "pglite-thread": "src/service/database/pglite-thread.ts",
     "long-running": "src/cli/long-running.ts",
   },
   // Chunks next to the entries: dist/bundle/ is as deep as dist/cli/, so paths relative to a module

@@ -4,7 +4,7 @@
  * beside it the whole time, the way a CI runner shares its cores, and reports every test that failed in any
  * run of either, with its error's first line. Exit 1 when anything failed.
  *
- *   node scripts/flake.mjs [--runs N] [--no-load] [vitest arguments, e.g. test/service test/receiver]
+ *   node scripts/flake.mjs [--runs N] [--no-load] [vitest arguments, e.g. test/service test/service/receiver]
  *
  * The second suite runs in a temporary copy of HEAD (its own dist/, since each vitest run rebuilds dist/),
  * sharing this node_modules. Both write JSON reports; nothing here reads the clock to decide anything.

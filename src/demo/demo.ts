@@ -8,7 +8,7 @@ import { formatDuration } from "../contract/duration.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
 import { locateTerraform, runGroup, stopGroup } from "../deploy/terraform/terraform.js";
 import { EnvironmentError } from "../errors.js";
-import type { RunningReceiver } from "../receiver/server.js";
+import type { RunningReceiver } from "../service/receiver/server.js";
 import type { RunningService } from "../service/server.js";
 import { describeStatus, JobWatch } from "./job-watch.js";
 import { PACKAGE_ROOT as ROOT, startLocalStack } from "./local-stack.js";

@@ -1,5 +1,5 @@
 import { stripMarker } from "../contract/attempt-marker.js";
-import type { Queryable } from "../store/database.js";
+import type { Queryable } from "../service/database/database.js";
 
 export interface WatchedJob {
   readonly routerName: string;

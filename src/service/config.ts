@@ -1,7 +1,7 @@
 import type { RateLimit } from "../contract/duration.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
 import { UsageError } from "../errors.js";
-import { parseAllowList } from "./notify-destinations.js";
+import { parseAllowList } from "./notifications/notify-destinations.js";
 
 /** Everything the service can be told; `resolveConfig` applies the defaults in one place. */
 export interface ServiceConfig {

@@ -8,11 +8,11 @@ import { parseSigningSecret } from "../contract/signing-secret.js";
 import { textField } from "../contract/text-field.js";
 import { tokenSchema } from "../contract/token.js";
 import { UsageError } from "../errors.js";
-import type { Database } from "../store/database.js";
-import type { RouterKeyring } from "./router-secrets.js";
+import type { Database } from "./database/database.js";
+import { ensureRouter, ensureTeam, ensureToken } from "./directory.js";
 import { describeEndpoint } from "./routers/endpoint.js";
-import { ensureRouter, ensureTeam, ensureToken } from "./store/directory.js";
-import { endpointFromDevice, saveEndpoint } from "./store/endpoints.js";
+import { endpointFromDevice, saveEndpoint } from "./routers/endpoints.js";
+import type { RouterKeyring } from "./routers/router-secrets.js";
 
 /** A team's Standard Webhooks secret: the receiver's own rule, so that it verifies whatever the service signs. */
 const signingSecretSchema = z.string().refine(

@@ -16,8 +16,8 @@ import {
 } from "../platform/tls/certificates.js";
 import { createApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
-import { serviceKeyring } from "./router-secrets.js";
 import type { RouterBackend } from "./routers/backend.js";
+import { serviceKeyring } from "./routers/router-secrets.js";
 import { applySeed, type Seed } from "./seed.js";
 
 export interface StartOptions {

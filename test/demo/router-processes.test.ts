@@ -65,7 +65,7 @@ describe("the demo's routers as RouterOS API processes", () => {
     const addresses = await client.execute(BRANCH_B.id, "/ip/address/print");
     expect(addresses.map((address) => address.address)).toContain("10.9.0.1/24");
     const files = await client.execute(BRANCH_B.id, "/file/print");
-    // The device back end names a job's backup after its seq_id (src/service/router-cycle.ts).
+    // The device back end names a job's backup after its seq_id (src/service/scheduling/router-cycle.ts).
     expect(files.map((file) => file.name)).toContain(`routerjobs-job-${job.seq_id}.rsc`);
   });
 

@@ -22,10 +22,9 @@ import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
 import { generateLocalTls, TLS_FILE_NAMES, type TlsMaterial } from "../../src/platform/tls/certificates.js";
-import { ReceiverClient } from "../../src/receiver/wait-client.js";
+import { ReceiverClient } from "../../src/service/receiver/wait-client.js";
 import { type CliProcess, startCli } from "../helpers/cli.js";
 import { type ReceiverProcess, startReceiverProcess } from "../helpers/receiver-process.js";
-import { newJob, notificationFor, Sender, tempDir } from "../receiver/helpers.js";
 import {
   clientOf,
   eventually,
@@ -38,6 +37,7 @@ import {
   TOKEN_A,
   TOKEN_B,
 } from "../service/harness.js";
+import { newJob, notificationFor, Sender, tempDir } from "../service/receiver/helpers.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const SKEWED_CLOCK = join(ROOT, "test", "helpers", "skewed-clock.mjs");

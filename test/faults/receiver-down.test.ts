@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
-import { ReceiverClient } from "../../src/receiver/wait-client.js";
-import { startTestReceiver, tempDir } from "../receiver/helpers.js";
+import { ReceiverClient } from "../../src/service/receiver/wait-client.js";
 import { clientOf, ROUTER_A, startTestService, type TestService } from "../service/harness.js";
+import { startTestReceiver, tempDir } from "../service/receiver/helpers.js";
 
 describe("the receiver down during a deploy", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -13,9 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
-import { ReceiverClient } from "../../src/receiver/wait-client.js";
+import { ReceiverClient } from "../../src/service/receiver/wait-client.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
-import { startTestReceiver, tempDir } from "../receiver/helpers.js";
 import {
   clientOf,
   eventually,
@@ -24,6 +23,7 @@ import {
   startTestService,
   type TestService,
 } from "../service/harness.js";
+import { startTestReceiver, tempDir } from "../service/receiver/helpers.js";
 
 const NOTIFY_TIMEOUT_MS = 300;
 const STATES = ["loaded", "running", "completed"];

@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TLS_FILE_NAMES } from "../../src/platform/tls/certificates.js";
-import { RECEIVER_FILES } from "../../src/receiver/files.js";
+import { RECEIVER_FILES } from "../../src/service/receiver/files.js";
 import { type CliProcess, startCli } from "./cli.js";
 
 export interface ReceiverProcess {

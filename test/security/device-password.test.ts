@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newRouterKeyText } from "../../src/service/router-secrets.js";
+import { newRouterKeyText } from "../../src/service/routers/router-secrets.js";
 import { ADMIN_TOKEN, type Answer, startTestService, TEAM_A, type TestService } from "../service/harness.js";
 
 const PASSWORD = "Vx9-never-in-a-log-31337";

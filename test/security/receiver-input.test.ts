@@ -6,7 +6,7 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rawTlsRequest } from "../helpers/raw-tls.js";
-import { getJobs, newJob, notificationFor, startTestReceiver, tempDir } from "../receiver/helpers.js";
+import { getJobs, newJob, notificationFor, startTestReceiver, tempDir } from "../service/receiver/helpers.js";
 
 describe("hostile input to the receiver", () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -6,8 +6,8 @@
 import { connect, type TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { within } from "../helpers/wait-for.js";
-import { getJobs, newJob, notificationFor, startTestReceiver, tempDir } from "../receiver/helpers.js";
 import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
+import { getJobs, newJob, notificationFor, startTestReceiver, tempDir } from "../service/receiver/helpers.js";
 
 const TIMEOUTS = { headersTimeoutMs: 500, requestTimeoutMs: 1500 };
 

@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateLocalTls } from "../../src/platform/tls/certificates.js";
 import { resolveConfig } from "../../src/service/config.js";
-import { parseRouterKeys, serviceKeyring } from "../../src/service/router-secrets.js";
+import { readEndpoint } from "../../src/service/routers/endpoints.js";
+import { parseRouterKeys, serviceKeyring } from "../../src/service/routers/router-secrets.js";
 import { readSeedFile } from "../../src/service/seed.js";
 import { startService } from "../../src/service/server.js";
-import { readEndpoint } from "../../src/service/store/endpoints.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
 import { ADMIN_TOKEN, type Answer, startTestService, TEAM_A, TEAM_B, type TestService } from "./harness.js";
 

@@ -3,11 +3,11 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
+import { type Database, openDatabase } from "../../src/service/database/database.js";
+import { claimNextJob, recoverJobs } from "../../src/service/jobs/lifecycle.js";
+import type { JobRow } from "../../src/service/jobs/rows.js";
 import { applySeed } from "../../src/service/seed.js";
-import { claimNextJob, recoverJobs } from "../../src/service/store/lifecycle.js";
-import type { JobRow } from "../../src/service/store/rows.js";
 import { SimulatedBackend } from "../../src/simulator/index.js";
-import { type Database, openDatabase } from "../../src/store/database.js";
 import {
   ADMIN_TOKEN,
   eventually,

@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../../src/service/config.js";
+import { DataDirectoryLostError } from "../../src/service/database/data-directory-lock.js";
+import { stopDatabaseThread } from "../../src/service/database/pglite-on-thread.js";
 import { applySeed } from "../../src/service/seed.js";
 import { startService } from "../../src/service/server.js";
-import { DataDirectoryLostError } from "../../src/store/data-directory-lock.js";
-import { stopDatabaseThread } from "../../src/store/pglite-on-thread.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { newBackend } from "./backend.js";
 import { ROUTER_A, SEED } from "./harness.js";
@@ -66,7 +66,7 @@ describe("a service that loses its data directory's lock", () => {
     }
   });
 
-  // The embedded store runs on a thread of its own (src/store/pglite-on-thread.ts); when that thread ends, the
+  // The embedded store runs on a thread of its own (src/service/database/pglite-on-thread.ts); when that thread ends, the
   // service has no database, and must say so and stop, as when the lock is lost.
   it("stops serving at once when its database's thread ends", async () => {
     const own = await mkdtemp(join(tmpdir(), "rj-thread-lost-"));

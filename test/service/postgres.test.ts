@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jobListJson, jobPage, jobPageJson } from "../../src/service/store/job-page.js";
+import { jobListJson, jobPage, jobPageJson } from "../../src/service/jobs/job-page.js";
 import { HttpsSink } from "../helpers/https-sink.js";
 import { manualClock } from "../helpers/manual-clock.js";
 import { postgresAvailability, startPostgres, type TestPostgres } from "../helpers/postgres.js";

@@ -4,9 +4,9 @@ import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parameterWordProblem, siteJobSchema } from "../../src/contract/sites.js";
 import { splitWords } from "../../src/routeros-api/service-view.js";
-import { rawValue, routerOsKey } from "../../src/service/routes/sites/raw-records.js";
-import { toSiteJob } from "../../src/service/routes/sites/site-job.js";
-import { listJobs } from "../../src/service/store/jobs.js";
+import { rawValue, routerOsKey } from "../../src/service/http/routes/sites/raw-records.js";
+import { toSiteJob } from "../../src/service/http/routes/sites/site-job.js";
+import { listJobs } from "../../src/service/jobs/submit.js";
 import {
   ADMIN_TOKEN,
   type Answer,

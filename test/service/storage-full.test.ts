@@ -63,7 +63,7 @@ describe.skipIf(!disk.available)("a service whose disk fills up", () => {
     // WHEN space comes back
     small.free();
     // THEN the next submission is accepted and every acknowledged job is listed (/healthz reports the full
-    // disk for 30 s after the last refusal: test/store/storage-full.test.ts)
+    // disk for 30 s after the last refusal: test/service/database/storage-full.test.ts)
     expect((await service.submit(ROUTER_A, job(-1))).status).toBe(202);
     acknowledged++;
     const listed = await service.jobs(ROUTER_A);

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { EnvironmentError, UsageError } from "../../errors.js";
 import { LOG_LEVELS } from "../../platform/http/server-logging.js";
-import { RECEIVER_FILES } from "../../receiver/files.js";
-import { restartAdvice } from "../../store/data-directory-lock.js";
+import { restartAdvice } from "../../service/database/data-directory-lock.js";
+import { RECEIVER_FILES } from "../../service/receiver/files.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
 import { untilStopped } from "../until-stopped.js";
 import { parseListen, type ReceiverFlags } from "./receiver-flags.js";
@@ -65,7 +65,7 @@ async function runReceiver(flags: ReceiverFlags, env: NodeJS.ProcessEnv = proces
     process.stderr.write("routerjobs: warning: secrets on the command line are visible to other users\n");
   }
   const [{ startReceiver }, { readTlsFiles }] = await Promise.all([
-    import("../../receiver/server.js"),
+    import("../../service/receiver/server.js"),
     import("../../platform/tls/certificates.js"),
   ]);
   const tls = flags.tlsCert && flags.tlsKey ? await readTlsFiles(flags.tlsCert, flags.tlsKey) : undefined;
@@ -132,7 +132,7 @@ function statusCommand(): Command {
           `--limit must be a whole number from 1 to 100 (got ${JSON.stringify(flags.limit)})`,
         );
       }
-      const { ReceiverClient } = await import("../../receiver/wait-client.js");
+      const { ReceiverClient } = await import("../../service/receiver/wait-client.js");
       const client = new ReceiverClient(await resolveStatusConnection(flags));
       try {
         const jobs = await client.recentJobs({ limit, ...(flags.router ? { routerId: flags.router } : {}) });

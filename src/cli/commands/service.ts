@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { parseDuration, parseRateLimit } from "../../contract/duration.js";
 import { EnvironmentError, UsageError } from "../../errors.js";
-import { restartAdvice } from "../../store/data-directory-lock.js";
+import { restartAdvice } from "../../service/database/data-directory-lock.js";
 import { flagOrEnv } from "../flag-or-env.js";
 import { writeLines } from "../output.js";
 import { serviceAdminCommands } from "./service-admin.js";

@@ -10,7 +10,7 @@ import {
 } from "../../contract/attempt-marker.js";
 import { formatDuration } from "../../contract/duration.js";
 import { isTerminal, type JobStatus } from "../../contract/job.js";
-import type { ReceiverClient } from "../../receiver/wait-client.js";
+import type { ReceiverClient } from "../../service/receiver/wait-client.js";
 import type { DeployKnowledge } from "../reconcile/deploy-knowledge.js";
 import { rollBackFailedJob, rollbackWanted } from "../rollback/rollback-on-failure.js";
 import { decide, type ResourceKnowledge } from "./attempts.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Queryable } from "../../store/database.js";
+import type { Queryable } from "../database/database.js";
 
 /**
  * Fingerprints of what a live page shows that can still change. An open page's event stream polls one and

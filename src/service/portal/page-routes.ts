@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { UUID_PATTERN } from "../../contract/ids.js";
-import { HttpError } from "../http-error.js";
-import { InvalidCursorError, isKnownStatus, JOB_TEXT_FILTER_MAX, jobPage } from "../store/job-page.js";
+import { HttpError } from "../http/http-error.js";
+import { InvalidCursorError, isKnownStatus, JOB_TEXT_FILTER_MAX, jobPage } from "../jobs/job-page.js";
 import { sendSignInForm } from "./auth-routes.js";
 import { jobFingerprint, routersFingerprint } from "./fingerprints.js";
 import { jobPage as jobView } from "./pages/job.js";

@@ -1,5 +1,5 @@
-import type { Queryable } from "../../store/database.js";
-import type { JobRow } from "../store/rows.js";
+import type { Queryable } from "../database/database.js";
+import type { JobRow } from "../jobs/rows.js";
 import { fingerprintOf, routerFingerprintColumn } from "./fingerprints.js";
 
 /** What the portal's pages read. `teamId` null is the admin's all-teams view; otherwise rows of that team only. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Database } from "../../store/database.js";
-import { Verified } from "../verified.js";
+import { Verified } from "../auth/verified.js";
+import type { Database } from "../database/database.js";
 import { readCookie, SESSION_COOKIE } from "./cookies.js";
 import { csrfToken, findSession, type PortalSession } from "./sessions.js";
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Queryable } from "../../store/database.js";
-import { revoking } from "../revocations.js";
+import { revoking } from "../auth/revocations.js";
+import type { Queryable } from "../database/database.js";
 
 /**
  * Portal sessions, server-side. The browser holds a random id; the database holds only its SHA-256, so a

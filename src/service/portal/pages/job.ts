@@ -1,5 +1,5 @@
 import { formatTimestamp } from "../../../contract/time.js";
-import type { JobRow } from "../../store/rows.js";
+import type { JobRow } from "../../jobs/rows.js";
 import { type Html, html } from "../escape.js";
 import type { Delivery } from "../queries.js";
 import { duration, statusBadge, timeCell, yesNo } from "./format.js";

@@ -1,5 +1,5 @@
 import { JOB_STATUSES } from "../../../contract/job.js";
-import type { JobListRow } from "../../store/rows.js";
+import type { JobListRow } from "../../jobs/rows.js";
 import { type Html, html } from "../escape.js";
 import type { PortalRouter } from "../queries.js";
 import { duration, statusBadge, timeCell, yesNo } from "./format.js";

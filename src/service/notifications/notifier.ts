@@ -1,0 +1,355 @@
+import { readFileSync } from "node:fs";
+import { createSecureContext, rootCertificates } from "node:tls";
+// undici's parts, not its index (src/client/http/request.ts says why): the index also reads the global `Headers`,
+// which makes Node load the undici it bundles for fetch, 745 KB of source that a service kept for nothing.
+import request from "undici/lib/api/api-request.js";
+import Agent from "undici/lib/dispatcher/agent.js";
+import { fullJitterMs } from "../../platform/backoff.js";
+import type { ServiceConfig } from "../config.js";
+import type { Database } from "../database/database.js";
+import { GroupCommit } from "../database/group-commit.js";
+import { DestinationGate, destinationOf } from "./destination-gate.js";
+import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
+import {
+  type LeaseLimits,
+  leaseNotifications,
+  markDelivered,
+  markFailed,
+  type OutboxRow,
+  releaseAllLeases,
+  releaseLeases,
+} from "./outbox.js";
+import { signedHeaders } from "./signing.js";
+
+type NotifierConfig = Pick<
+  ServiceConfig,
+  | "notifyCa"
+  | "notifyRetryBaseMs"
+  | "notifyRetryMaxMs"
+  | "notifyGiveUpMs"
+  | "notifyTimeoutMs"
+  | "notifyConcurrency"
+  | "notifyAllow"
+>;
+
+/**
+ * Delivers the outbox: at least once, per job in state order, several jobs in parallel, retried with full-jitter
+ * exponential backoff until `notifyGiveUpMs` after the state change. The outbox is in the database, so a
+ * restart loses nothing; a lease (not a transaction) marks a notification in flight.
+ *
+ * Under load the database, not the network, is the cost. Acknowledgements are written in groups. A lease takes
+ * rows ahead of a destination's free slots, and they start from memory as its slots free (`allowance`). The
+ * outbox is read again when a destination runs short of them and half of all slots are free, when a state
+ * change queues a notification for a destination that takes more, and every `pollMs` (retries come due).
+ */
+export class Notifier {
+  private readonly dispatcher: Agent;
+  /** Where notifications may go; the submission routes check a literal notify_url with the same rules. */
+  readonly destinations: NotifyDestinations;
+  private readonly gate: DestinationGate;
+  private readonly pollMs: number;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Leased rows waiting for a slot of their destination (see leaseLimits). */
+  private readonly waiting = new Map<string, Waiting[]>();
+  private waitingCount = 0;
+  /** Long enough for a delivery started at once to end within it, and a few seconds more to wait for a slot. */
+  private readonly leaseMs: number;
+  private readonly acknowledged: GroupCommit<string, void>;
+  private timer: NodeJS.Timeout | undefined;
+  /** The round running now, if any: close waits for it, so that what it leases is given back too. */
+  private pumping: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly config: NotifierConfig,
+    private readonly log: (message: string, fields?: object) => void = () => {},
+    /** When leases are taken and end (tests move it by hand). */
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.destinations = notifyDestinations(config.notifyAllow);
+    // An open circuit tries the destination again after as long as one attempt may take, then after twice
+    // that, up to six times: a black hole costs at most one slot per wait, and a receiver that comes back is
+    // heard within a minute at the defaults.
+    this.gate = new DestinationGate({
+      openMs: config.notifyTimeoutMs,
+      maxOpenMs: 6 * config.notifyTimeoutMs,
+    });
+    this.dispatcher = new Agent({
+      connections: 8,
+      // Connecting (the TLS handshake included) is part of the POST's time: a receiver that accepts and then
+      // never answers would otherwise hold a delivery slot for undici's own 10 s, whatever notifyTimeoutMs says.
+      connect: {
+        timeout: config.notifyTimeoutMs,
+        // Every address a host name resolves to is checked where the connection is made (no DNS rebinding).
+        lookup: this.destinations.lookup,
+        // One context for every connection: given as `ca`, Node parsed the ~140 roots and the extra CA again for
+        // each TLS connection, 85 ms of the event loop per connection on this machine (bench/service.bench.ts).
+        ...(config.notifyCa
+          ? { secureContext: createSecureContext({ ca: trustedCas(config.notifyCa) }) }
+          : {}),
+      },
+    });
+    this.leaseMs = config.notifyTimeoutMs + 5000;
+    this.pollMs = Math.max(20, Math.min(250, config.notifyRetryBaseMs));
+    this.acknowledged = new GroupCommit(async (ids) => {
+      await markDelivered(this.db, ids, new Date());
+      return ids.map(() => undefined);
+    });
+  }
+
+  /**
+   * Starts delivering. `exclusive`: this is the only process on the database (PGlite), so the leases found are a
+   * dead process's (a crash), deliveries in flight and rows it had leased ahead: given back at once rather than
+   * after their lease, so that a restart sends them without waiting.
+   */
+  async start({ exclusive = false }: { exclusive?: boolean } = {}): Promise<void> {
+    if (exclusive) {
+      const released = await releaseAllLeases(this.db);
+      if (released > 0)
+        this.log("notifier: gave back the leases of a stopped process", { notifications: released });
+    }
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /**
+   * A committed state change queued a notification to `url` (none if null). Looks for it now, unless its
+   * destination takes nothing more: the round that refills the destination finds it then, and a round costs the
+   * database a scan, which a busy destination's every state change would otherwise pay.
+   */
+  queued(url: string | null | undefined): void {
+    if (url && this.allowance(destinationOf(url)) > 0) this.wake();
+  }
+
+  /** Looks for deliverable notifications now (from `start` on: it gives back a dead process's leases first). */
+  wake(): void {
+    if (this.stopped || !this.timer) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((error: unknown) => this.log("notifier: a round failed", { err: error }))
+      .finally(() => {
+        this.pumping = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async pump(): Promise<void> {
+    this.releaseStale();
+    for (const destination of [...this.waiting.keys()]) this.startWaiting(destination);
+    const free = this.config.notifyConcurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const now = this.clock();
+    let rows: OutboxRow[];
+    try {
+      rows = await leaseNotifications(this.db, new Date(now), this.leaseMs, this.leaseLimits(free));
+    } catch (error) {
+      if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
+      return;
+    }
+    const leased = new Set<string>();
+    for (const row of rows) {
+      const destination = destinationOf(row.url);
+      let queue = this.waiting.get(destination);
+      if (!queue) {
+        queue = [];
+        this.waiting.set(destination, queue);
+      }
+      queue.push({ row, leasedUntil: now + this.leaseMs });
+      this.waitingCount++;
+      leased.add(destination);
+    }
+    for (const destination of leased) this.startWaiting(destination);
+  }
+
+  /** How many rows the next lease may take in all, of each destination it knows of, and of any other. */
+  private leaseLimits(free: number): LeaseLimits {
+    const perDestination = new Map<string, number>();
+    for (const destination of new Set([...this.gate.known(), ...this.waiting.keys()])) {
+      perDestination.set(destination, this.allowance(destination));
+    }
+    return { limit: free, perDestination, otherwise: this.allowance(undefined) };
+  }
+
+  /**
+   * How many rows of `destination` a lease may take now (undefined: one it knows nothing of): what the gate has
+   * room for, and while the destination answers in time, twice its slots more, to start the moment a slot
+   * frees, without a round to the database. A destination is leased again only once fewer than its slots wait,
+   * so that one lease serves several deliveries rather than one.
+   */
+  private allowance(destination: string | undefined): number {
+    const slots = this.gate.perDestination;
+    const prefetch = this.waitingCount < 2 * this.config.notifyConcurrency ? 2 * slots : 0;
+    if (destination === undefined) return slots + prefetch;
+    const waiting = this.waiting.get(destination)?.length ?? 0;
+    if (waiting >= slots) return 0;
+    const ahead = this.gate.healthy(destination) ? prefetch : 0;
+    return Math.max(0, this.gate.room(destination) + ahead - waiting);
+  }
+
+  /** Starts the leased notifications of `destination` that the gate has room for, in the order leased. */
+  private startWaiting(destination: string): void {
+    const queue = this.waiting.get(destination);
+    while (
+      queue &&
+      queue.length > 0 &&
+      this.gate.room(destination) > 0 &&
+      this.inFlight.size < this.config.notifyConcurrency &&
+      !this.stopped
+    ) {
+      const { row } = queue.shift() as Waiting;
+      this.waitingCount--;
+      this.begin(destination, row);
+    }
+    if (queue?.length === 0) this.waiting.delete(destination);
+  }
+
+  private begin(destination: string, row: OutboxRow): void {
+    this.gate.start(destination);
+    let answered = false;
+    const finish = (outcome: Outcome) => {
+      if (answered) return;
+      answered = true;
+      this.gate.finish(destination, outcome);
+      this.startWaiting(destination);
+    };
+    const delivery: Promise<void> = this.deliver(row, finish)
+      .then(finish, () => finish("failed"))
+      .finally(() => {
+        this.inFlight.delete(delivery);
+        this.startWaiting(destination);
+        // Once half of the slots are free, or this destination is short of leased rows: one round for many.
+        const short = (this.waiting.get(destination)?.length ?? 0) < this.gate.perDestination;
+        if (short && this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
+      });
+    this.inFlight.add(delivery);
+  }
+
+  /**
+   * Gives back leased rows that can no longer start in time: a delivery must end within its lease, or another
+   * worker may lease the row again while it runs. Rows of a slow or stuck destination end up here.
+   */
+  private releaseStale(): void {
+    const latest = this.clock() + this.config.notifyTimeoutMs + 1000;
+    const stale: string[] = [];
+    for (const [destination, queue] of this.waiting) {
+      while (queue.length > 0 && (queue[0] as Waiting).leasedUntil < latest) {
+        stale.push((queue.shift() as Waiting).row.id);
+        this.waitingCount--;
+      }
+      if (queue.length === 0) this.waiting.delete(destination);
+    }
+    if (stale.length > 0) {
+      void releaseLeases(this.db, stale).catch((error: unknown) => {
+        // Not given back, they wait out their lease and are leased again after it: nothing is lost.
+        if (!this.stopped) this.log("notifier: cannot give leases back", { err: error });
+      });
+    }
+  }
+
+  /**
+   * One delivery attempt, and how it ended for the destination gate. `answered` hears it as soon as the
+   * receiver has: writing down the acknowledgement is the database's time, not a slot of the destination.
+   */
+  private async deliver(row: OutboxRow, answered: (outcome: Outcome) => void): Promise<Outcome> {
+    const body = JSON.stringify(row.payload);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "routerjobs-service",
+      ...(row.signing_secret
+        ? signedHeaders(row.signing_secret, `msg_${row.id}`, Math.floor(Date.now() / 1000), body)
+        : {}),
+    };
+    let failure: string;
+    let timedOut = false;
+    try {
+      // A literal address needs no lookup, so it is checked here.
+      const literal = literalAddress(row.url);
+      if (literal) this.destinations.check(literal);
+      const url = new URL(row.url);
+      const response = await request.call(this.dispatcher, {
+        origin: url.origin,
+        path: `${url.pathname}${url.search}`,
+        method: "POST",
+        body,
+        headers,
+        headersTimeout: this.config.notifyTimeoutMs,
+        bodyTimeout: this.config.notifyTimeoutMs,
+      });
+      await response.body.dump();
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        answered("delivered");
+        await this.acknowledged.submit(row.id);
+        return "delivered";
+      }
+      failure = `HTTP ${response.statusCode}`;
+    } catch (error) {
+      failure = (error as Error).message || String(error);
+      timedOut = TIMEOUT_CODES.has(String((error as { code?: unknown }).code));
+    }
+    const now = Date.now();
+    // row.attempts counts this attempt: after the first one fails, the first retry waits up to the base.
+    const next =
+      now + fullJitterMs(row.attempts, this.config.notifyRetryBaseMs, this.config.notifyRetryMaxMs);
+    const giveUp = next > row.created_at.getTime() + this.config.notifyGiveUpMs;
+    if (giveUp) this.log("notifier: giving up", { outbox: row.id, job: row.job_id, error: failure });
+    const outcome = timedOut ? "timed-out" : "failed";
+    answered(outcome);
+    await markFailed(this.db, row.id, failure, new Date(now), giveUp ? undefined : new Date(next)).catch(
+      () => {},
+    );
+    return outcome;
+  }
+
+  /** Stops polling and waits for deliveries in flight (their leases expire if the process dies instead). */
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.pumping;
+    await Promise.allSettled([...this.inFlight]);
+    const waiting = [...this.waiting.values()].flat().map(({ row }) => row.id);
+    this.waiting.clear();
+    this.waitingCount = 0;
+    // Given back so that the next start delivers them at once, not after their lease.
+    await releaseLeases(this.db, waiting).catch(() => {});
+    await this.dispatcher.close();
+  }
+}
+
+/** How a delivery attempt ended for its destination: acknowledged, failed at once, or timed out. */
+type Outcome = "delivered" | "failed" | "timed-out";
+
+/** A leased notification and when its lease ends. */
+interface Waiting {
+  readonly row: OutboxRow;
+  readonly leasedUntil: number;
+}
+
+/** undici's errors for a receiver that did not connect, answer or finish its answer in time. */
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+/** Passing `ca` replaces Node's store, so the roots and NODE_EXTRA_CA_CERTS are added back explicitly. */
+function trustedCas(extra: string): string[] {
+  const cas = [...rootCertificates, extra];
+  const envFile = process.env.NODE_EXTRA_CA_CERTS;
+  if (envFile) {
+    try {
+      cas.push(readFileSync(envFile, "utf8"));
+    } catch {
+      // Node itself only warns about an unreadable NODE_EXTRA_CA_CERTS; do the same by ignoring it.
+    }
+  }
+  return cas;
+}

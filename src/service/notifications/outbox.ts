@@ -1,0 +1,144 @@
+import type { Queryable } from "../database/database.js";
+import { DESTINATION_PATTERN } from "./destination-gate.js";
+
+export interface OutboxRow {
+  id: string;
+  job_id: string;
+  seq: number;
+  url: string;
+  payload: unknown;
+  created_at: Date;
+  attempts: number;
+  signing_secret: string | null;
+}
+
+/** What one lease may take. */
+export interface LeaseLimits {
+  /** Rows in all. */
+  readonly limit: number;
+  /** Rows per destination (`https://host:port`), for the destinations named; 0 leaves theirs where they are. */
+  readonly perDestination: ReadonlyMap<string, number>;
+  /** Rows per destination for every other destination. */
+  readonly otherwise: number;
+}
+
+/**
+ * Leases deliverable notifications: due, not leased by a live worker, and the earliest undelivered one of their
+ * job (a later state is never sent before an earlier one is acknowledged or abandoned), no more of a destination
+ * than it may take. SKIP LOCKED lets several instances share the outbox.
+ *
+ * A destination that may take none is left out before the earliest rows are picked, so that its backlog never
+ * hides another destination's notifications. The others are ranked per destination among the earliest rows only
+ * (four times the limit): ranking the whole backlog would cost a round as much as the backlog is long.
+ */
+export async function leaseNotifications(
+  db: Queryable,
+  now: Date,
+  leaseMs: number,
+  { limit, perDestination, otherwise }: LeaseLimits,
+): Promise<OutboxRow[]> {
+  const closed = [...perDestination]
+    .filter(([, allowance]) => allowance <= 0)
+    .map(([destination]) => destination);
+  const { rows } = await db.query<OutboxRow>(
+    `UPDATE outbox SET locked_until = $2, attempts = attempts + 1
+     WHERE id IN (
+       SELECT ranked.id FROM (
+         SELECT early.id, early.next_attempt_at,
+           row_number() OVER (PARTITION BY early.destination ORDER BY early.next_attempt_at, early.id) AS rank,
+           coalesce(allowed.allowance, $6) AS allowance
+         FROM (
+           SELECT o.id, o.next_attempt_at,
+             coalesce(substring(o.url from '${DESTINATION_PATTERN}'), o.url) AS destination
+           FROM outbox o
+           WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND o.next_attempt_at <= $1
+             AND (o.locked_until IS NULL OR o.locked_until < $1)
+             AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.job_id = o.job_id AND e.seq < o.seq
+                             AND e.delivered_at IS NULL AND e.abandoned_at IS NULL)
+             AND NOT (o.url LIKE ANY($4::text[]))
+           ORDER BY o.next_attempt_at LIMIT $5 FOR UPDATE SKIP LOCKED
+         ) early
+         LEFT JOIN unnest($7::text[], $8::int[]) AS allowed (destination, allowance)
+           ON allowed.destination = early.destination
+       ) ranked
+       WHERE ranked.rank <= ranked.allowance
+       ORDER BY ranked.next_attempt_at LIMIT $3)
+     RETURNING id, job_id, seq, url, payload, created_at, attempts,
+       (SELECT signing_secret FROM teams WHERE teams.id = outbox.team_id) AS signing_secret`,
+    [
+      now,
+      new Date(now.getTime() + leaseMs),
+      limit,
+      closed.flatMap(destinationPatterns),
+      4 * limit,
+      otherwise,
+      [...perDestination.keys()],
+      [...perDestination.values()],
+    ],
+  );
+  return rows;
+}
+
+/** Gives leases back untouched (the attempt is not counted): leased rows that did not start in time. */
+export async function releaseLeases(db: Queryable, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    "UPDATE outbox SET locked_until = NULL, attempts = attempts - 1 WHERE id = ANY($1::uuid[])",
+    [ids],
+  );
+}
+
+/**
+ * Gives back every lease: for a process that is the only one on its database (PGlite) as it starts, when every
+ * lease is a dead process's. Their attempts stay counted, made or not: only their backoff grows by a step.
+ */
+export async function releaseAllLeases(db: Queryable): Promise<number> {
+  const { rows } = await db.query(
+    `UPDATE outbox SET locked_until = NULL
+     WHERE locked_until IS NOT NULL AND delivered_at IS NULL AND abandoned_at IS NULL RETURNING id`,
+  );
+  return rows.length;
+}
+
+/** `https://host:port` -> LIKE patterns for its URLs (`%`, `_` and `\` in it taken literally). */
+function destinationPatterns(destination: string): string[] {
+  const literal = destination.replace(/[\\%_]/g, (char) => `\\${char}`);
+  return [literal, `${literal}/%`, `${literal}?%`, `${literal}#%`];
+}
+
+export async function markDelivered(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
+  await db.query(
+    "UPDATE outbox SET delivered_at = $2, locked_until = NULL, last_error = NULL WHERE id = ANY($1::uuid[])",
+    [ids, now],
+  );
+}
+
+/** Schedules the next attempt, or abandons the notification when `nextAttemptAt` is undefined. */
+export async function markFailed(
+  db: Queryable,
+  id: string,
+  error: string,
+  now: Date,
+  nextAttemptAt: Date | undefined,
+): Promise<void> {
+  await db.query(
+    `UPDATE outbox SET locked_until = NULL, last_error = $2, next_attempt_at = coalesce($3, next_attempt_at),
+       abandoned_at = CASE WHEN $3::timestamptz IS NULL THEN $4::timestamptz ELSE NULL END
+     WHERE id = $1`,
+    [id, error.slice(0, 500), nextAttemptAt ?? null, now],
+  );
+}
+
+export interface OutboxCounts {
+  pending: number;
+  delivered: number;
+  abandoned: number;
+}
+
+export async function outboxCounts(db: Queryable): Promise<OutboxCounts> {
+  const { rows } = await db.query<{ pending: number; delivered: number; abandoned: number }>(
+    `SELECT count(*) FILTER (WHERE delivered_at IS NULL AND abandoned_at IS NULL)::int AS pending,
+       count(delivered_at)::int AS delivered, count(abandoned_at)::int AS abandoned FROM outbox`,
+  );
+  return rows[0] ?? { pending: 0, delivered: 0, abandoned: 0 };
+}

@@ -1,0 +1,199 @@
+import { randomUUID } from "node:crypto";
+import { formatDuration } from "../../contract/duration.js";
+import type { Database } from "../database/database.js";
+import { routerForRun } from "../directory.js";
+import {
+  deadClaimants,
+  forgetExpired,
+  heartbeat,
+  registerInstance,
+  routersWithQueuedJobs,
+  unregisterInstance,
+} from "../instances.js";
+import { claimNextJob, recoverJobs } from "../jobs/lifecycle.js";
+import type { JobRow } from "../jobs/rows.js";
+import type { RouterCycle } from "./router-cycle.js";
+
+export interface SchedulerOptions {
+  readonly tickMs: number;
+  readonly concurrency: number;
+  /** PGlite: this is the only process on the database, so every other instance's claims are dead. */
+  readonly exclusive: boolean;
+  /**
+   * Called after a state change commits, so notifications go out without waiting for a poll: with the job,
+   * or with none after recovery changed several.
+   */
+  readonly onChange?: (job?: JobRow) => void;
+  readonly log?: (message: string, fields?: object) => void;
+  /** On close, running scripts may finish for this long; then they are aborted and their jobs fail. */
+  readonly shutdownGraceMs: number;
+  /** A job's backup and script together may run this long; then the script is stopped and the job fails. */
+  readonly jobTimeoutMs: number;
+}
+
+const HEARTBEAT_MS = 5000;
+const HOUSEKEEPING_MS = 60_000;
+
+/**
+ * The queue pump: every tick for every router with queued jobs, at once for an express job, it claims the
+ * router's next job and hands it to the router cycle. One job at a time per router, in seq_id order (see
+ * `claimNextJob`). Lifecycle: pending -> loaded (claimed: the script is handed to the router) -> running
+ * (backup, then script) -> completed | failed (`RouterCycle.runJob`).
+ */
+export class Scheduler {
+  readonly instanceId = randomUUID();
+  /** Routers with work to look at, and their team where known (fairness between teams). */
+  private readonly wanted = new Map<string, string | undefined>();
+  private readonly active = new Map<string, { run: Promise<void>; teamId: string | undefined }>();
+  private readonly passes = new Map<string, number>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+  private readonly shutdown = new AbortController();
+
+  constructor(
+    private readonly db: Database,
+    private readonly routers: RouterCycle,
+    private readonly options: SchedulerOptions,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async start(): Promise<void> {
+    const now = this.now();
+    await registerInstance(this.db, this.instanceId, now);
+    await this.recover(now);
+    this.timers.push(setInterval(() => void this.tick(), this.options.tickMs).unref());
+    this.timers.push(setInterval(() => void this.heartbeat(), HEARTBEAT_MS).unref());
+    this.timers.push(setInterval(() => void this.housekeeping(), HOUSEKEEPING_MS).unref());
+  }
+
+  /** Express execution: run this router's queue now. */
+  kick(routerId: string, teamId?: string): void {
+    this.wanted.set(routerId, teamId ?? this.wanted.get(routerId));
+    this.pump();
+  }
+
+  async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      if (!this.options.exclusive) await this.recover(this.now());
+      for (const { routerId, teamId } of await routersWithQueuedJobs(this.db))
+        this.wanted.set(routerId, teamId);
+      this.pump();
+    } catch (error) {
+      if (!this.stopped) this.options.log?.("scheduler: tick failed", { err: error });
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    await heartbeat(this.db, this.instanceId, this.now()).catch(() => {});
+  }
+
+  /** Forgets what no longer matters: expired idempotency keys, old outbox rows, dead instances. */
+  async housekeeping(now = this.now()): Promise<void> {
+    try {
+      await forgetExpired(this.db, now);
+    } catch (error) {
+      if (!this.stopped) this.options.log?.("scheduler: housekeeping failed", { err: error });
+    }
+  }
+
+  private async recover(now: Date): Promise<void> {
+    const dead = await deadClaimants(this.db, this.instanceId, { exclusive: this.options.exclusive, now });
+    const recovered = await recoverJobs(this.db, dead, now);
+    if (recovered > 0) {
+      this.options.log?.("scheduler: recovered jobs of a stopped instance", { jobs: recovered });
+      this.options.onChange?.();
+    }
+  }
+
+  /**
+   * Starts router queues while slots are free. No team takes every slot: a quarter of them (at least one) is
+   * kept for the other teams, so one team's long jobs on many routers cannot hold another team's express job.
+   */
+  private pump(): void {
+    const teamCap = Math.max(1, this.options.concurrency - Math.ceil(this.options.concurrency / 4));
+    for (const [routerId, teamId] of this.wanted) {
+      if (this.stopped || this.active.size >= this.options.concurrency) return;
+      if (this.active.has(routerId)) continue;
+      if (teamId !== undefined && this.activeOf(teamId) >= teamCap) continue;
+      this.wanted.delete(routerId);
+      const run = this.drain(routerId)
+        .catch((error) => this.options.log?.("scheduler: router queue failed", { routerId, err: error }))
+        .finally(() => {
+          this.active.delete(routerId);
+          this.passes.set(routerId, this.queuePasses(routerId) + 1);
+          this.pump();
+        });
+      this.active.set(routerId, { run, teamId });
+    }
+  }
+
+  /**
+   * How often this instance has worked a router's queue until it stopped (empty, offline, unreachable, or
+   * closing). A router's passes never overlap, so two more passes than now means one that started after now:
+   * what a test waits for to know the scheduler has looked at a router, instead of sleeping.
+   */
+  queuePasses(routerId: string): number {
+    return this.passes.get(routerId) ?? 0;
+  }
+
+  private activeOf(teamId: string): number {
+    let count = 0;
+    for (const active of this.active.values()) if (active.teamId === teamId) count++;
+    return count;
+  }
+
+  /** Runs the router's jobs one after the other until its queue is empty, it is busy or offline. */
+  private async drain(routerId: string): Promise<void> {
+    while (!this.stopped) {
+      const router = await routerForRun(this.db, routerId);
+      if (!router?.online) return;
+      // Loaded before the claim: the back end knows whether the router is reachable (a reboot in progress).
+      await this.routers.load(router);
+      if (!this.routers.isOnline(routerId)) return;
+      const claimed = await claimNextJob(this.db, routerId, this.instanceId, this.now());
+      if (!claimed) return;
+      this.options.onChange?.(claimed.job);
+      // Closing: the claim goes back to the queue by recovery (next start, or another instance).
+      if (this.stopped) return;
+      const limit = AbortSignal.timeout(this.options.jobTimeoutMs);
+      const result = await this.routers.runJob(claimed, {
+        instanceId: this.instanceId,
+        signal: AbortSignal.any([this.shutdown.signal, limit]),
+        abortMessage: () =>
+          this.shutdown.signal.aborted
+            ? shutdownError(this.options.shutdownGraceMs)
+            : jobTimeLimitError(this.options.jobTimeoutMs),
+        ...(this.options.log ? { log: this.options.log } : {}),
+      });
+      // Deleted since the claim, or recovered by another instance: not ours to run any more.
+      if (result === "not-started") continue;
+      this.options.onChange?.(claimed.job);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    const finished = Promise.allSettled([...this.active.values()].map((active) => active.run));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise((resolve) => {
+      timer = setTimeout(resolve, this.options.shutdownGraceMs);
+    });
+    await Promise.race([finished, grace]);
+    clearTimeout(timer);
+    this.shutdown.abort();
+    await finished;
+    await unregisterInstance(this.db, this.instanceId).catch(() => {});
+  }
+}
+
+/** The error of a job whose script ran past the job time limit. */
+export function jobTimeLimitError(limitMs: number): string {
+  return `the script ran longer than the job time limit of ${formatDuration(limitMs)} and was stopped`;
+}
+
+/** The error of a job whose script was still running when the shutdown grace period ended. */
+export function shutdownError(graceMs: number): string {
+  return `interrupted by service shutdown: the script was still running after the ${formatDuration(graceMs)} shutdown grace period`;
+}
