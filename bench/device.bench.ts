@@ -4,14 +4,14 @@
  * second. ratio = device / in-process, so it is the cost of the protocol, TLS and the job wrapper (upload,
  * /execute, read-back, remove), not of RouterOS itself. Connections per router are counted at the device.
  */
-import { startRouterApiServer } from "../src/routeros-api/server.js";
-import { certificateFingerprint } from "../src/routeros-api/transport.js";
+import { startRouterApiServer } from "../src/routeros/api/server.js";
+import { certificateFingerprint } from "../src/routeros/api/transport.js";
+import { apiFrontEnd } from "../src/routeros/simulator/adapters/api-front-end.js";
+import { selfSignedDeviceCertificate } from "../src/routeros/simulator/adapters/device-certificate.js";
+import { SimulatedBackend } from "../src/routeros/simulator/adapters/service-backend.js";
+import { SimulatedRouter } from "../src/routeros/simulator/router.js";
 import type { RouterBackend } from "../src/service/routers/backend.js";
 import { DeviceBackend } from "../src/service/routers/device-backend.js";
-import { apiFrontEnd } from "../src/simulator/api-front-end.js";
-import { SimulatedBackend } from "../src/simulator/backend.js";
-import { selfSignedDeviceCertificate } from "../src/simulator/device-certificate.js";
-import { SimulatedRouter } from "../src/simulator/router.js";
 import { type BenchReport, opsPerSecond, percentile, round } from "./harness.js";
 
 const ROUTER = "d1000000-0000-4000-8000-000000000001";

@@ -10,12 +10,12 @@ import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import Fastify, { type FastifyInstance } from "fastify";
 import { Pool } from "undici";
+import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { createApp } from "../src/service/app.js";
 import { resolveConfig } from "../src/service/config.js";
 import { type Database, openDatabase } from "../src/service/database/database.js";
 import { serviceKeyring } from "../src/service/routers/router-secrets.js";
 import { applySeed } from "../src/service/seed.js";
-import { SimulatedBackend } from "../src/simulator/index.js";
 import { type BenchReport, round } from "./harness.js";
 import { plainPgliteDatabase } from "./plain-pglite.js";
 

@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { Pool } from "undici";
+import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { resolveConfig } from "../src/service/config.js";
 import { startService } from "../src/service/server.js";
-import { SimulatedBackend } from "../src/simulator/index.js";
 import { type CliProcess, startCli } from "../test/helpers/cli.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { diffExports } from "../src/deploy/plan/export-diff.js";
 import { runOnTwin } from "../src/deploy/plan/twin.js";
-import { SimulatedRouter } from "../src/simulator/router.js";
+import { SimulatedRouter } from "../src/routeros/simulator/router.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 
 const FLEET = 100;
@@ -15,7 +15,7 @@ const FLEET = 100;
 async function liveExport(file: string, name: string): Promise<string> {
   const router = new SimulatedRouter({ name, delayScale: 0 });
   const outcome = await router.runScript(
-    readFileSync(new URL(`../test/simulator/corpus/${file}`, import.meta.url), "utf8"),
+    readFileSync(new URL(`../test/routeros/simulator/corpus/${file}`, import.meta.url), "utf8"),
   );
   if (!outcome.ok) throw new Error(`${file}: ${outcome.error}`);
   return (await router.runSource("/export")).join("\n");

@@ -6,10 +6,10 @@
  * machine falls on all of them alike. PGlite, as `npm run demo` runs it.
  */
 import { Pool } from "undici";
+import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { resolveConfig } from "../src/service/config.js";
 import { mintSignInCode } from "../src/service/portal/index.js";
 import { type RunningService, startService } from "../src/service/server.js";
-import { SimulatedBackend } from "../src/simulator/index.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 
 const TEAM = "a0000000-0000-4000-8000-000000000001";

@@ -3,9 +3,9 @@
  * a 2,000-character configuration job (the spec's maximum script size) and a 5,000-line export replayed on a
  * reset router. ratio = run time / parse time; commands/s counts router commands executed.
  */
-import { parseScript } from "../src/routeros/parser.js";
-import { catalog } from "../src/simulator/catalog.js";
-import { SimulatedRouter } from "../src/simulator/router.js";
+import { parseScript } from "../src/routeros/language/parser.js";
+import { catalog } from "../src/routeros/simulator/catalog.js";
+import { SimulatedRouter } from "../src/routeros/simulator/router.js";
 import { type BenchReport, opsPerSecond, round } from "./harness.js";
 
 /** A job script of exactly `size` characters: realistic commands, distinct values, cut at a line end. */

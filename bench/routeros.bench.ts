@@ -3,11 +3,12 @@
  * 5,000-line `export`-style script, and running the job script against a host that does nothing. Baseline:
  * `JSON.parse` of a JSON document of the same size, in the same run; ratios say how many times slower we are.
  */
-import type { Statement } from "../src/routeros/ast.js";
-import { permissiveCatalog } from "../src/routeros/default-catalog.js";
+
+import { permissiveCatalog } from "../src/routeros/catalog/default-catalog.js";
 import type { CommandHost } from "../src/routeros/host.js";
-import { runScript } from "../src/routeros/interpreter.js";
-import { parseScript } from "../src/routeros/parser.js";
+import type { Statement } from "../src/routeros/language/ast.js";
+import { parseScript } from "../src/routeros/language/parser.js";
+import { runScript } from "../src/routeros/runtime/interpreter.js";
 import { type BenchReport, opsPerSecond, round } from "./harness.js";
 
 /** A realistic job: interfaces, addresses, firewall, guarded removal, a loop; cut at about 2,000 characters. */

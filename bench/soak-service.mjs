@@ -10,9 +10,9 @@
  * memory) before it closes.
  */
 import { readFileSync } from "node:fs";
+import { SimulatedBackend } from "../dist/routeros/simulator/index.js";
 import { resolveConfig } from "../dist/service/config.js";
 import { startService } from "../dist/service/server.js";
-import { SimulatedBackend } from "../dist/simulator/index.js";
 
 const settings = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8"));
 const service = await startService({

@@ -29,12 +29,12 @@ import { MALLOC_ENVIRONMENT, YOUNG_GENERATION_FLAGS } from "../src/cli/long-runn
 import { NetworkError, RouterJobsClient, TimeoutError } from "../src/client/index.js";
 import type { JobRequestInput } from "../src/contract/job.js";
 import { PACKAGE_ROOT } from "../src/demo/local-stack.js";
+import { SimulatedBackend, type SimulatedBackendOptions } from "../src/routeros/simulator/index.js";
+import { hash32, SeededRandom } from "../src/routeros/simulator/random.js";
 import type { ServiceConfigInput } from "../src/service/config.js";
 import { openDatabase } from "../src/service/database/database.js";
 import { newToken } from "../src/service/directory.js";
 import { ReceiverClient } from "../src/service/receiver/wait-client.js";
-import { SimulatedBackend, type SimulatedBackendOptions } from "../src/simulator/index.js";
-import { hash32, SeededRandom } from "../src/simulator/random.js";
 import { startNodeScript } from "../test/helpers/cli.js";
 import { type Fault, type FaultPicker, FaultProxy } from "../test/helpers/fault-proxy.js";
 import { startReceiverProcess } from "../test/helpers/receiver-process.js";

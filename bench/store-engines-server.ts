@@ -19,6 +19,7 @@ import { IDEMPOTENCY_TTL_MS } from "../src/contract/limits.js";
 import { formatTimestamp } from "../src/contract/time.js";
 import { isParsedToken, parseToken } from "../src/contract/token.js";
 import { bearerToken } from "../src/platform/http/bearer.js";
+import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { createApp, serverOptions } from "../src/service/app.js";
 import {
   DatabaseRateLimiter,
@@ -55,7 +56,6 @@ import {
 import { serviceKeyring } from "../src/service/routers/router-secrets.js";
 import { SERVICE_MIGRATIONS } from "../src/service/schema.js";
 import { applySeed } from "../src/service/seed.js";
-import { SimulatedBackend } from "../src/simulator/index.js";
 import { plainPgliteDatabase } from "./plain-pglite.js";
 import { openSqlite } from "./store-engines-sqlite.js";
 

@@ -5,5 +5,5 @@
  */
 export * from "./client/index.js";
 export * from "./contract/index.js";
-export * as helpers from "./routeros/helpers/index.js";
+export * as helpers from "./routeros/build/helpers/index.js";
 export { buildCommand, parseScript, quoteValue } from "./routeros/index.js";

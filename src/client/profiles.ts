@@ -16,7 +16,7 @@ import { successEnvelope } from "../contract/envelope.js";
 import { tolerantUuidSchema } from "../contract/ids.js";
 import { type JobAck, type JobListItem, type JobRequest, jobListResponseSchema } from "../contract/job.js";
 import { type RouterRecord, type SyncRequest, tolerantRouterRecordSchema } from "../contract/sync.js";
-import { splitWords, toServiceRecord } from "../routeros-api/service-view.js";
+import { splitWords, toServiceRecord } from "../routeros/api/service-view.js";
 import { ValidationError } from "./errors.js";
 import { sdxDescriptionProblem, sdxNotifyUrlProblem, utf8HeaderValue } from "./sdx-headers.js";
 import type { AttemptRequest } from "./transport.js";

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Device } from "../contract/device.js";
 import { formatDuration, type RateLimit } from "../contract/duration.js";
+import { SimulatedBackend } from "../routeros/simulator/index.js";
 import { resolveConfig } from "../service/config.js";
 import { newToken } from "../service/directory.js";
 import { type RunningReceiver, startReceiver } from "../service/receiver/server.js";
@@ -11,7 +12,6 @@ import type { RouterBackend } from "../service/routers/backend.js";
 import { DeviceBackend } from "../service/routers/device-backend.js";
 import { MixedBackend } from "../service/routers/mixed-backend.js";
 import { type RunningService, startService } from "../service/server.js";
-import { SimulatedBackend } from "../simulator/index.js";
 
 /** The repository (or installed package) root: where `bin/routerjobs.js` and `examples/` are. */
 export const PACKAGE_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");

@@ -1,10 +1,10 @@
 /**
  * The seam between the RouterOS language (lexer, parser, interpreter in `src/routeros`) and whatever holds a
- * configuration (the simulated router in `src/simulator`, or a test host). The language knows
+ * configuration (the simulated router in `src/routeros/simulator`, or a test host). The language knows
  * syntax and evaluation; the host knows menus, items and their rules.
  */
 
-import type { RosCode } from "./code-value.js";
+import type { RosCode } from "./runtime/code-value.js";
 
 /**
  * A value after evaluation. Arrays come from `[find]` (lists of ids) and `{a;b}` literals; code comes from

@@ -1,7 +1,7 @@
 /** The RouterOS script language: parse, run, quote and build commands. */
-export type { Block, Expr, Script, Statement } from "./ast.js";
-export { type BuildOptions, type BuildValue, buildCommand } from "./builder.js";
-export { COMMON_VERBS, permissiveCatalog } from "./default-catalog.js";
+
+export { type BuildOptions, type BuildValue, buildCommand } from "./build/builder.js";
+export { COMMON_VERBS, permissiveCatalog } from "./catalog/default-catalog.js";
 export { RouterOsError } from "./errors.js";
 export type {
   CommandCall,
@@ -11,8 +11,9 @@ export type {
   ItemProperties,
   RosValue,
 } from "./host.js";
-export { type RunOptions, type RunResult, runScript } from "./interpreter.js";
-export { type Token, tokenize } from "./lexer.js";
-export { FLAG_WORDS, type ParseOptions, parseScript } from "./parser.js";
-export { quoteString, quoteValue } from "./quote.js";
-export type { Cell } from "./scope.js";
+export type { Block, Expr, Script, Statement } from "./language/ast.js";
+export { type Token, tokenize } from "./language/lexer.js";
+export { FLAG_WORDS, type ParseOptions, parseScript } from "./language/parser.js";
+export { quoteString, quoteValue } from "./language/quote.js";
+export { type RunOptions, type RunResult, runScript } from "./runtime/interpreter.js";
+export type { Cell } from "./runtime/scope.js";

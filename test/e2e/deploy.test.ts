@@ -9,7 +9,7 @@ import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stripMarker } from "../../src/contract/attempt-marker.js";
 import { RouterConfig, type RouterSection } from "../../src/deploy/constructs/index.js";
-import type { SimulatedBackend } from "../../src/simulator/index.js";
+import type { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { processes } from "../helpers/processes.js";
 import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 import { waitFor } from "../helpers/wait-for.js";

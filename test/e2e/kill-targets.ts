@@ -5,9 +5,9 @@
  * routers ran, in order: the runs per declared change are counted there, not in any client's records.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import type { ScriptOutcome } from "../../src/service/routers/backend.js";
 import { applySeed } from "../../src/service/seed.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
 import { startTestService } from "../service/harness.js";
 import { startStandIn } from "../standin/standin.js";
 import { type SubmissionGate, startSubmissionGate } from "./submission-gate.js";

@@ -10,7 +10,7 @@ import {
   type OfficeRouter,
 } from "../../examples/office-fleet/fleet.js";
 import { ConstructValidationError, parseApplyJob } from "../../src/deploy/constructs/index.js";
-import { SimulatedRouter } from "../../src/simulator/router.js";
+import { SimulatedRouter } from "../../src/routeros/simulator/router.js";
 import { provisioners } from "../deploy/constructs/support.js";
 import { testingApp } from "../helpers/scratch.js";
 import { jobsByPath, ROOT, runApp, stackJson, TOKEN } from "./support.js";

@@ -5,7 +5,7 @@ import { TerraformStack, Testing } from "cdktf";
 import { describe, expect, it } from "vitest";
 import { buildSingleRouter } from "../../examples/single-router/router.js";
 import { parseApplyJob } from "../../src/deploy/constructs/index.js";
-import { SimulatedRouter } from "../../src/simulator/router.js";
+import { SimulatedRouter } from "../../src/routeros/simulator/router.js";
 import { provisioners, ROUTER_A } from "../deploy/constructs/support.js";
 import { testingApp } from "../helpers/scratch.js";
 import { jobsByPath, runApp, stackJson, TOKEN } from "./support.js";

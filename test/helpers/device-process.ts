@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { RouterApiClient } from "../../src/routeros-api/client.js";
+import { RouterApiClient } from "../../src/routeros/api/client.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

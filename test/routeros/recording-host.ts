@@ -1,6 +1,6 @@
 /**
  * A test double for `CommandHost`: a tiny in-memory router that records every call. The real host is the
- * simulated router (src/simulator), written in parallel; these tests pin the language side.
+ * simulated router (src/routeros/simulator), written in parallel; these tests pin the language side.
  */
 import { RouterOsError } from "../../src/routeros/errors.js";
 import type {

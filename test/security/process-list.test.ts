@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
-import type { SimulatedBackend } from "../../src/simulator/index.js";
+import type { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 

@@ -9,12 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateLocalTls } from "../../src/platform/tls/certificates.js";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { resolveConfig } from "../../src/service/config.js";
 import { readEndpoint } from "../../src/service/routers/endpoints.js";
 import { parseRouterKeys, serviceKeyring } from "../../src/service/routers/router-secrets.js";
 import { readSeedFile } from "../../src/service/seed.js";
 import { startService } from "../../src/service/server.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
 import { ADMIN_TOKEN, type Answer, startTestService, TEAM_A, TEAM_B, type TestService } from "./harness.js";
 
 const DEVICE_ROUTER = "de000000-0000-4000-8000-000000000001";

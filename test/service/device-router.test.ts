@@ -4,11 +4,11 @@
  * Simulated routers keep working beside it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
+import { SimulatedRouter } from "../../src/routeros/simulator/router.js";
 import { DeviceBackend } from "../../src/service/routers/device-backend.js";
 import { MixedBackend } from "../../src/service/routers/mixed-backend.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
-import { SimulatedRouter } from "../../src/simulator/router.js";
-import { PASSWORD, startDevice, type TestDevice, USER } from "../routeros-api/device.js";
+import { PASSWORD, startDevice, type TestDevice, USER } from "../routeros/api/device.js";
 import { ADMIN_TOKEN, eventually, ROUTER_A, startTestService, TEAM_A, type TestService } from "./harness.js";
 
 const DEVICE_ROUTER = "de000000-0000-4000-8000-0000000000d1";

@@ -2,13 +2,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, type Dispatcher, request } from "undici";
 import { RouterJobsClient } from "../../src/client/client.js";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { resolveConfig, type ServiceConfigInput } from "../../src/service/config.js";
 import type { Queryable } from "../../src/service/database/database.js";
 import { fromJsonb } from "../../src/service/database/jsonb.js";
 import type { RouterBackend } from "../../src/service/routers/backend.js";
 import { applySeed } from "../../src/service/seed.js";
 import { type RunningService, type StartOptions, startService } from "../../src/service/server.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { newBackend } from "./backend.js";
 

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { createApp } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
 import { type Database, openDatabase } from "../../src/service/database/database.js";
 import { claimNextJob, recoverJobs } from "../../src/service/jobs/lifecycle.js";
 import type { JobRow } from "../../src/service/jobs/rows.js";
 import { applySeed } from "../../src/service/seed.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
 import {
   ADMIN_TOKEN,
   eventually,

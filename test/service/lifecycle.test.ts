@@ -1,6 +1,6 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SimulatedBackend } from "../../src/simulator/index.js";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { HttpsSink } from "../helpers/https-sink.js";
 import {
   ADMIN_TOKEN,

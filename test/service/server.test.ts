@@ -1,8 +1,8 @@
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { resolveConfig } from "../../src/service/config.js";
 import { startService } from "../../src/service/server.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
 import { newBackend } from "./backend.js";
 import {
   eventually,

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { type Database, openDatabase } from "../../src/service/database/database.js";
 import type { JobRow } from "../../src/service/jobs/rows.js";
 import { shutdownError } from "../../src/service/scheduling/scheduler.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
 import { type CliProcess, runCli, startCli } from "../helpers/cli.js";
 import { within } from "../helpers/wait-for.js";
 import {

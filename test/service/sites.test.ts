@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parameterWordProblem, siteJobSchema } from "../../src/contract/sites.js";
-import { splitWords } from "../../src/routeros-api/service-view.js";
+import { splitWords } from "../../src/routeros/api/service-view.js";
 import { rawValue, routerOsKey } from "../../src/service/http/routes/sites/raw-records.js";
 import { toSiteJob } from "../../src/service/http/routes/sites/site-job.js";
 import { listJobs } from "../../src/service/jobs/submit.js";

@@ -79,15 +79,15 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   const password = await readPassword(flags.passwordFile);
   const [{ SimulatedRouter }, { startRouterApiServer }, { apiFrontEnd }, { selfSignedDeviceCertificate }] =
     await Promise.all([
-      import("../../simulator/router.js"),
-      import("../../routeros-api/server.js"),
-      import("../../simulator/api-front-end.js"),
-      import("../../simulator/device-certificate.js"),
+      import("../../routeros/simulator/router.js"),
+      import("../../routeros/api/server.js"),
+      import("../../routeros/simulator/adapters/api-front-end.js"),
+      import("../../routeros/simulator/adapters/device-certificate.js"),
     ]);
-  const { certificateFingerprint } = await import("../../routeros-api/transport.js");
-  const { constantTimeEqual } = await import("../../simulator/credentials.js");
-  const { DeviceStateFile } = await import("../../simulator/device-state-file.js");
-  const { readOnlyVerbs } = await import("../../simulator/verbs.js");
+  const { certificateFingerprint } = await import("../../routeros/api/transport.js");
+  const { constantTimeEqual } = await import("../../routeros/simulator/adapters/credentials.js");
+  const { DeviceStateFile } = await import("../../routeros/simulator/adapters/device-state-file.js");
+  const { readOnlyVerbs } = await import("../../routeros/simulator/verbs.js");
   let state: InstanceType<typeof DeviceStateFile> | undefined;
   const device = new SimulatedRouter({
     name: flags.name ?? "MikroTik",

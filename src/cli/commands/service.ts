@@ -94,7 +94,7 @@ async function runService(flags: ServiceFlags, env: NodeJS.ProcessEnv = process.
     import("../../service/config.js"),
     import("../../service/server.js"),
     import("../../service/seed.js"),
-    import("../../simulator/index.js"),
+    import("../../routeros/simulator/index.js"),
     import("../../service/routers/device-backend.js"),
     import("../../service/routers/mixed-backend.js"),
     import("../../platform/tls/certificates.js"),

@@ -17,7 +17,7 @@ export {
   type WaitMode,
 } from "../../contract/apply-job.js";
 /** The RouterOS helpers (plain functions, no cdktf), re-exported for stacks: `helpers.firewallFilter(...)`. */
-export * as helpers from "../../routeros/helpers/index.js";
+export * as helpers from "../../routeros/build/helpers/index.js";
 export type { BackingResource } from "./backing-resource.js";
 export { ConstructValidationError } from "./errors.js";
 export { Fleet, type FleetProps, type FleetRouter } from "./fleet.js";

@@ -1,8 +1,8 @@
 import { describeValue } from "../../contract/index.js";
-import { checkScript } from "../../routeros/check-script.js";
-import { type CommandTree, commandTreeFor } from "../../routeros/command-tree.js";
-import { parseScript } from "../../routeros/parser.js";
-import { quoteString as quote } from "../../routeros/quote.js";
+import { checkScript } from "../../routeros/catalog/check-script.js";
+import { type CommandTree, commandTreeFor } from "../../routeros/catalog/command-tree.js";
+import { parseScript } from "../../routeros/language/parser.js";
+import { quoteString as quote } from "../../routeros/language/quote.js";
 
 /**
  * Verbs that only read: a check runs on routers that already took the change, without a backup, so it must

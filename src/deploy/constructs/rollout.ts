@@ -1,5 +1,5 @@
 import { describeValue, parseDuration } from "../../contract/index.js";
-import { commandTreeFor } from "../../routeros/command-tree.js";
+import { commandTreeFor } from "../../routeros/catalog/command-tree.js";
 import { ConstructValidationError } from "./errors.js";
 import type { ScriptSource } from "./props.js";
 import { checkProblem } from "./rollout-checks.js";

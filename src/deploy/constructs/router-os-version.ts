@@ -1,5 +1,9 @@
 import type { IConstruct } from "constructs";
-import { commandTreeFor, DEFAULT_ROUTEROS_VERSION, isRouterOsVersion } from "../../routeros/command-tree.js";
+import {
+  commandTreeFor,
+  DEFAULT_ROUTEROS_VERSION,
+  isRouterOsVersion,
+} from "../../routeros/catalog/command-tree.js";
 import { frameworkOf } from "./framework.js";
 
 const WARNING = "@cdktf/warn";

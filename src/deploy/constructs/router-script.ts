@@ -10,7 +10,7 @@ import {
 } from "../../contract/apply-job.js";
 import { parseDuration } from "../../contract/index.js";
 import type { Wave } from "../../contract/wave-check.js";
-import { DEFAULT_ROUTEROS_VERSION } from "../../routeros/command-tree.js";
+import { DEFAULT_ROUTEROS_VERSION } from "../../routeros/catalog/command-tree.js";
 import { type BackingResource, createBackingResource } from "./backing-resource.js";
 import type { RouterScriptProps, ScriptSource, TerraformDependable, TerraformResourceLike } from "./props.js";
 import { noteVersionFallback } from "./router-os-version.js";

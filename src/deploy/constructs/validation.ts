@@ -10,8 +10,8 @@ import {
   SCRIPT_MAX_CHARS,
   unstorableText,
 } from "../../contract/index.js";
-import { checkScript } from "../../routeros/check-script.js";
-import { commandTreeFor, isRouterOsVersion } from "../../routeros/command-tree.js";
+import { checkScript } from "../../routeros/catalog/check-script.js";
+import { commandTreeFor, isRouterOsVersion } from "../../routeros/catalog/command-tree.js";
 import { BACKING_RESOURCES } from "./backing-resource.js";
 import { ConstructValidationError } from "./errors.js";
 

@@ -19,10 +19,11 @@
  * does not take, such as `arp-timeout=` on a bridge or `network=` on an address; a key narrower than the
  * line's properties, such as a list member with a `comment=`).
  */
-import type { CommandNode, Expr, Statement } from "../../routeros/ast.js";
+
 // The same module `routerjobs/constructs` exports as `helpers`, so a name here is the name the written call uses.
-import * as HELPERS from "../../routeros/helpers/index.js";
-import { parseScript } from "../../routeros/parser.js";
+import * as HELPERS from "../../routeros/build/helpers/index.js";
+import type { CommandNode, Expr, Statement } from "../../routeros/language/ast.js";
+import { parseScript } from "../../routeros/language/parser.js";
 
 /** How a property's exported text becomes the helper's typed value. */
 type Kind = "string" | "number" | "boolean" | "list";

@@ -2,7 +2,7 @@
  * The digital twin: a fresh simulated router loaded with a live router's export, on which the declared jobs
  * run in Terraform's order. Nothing here talks to the service; the read happened before.
  */
-import { SimulatedRouter } from "../../simulator/router.js";
+import { SimulatedRouter } from "../../routeros/simulator/router.js";
 
 export interface TwinJob {
   /** Where the job is declared (`office/edge-1/dns`), for the report. */

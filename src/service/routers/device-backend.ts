@@ -1,5 +1,5 @@
 /**
- * `RouterBackend` for real RouterOS devices, over the RouterOS API (src/routeros-api): one connection per
+ * `RouterBackend` for real RouterOS devices, over the RouterOS API (src/routeros/api): one connection per
  * router, reused and reopened when it drops; a health probe that marks a router offline and online.
  *
  * A job's script runs on the device as RouterOS runs anything long: uploaded as a `/system/script` entry named
@@ -16,14 +16,14 @@
 
 import { randomBytes, randomUUID } from "node:crypto";
 import { CONFIG_READ_COMMAND, type RouterRecord } from "../../contract/sync.js";
-import { RouterApiClient } from "../../routeros-api/client.js";
+import { RouterApiClient } from "../../routeros/api/client.js";
 import {
   RouterApiConnectionError,
   RouterApiLoginError,
   RouterApiTimeoutError,
   RouterApiTrapError,
-} from "../../routeros-api/errors.js";
-import { splitWords, toServiceRecord } from "../../routeros-api/service-view.js";
+} from "../../routeros/api/errors.js";
+import { splitWords, toServiceRecord } from "../../routeros/api/service-view.js";
 import {
   type RouterBackend,
   RouterCommandError,

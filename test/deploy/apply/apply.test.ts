@@ -11,7 +11,7 @@ import type { ResourceKnowledge } from "../../../src/deploy/apply/attempts.js";
 import { failureReason } from "../../../src/deploy/apply/failure-reason.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import type { DeployKnowledge } from "../../../src/deploy/reconcile/deploy-knowledge.js";
-import type { SimulatedBackend } from "../../../src/simulator/index.js";
+import type { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import {
   clientOf,
   eventually,

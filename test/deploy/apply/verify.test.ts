@@ -7,7 +7,7 @@ import type { RouterJobsClient } from "../../../src/client/client.js";
 import { parseWaveCheck, type WaveCheck } from "../../../src/contract/wave-check.js";
 import { verifyWave } from "../../../src/deploy/apply/verify.js";
 import { ChangesNotAppliedError } from "../../../src/errors.js";
-import type { SimulatedBackend } from "../../../src/simulator/index.js";
+import type { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { clientOf, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../../service/harness.js";
 
 const check = (script: string, wave = { wave: 1, waves: 3 }): WaveCheck => ({

@@ -17,7 +17,7 @@ const FIREWALL = [
   "/ip firewall filter add chain=forward in-interface-lst=WAN action=drop",
 ];
 
-const CORPUS = join(import.meta.dirname, "..", "..", "simulator", "corpus");
+const CORPUS = join(import.meta.dirname, "..", "..", "routeros", "simulator", "corpus");
 /** The corpus files that are `/export` outputs: no variables, so they can be cut between any two commands. */
 const EXPORTS = [
   "home-router.rsc",

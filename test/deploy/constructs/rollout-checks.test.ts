@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checks } from "../../../src/deploy/constructs/index.js";
 import { checkProblem } from "../../../src/deploy/constructs/rollout-checks.js";
-import { SimulatedBackend } from "../../../src/simulator/index.js";
+import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 
 const ROUTER = "r1";
 

@@ -2,7 +2,7 @@
 import { TerraformStack, Testing } from "cdktf";
 import { describe, expect, it } from "vitest";
 import { buildOfficeFleet, type OfficeRouter } from "../../../examples/office-fleet/fleet.js";
-import { SimulatedRouter } from "../../../src/simulator/router.js";
+import { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
 import { testingApp } from "../../helpers/scratch.js";
 
 const ROUTERS: OfficeRouter[] = [1, 2, 3].map((n) => ({

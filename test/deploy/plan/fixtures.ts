@@ -6,16 +6,16 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { App, TerraformStack } from "cdktf";
 import type { Construct } from "constructs";
-import { SimulatedBackend } from "../../../src/simulator/index.js";
+import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { scratchDir } from "../../helpers/scratch.js";
-import { smallOffice } from "../../simulator/corpus.js";
+import { smallOffice } from "../../routeros/simulator/corpus.js";
 
 export const officeVlans = readFileSync(
-  new URL("../../simulator/corpus/office-vlans-wireguard.rsc", import.meta.url),
+  new URL("../../routeros/simulator/corpus/office-vlans-wireguard.rsc", import.meta.url),
   "utf8",
 );
 export const homeRouter = readFileSync(
-  new URL("../../simulator/corpus/home-router.rsc", import.meta.url),
+  new URL("../../routeros/simulator/corpus/home-router.rsc", import.meta.url),
   "utf8",
 );
 export { smallOffice };

@@ -18,9 +18,9 @@ import {
   importModule,
   importSections,
 } from "../../../src/deploy/plan/import-module.js";
-import * as helpers from "../../../src/routeros/helpers/index.js";
-import { quoteValue } from "../../../src/routeros/quote.js";
-import { SimulatedBackend } from "../../../src/simulator/index.js";
+import * as helpers from "../../../src/routeros/build/helpers/index.js";
+import { quoteValue } from "../../../src/routeros/language/quote.js";
+import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { homeRouter, officeVlans } from "./fixtures.js";
 
 const dirs: string[] = [];

@@ -15,10 +15,10 @@ import type { RouterJobsClient } from "../../../src/client/client.js";
 import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
 import { applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
+import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
 import { MixedBackend } from "../../../src/service/routers/mixed-backend.js";
-import { SimulatedBackend } from "../../../src/simulator/index.js";
-import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros-api/device.js";
+import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros/api/device.js";
 import { ADMIN_TOKEN, clientOf, startTestService, TEAM_A, type TestService } from "../../service/harness.js";
 
 const DEVICE_ROUTER = "de000000-0000-4000-8000-0000000000e1";

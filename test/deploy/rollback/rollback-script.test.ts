@@ -17,7 +17,7 @@ import {
   restoreScript,
 } from "../../../src/deploy/rollback/rollback-script.js";
 import { backupToRestore, restoredAfterWave } from "../../../src/deploy/rollback/rollback-wave.js";
-import { SimulatedRouter } from "../../../src/simulator/index.js";
+import { SimulatedRouter } from "../../../src/routeros/simulator/index.js";
 import { ROUTER_A, TOKEN_A } from "../../service/harness.js";
 
 const RESOURCE = "office/edge-a/vlan";

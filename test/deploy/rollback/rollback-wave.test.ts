@@ -10,7 +10,7 @@ import { applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import { verifyWave } from "../../../src/deploy/apply/verify.js";
 import { ChangesNotAppliedError } from "../../../src/errors.js";
-import { SimulatedBackend } from "../../../src/simulator/index.js";
+import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { clientOf, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../../service/harness.js";
 

@@ -9,7 +9,7 @@ import type { JobListItem } from "../../../src/contract/job.js";
 import { type ApplyContext, applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import { parseRestoreMarker } from "../../../src/deploy/rollback/rollback-script.js";
-import { SimulatedBackend } from "../../../src/simulator/index.js";
+import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { clientOf, ROUTER_A, startTestService, type TestService } from "../../service/harness.js";
 

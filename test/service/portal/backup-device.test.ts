@@ -4,11 +4,11 @@
  * simulated router's files, with a cap on `contents` as older RouterOS versions have.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { CommandHandler } from "../../../src/routeros-api/server.js";
+import type { CommandHandler } from "../../../src/routeros/api/server.js";
+import type { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
 import { RouterCommandError } from "../../../src/service/routers/backend.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
-import type { SimulatedRouter } from "../../../src/simulator/router.js";
-import { PASSWORD, startDevice, USER } from "../../routeros-api/device.js";
+import { PASSWORD, startDevice, USER } from "../../routeros/api/device.js";
 
 const ROUTER = "d1000000-0000-4000-8000-000000000002";
 const cleanups: (() => Promise<void>)[] = [];

@@ -4,8 +4,8 @@
  */
 import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { ReceiverClient } from "../../../src/service/receiver/wait-client.js";
-import type { SimulatedBackend } from "../../../src/simulator/index.js";
 import { ADMIN_TOKEN, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../harness.js";
 import { startTestReceiver, tempDir } from "./helpers.js";
 

@@ -1,15 +1,15 @@
 /**
  * The device back end against a simulated RouterOS device speaking the real API protocol over TLS on loopback
- * (src/simulator/api-front-end.ts behind src/routeros-api/server.ts), pinned by its certificate's fingerprint.
+ * (src/routeros/simulator/adapters/api-front-end.ts behind src/routeros/api/server.ts), pinned by its certificate's fingerprint.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { quoteString } from "../../../src/routeros/quote.js";
-import type { CommandHandler } from "../../../src/routeros-api/server.js";
+import type { CommandHandler } from "../../../src/routeros/api/server.js";
+import { quoteString } from "../../../src/routeros/language/quote.js";
 import { RouterCommandError, RouterUnreachableError } from "../../../src/service/routers/backend.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
 import type { DeviceEndpoint } from "../../../src/service/routers/endpoint.js";
 import { jobWrapper, RESUMED_WITHOUT_ENTRY, startedComment } from "../../../src/service/routers/job-entry.js";
-import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros-api/device.js";
+import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros/api/device.js";
 
 const ROUTER = "d1000000-0000-4000-8000-000000000001";
 const cleanups: (() => Promise<void>)[] = [];

@@ -1,6 +1,7 @@
 /** The comments the device back end leaves on a job's script entry, and the boot marker. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
 import {
   attemptComment,
   bootMarkerScript,
@@ -11,7 +12,6 @@ import {
   startedComment,
   takeOverScript,
 } from "../../../src/service/routers/job-entry.js";
-import { SimulatedRouter } from "../../../src/simulator/router.js";
 
 describe("job entry comments", () => {
   it("reads back every state the service and the wrapper write", () => {

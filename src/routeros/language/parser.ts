@@ -1,0 +1,482 @@
+/**
+ * Recursive-descent parser for RouterOS scripts. It resolves menu paths with a `CommandCatalog` as it goes
+ * (the current menu is lexical: a line holding only a menu path changes it for the lines after it, inside the
+ * enclosing `{ }` block), and checks at parse time that every `$variable` was declared and that every named
+ * argument is one its command takes, as RouterOS does: a script with either mistake runs no line at all.
+ */
+
+import { permissiveCatalog } from "../catalog/default-catalog.js";
+import { RouterOsError } from "../errors.js";
+import type { CommandCatalog } from "../host.js";
+import { MAX_NESTING, MAX_SOURCE_CHARS } from "../runtime/limits.js";
+import { typeWord } from "../runtime/values.js";
+import type { Block, Expr, Position, Script, Statement } from "./ast.js";
+import { Lexer, type LexMode, type Token } from "./lexer.js";
+import type { Argument, ArgumentOptions, ParseContext } from "./parse-context.js";
+import { parseExpression } from "./parse-expression.js";
+import { parseGlobal } from "./parse-global.js";
+
+export interface ParseOptions {
+  /** Menu that relative commands start from. @default [] (the root) */
+  readonly menu?: readonly string[];
+  /**
+   * Parse it as a function body (`:parse`, `:execute`): any `$name` is an argument, nil when not passed,
+   * instead of a syntax error. @default false
+   */
+  readonly functionBody?: boolean;
+}
+
+/**
+ * Bare words after a host verb that are flags (`print detail`), not unnamed arguments (`set ether1`), when the
+ * catalog says the command takes them: `remove detail` names an item called `detail`.
+ */
+export const FLAG_WORDS: ReadonlySet<string> = new Set([
+  "detail",
+  "terse",
+  "compact",
+  "verbose",
+  "brief",
+  "count-only",
+  "without-paging",
+  "as-value",
+  "value-list",
+  "show-sensitive",
+  "hide-sensitive",
+  "once",
+  "follow",
+  "follow-only",
+  "stats",
+  "stats-detail",
+]);
+
+export type { Argument } from "./parse-context.js";
+
+const END_KINDS = new Set(["eol", ";", "]", "}", ")", "eof"]);
+
+export class Parser implements ParseContext {
+  readonly lexer: Lexer;
+  private menu: readonly string[];
+  private readonly scopes: Set<string>[] = [new Set()];
+  /** Open scopes (function bodies) in `scopes`: any `$name` there may be an argument. */
+  private openScopes = 0;
+  private readonly openFlags: boolean[] = [false];
+  /** The next `{ }` block (or the whole script, when set before it is parsed) is a function body. */
+  private functionBodyNext: boolean;
+  private depth = 0;
+  /** The loop variable the next `{ }` block declares (`:foreach i in=... do={ $i }`); see declareLoopVariable. */
+  private loopVariable: string | undefined;
+
+  constructor(
+    readonly source: string,
+    private readonly catalog: CommandCatalog,
+    menu: readonly string[],
+    /** Parse the whole source as a function body (`ParseOptions.functionBody`). */
+    functionBody = false,
+  ) {
+    this.lexer = new Lexer(source);
+    this.menu = menu;
+    this.functionBodyNext = functionBody;
+  }
+
+  peek(mode: LexMode = "command"): Token {
+    return this.lexer.peek(mode);
+  }
+  next(mode: LexMode = "command"): Token {
+    return this.lexer.next(mode);
+  }
+  fail(text: string, at: Position): RouterOsError {
+    return new RouterOsError(text, at.line, at.column);
+  }
+  isEnd(token: Token): boolean {
+    return END_KINDS.has(token.kind);
+  }
+  /** True when the character right after `token` belongs to the same argument (no blank in between). */
+  glued(token: Token, char?: string): boolean {
+    const code = this.lexer.source.charCodeAt(token.end);
+    if (char !== undefined) return code === char.charCodeAt(0);
+    // Anything but the end, a blank, a line end, `;`, `]`, `}` or `)` continues the argument.
+    return !(
+      Number.isNaN(code) ||
+      code === 32 ||
+      code === 9 ||
+      code === 10 ||
+      code === 13 ||
+      code === 59 ||
+      code === 93 ||
+      code === 125 ||
+      code === 41
+    );
+  }
+
+  /**
+   * Enters one level of nesting (a bracket, a unary operator, an operator of a chain) at `at`. Every recursive
+   * path of the parser passes here, so input nested beyond `MAX_NESTING` fails with a parse error instead of
+   * overflowing the stack. Pair each call with `leave()` (or let the error end the parse).
+   */
+  enter(at: Position): void {
+    if (++this.depth > MAX_NESTING) throw this.fail(`too deeply nested, at most ${MAX_NESTING} levels`, at);
+  }
+  leave(count = 1): void {
+    this.depth -= count;
+  }
+
+  declare(name: string): void {
+    this.scopes[this.scopes.length - 1]?.add(name);
+  }
+  isDeclared(name: string): boolean {
+    return this.scopes.some((scope) => scope.has(name));
+  }
+  declareLoopVariable(name: string): void {
+    this.loopVariable = name;
+  }
+
+  /** Statements until `close` (`}`, `]`) or the end of input, in a new variable and menu scope. */
+  parseStatements(close: "}" | "]" | "eof", open: Position): Block {
+    this.enter(open);
+    const savedMenu = this.menu;
+    const scope = new Set<string>();
+    if (close === "}" && this.loopVariable !== undefined) {
+      scope.add(this.loopVariable);
+      this.loopVariable = undefined;
+    }
+    this.scopes.push(scope);
+    const functionBody = close !== "]" && this.functionBodyNext;
+    this.functionBodyNext = false;
+    this.openFlags.push(functionBody);
+    if (functionBody) this.openScopes++;
+    const statements: Statement[] = [];
+    for (;;) {
+      const token = this.lexer.peek("command", true);
+      if (token.kind === "eol" || token.kind === ";") {
+        this.lexer.next("command", true);
+        continue;
+      }
+      if (token.kind === close) {
+        if (close !== "eof") this.lexer.next("command", true);
+        break;
+      }
+      if (token.kind === "eof") throw this.fail("syntax error", token);
+      if (token.kind === "]" || token.kind === "}" || token.kind === ")")
+        throw this.fail("expected end of command", token);
+      const statement = this.parseStatement();
+      if (statement) statements.push(statement);
+      const after = this.peek();
+      if (!this.isEnd(after)) throw this.fail("expected end of command", after);
+    }
+    this.scopes.pop();
+    if (this.openFlags.pop()) this.openScopes--;
+    this.menu = savedMenu;
+    this.leave();
+    return { line: open.line, column: open.column, statements };
+  }
+
+  private parseStatement(): Statement | undefined {
+    const token = this.lexer.next("command", true);
+    if (token.kind === "{")
+      return {
+        kind: "block",
+        line: token.line,
+        column: token.column,
+        block: this.parseStatements("}", token),
+      };
+    if (token.kind === "var") return this.parseCall(token);
+    if (token.kind !== "word") throw this.fail("syntax error", token);
+    if (token.text.startsWith(":") && !token.escaped) return parseGlobal(this, token);
+    if (
+      !token.escaped &&
+      (token.text === "/quit" || token.text === "quit") &&
+      !this.catalog.hasCommand(this.menu, "quit")
+    )
+      return { kind: "quit", line: token.line, column: token.column };
+    return this.parseHostCommand(token);
+  }
+
+  /** `$f a b name=x`: a call of the function variable `f`. */
+  private parseCall(token: Token): Statement {
+    const callee = this.variable(token);
+    if (callee.type !== "variable") throw this.fail("syntax error", token);
+    const { list } = this.parseArguments({
+      typed: true,
+      where: false,
+      isArray: (name) => name === undefined,
+    });
+    const positional: Expr[] = [];
+    const named: { name: string; value: Expr }[] = [];
+    for (const arg of list) {
+      if ("statements" in arg.value) throw this.fail("syntax error", arg);
+      if (arg.name === undefined) positional.push(arg.value);
+      else named.push({ name: arg.name, value: arg.value });
+    }
+    return { kind: "call", line: token.line, column: token.column, name: token.text, positional, named };
+  }
+
+  /**
+   * The one menu or command under `path` that `segment` abbreviates (when the catalog lists names), as the
+   * console accepts `/ip addr pr`. Asked only when `segment` is no whole name: an exact name always wins.
+   */
+  private abbreviation(path: readonly string[], segment: string): { menu?: string; verb?: string } {
+    const matches = this.catalog.namesAt?.(path).filter((name) => name.startsWith(segment)) ?? [];
+    const [only] = matches;
+    if (matches.length !== 1 || only === undefined) return {};
+    if (this.catalog.isMenu([...path, only])) return { menu: only };
+    return this.catalog.hasCommand(path, only) ? { verb: only } : {};
+  }
+
+  /** Walks menu words from `first` on; ends on a verb (a command) or on a menu (a menu change). */
+  private parseHostCommand(first: Token): Statement | undefined {
+    let path: string[] = first.text.startsWith("/") ? [] : [...this.menu];
+    let verb: string | undefined;
+    let word: Token | undefined = first;
+    while (word && verb === undefined) {
+      let column = word.column;
+      for (const segment of word.text.includes("/") ? word.text.split("/") : [word.text]) {
+        const at = { line: word.line, column };
+        column += segment.length + 1;
+        if (segment === "") continue;
+        if (verb !== undefined) throw this.fail(`bad command name ${segment}`, at);
+        if (segment === "..") {
+          path = path.slice(0, -1);
+          continue;
+        }
+        if (word.escaped) throw this.fail(`bad command name ${segment}`, at);
+        if (this.catalog.isMenu([...path, segment])) path.push(segment);
+        else if (this.catalog.hasCommand(path, segment)) verb = segment;
+        else {
+          const resolved = this.abbreviation(path, segment);
+          if (resolved.menu !== undefined) path.push(resolved.menu);
+          else if (resolved.verb !== undefined) verb = resolved.verb;
+          else throw this.fail(`bad command name ${segment}`, at);
+        }
+      }
+      if (verb !== undefined) break;
+      const next = this.peek();
+      if (this.isEnd(next)) {
+        this.menu = path;
+        return undefined;
+      }
+      if (next.kind === "{") {
+        // `/ip firewall filter { add ...; add ... }`: the block's commands are relative to that menu.
+        this.next();
+        const outer = this.menu;
+        this.menu = path;
+        const block = this.parseStatements("}", next);
+        this.menu = outer;
+        return { kind: "block", line: first.line, column: first.column, block };
+      }
+      if (next.kind !== "word" || this.glued(next)) throw this.fail("syntax error", next);
+      word = this.next();
+    }
+    const command = verb as string;
+    const takes = (name: string) => this.catalog.hasArgument(path, command, name);
+    // `add addr=...`: a unique abbreviation of an argument name the catalog lists.
+    const expand = (name: string) => {
+      if (takes(name)) return name;
+      const matches = this.catalog.argumentsOf?.(path, command).filter((arg) => arg.startsWith(name)) ?? [];
+      return matches.length === 1 && matches[0] !== undefined ? matches[0] : name;
+    };
+    // `[find]` in `/ip address remove [find]` runs in the command's own menu.
+    const outer = this.menu;
+    this.menu = path;
+    const abbreviates = this.catalog.argumentsOf !== undefined;
+    const args = this.parseArguments({
+      typed: false,
+      where: takes("where"),
+      isNamed: abbreviates ? (name) => takes(expand(name)) : takes,
+      ...(abbreviates ? { expandName: expand } : {}),
+    });
+    this.menu = outer;
+    const positional: Expr[] = [];
+    const named: { name: string; value: Expr }[] = [];
+    for (const arg of args.list) {
+      if ("statements" in arg.value) throw this.fail("syntax error", arg);
+      if (arg.name !== undefined) named.push({ name: arg.name, value: arg.value });
+      else if (
+        arg.value.type === "literal" &&
+        arg.value.word !== undefined &&
+        FLAG_WORDS.has(arg.value.word) &&
+        takes(arg.value.word)
+      ) {
+        named.push({ name: arg.value.word, value: { ...arg.value, value: true } });
+      } else positional.push(arg.value);
+    }
+    return {
+      kind: "command",
+      line: first.line,
+      column: first.column,
+      menu: path,
+      verb: command,
+      positional,
+      named,
+      ...(args.where ? { where: args.where } : {}),
+    };
+  }
+
+  /**
+   * Arguments up to the end of the command. `typed` turns bare words into numbers and booleans (global
+   * commands); host commands get the text as written. `where` lets a bare `where` start a condition.
+   */
+  parseArguments(options: ArgumentOptions): { list: Argument[]; where?: Expr } {
+    const list: Argument[] = [];
+    let positional = 0;
+    for (;;) {
+      const token = this.peek();
+      if (this.isEnd(token)) return { list };
+      if (
+        options.where &&
+        token.kind === "word" &&
+        token.text === "where" &&
+        !token.escaped &&
+        !this.glued(token)
+      ) {
+        this.next();
+        return { list, where: parseExpression(this, { where: true }) };
+      }
+      let name: string | undefined;
+      if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
+        if (options.isNamed && !options.isNamed(token.text))
+          throw this.fail("expected end of command", token);
+        name = options.expandName ? options.expandName(token.text) : token.text;
+        this.next();
+        this.next();
+      }
+      if (options.functionBody?.(name)) this.functionBodyNext = true;
+      const array = options.isArray?.(name, positional) ?? false;
+      if (name === undefined) positional++;
+      const value = this.parseValue(options.typed, name !== undefined, array);
+      this.functionBodyNext = false;
+      const arg: Argument = {
+        line: token.line,
+        column: token.column,
+        value,
+        ...(name !== undefined ? { name } : {}),
+      };
+      options.onArgument?.(arg);
+      list.push(arg);
+    }
+  }
+
+  /** One argument value: adjacent pieces (`wan$x`, `"a"[:len $b]`) joined, or a `{ }` block. */
+  private parseValue(typed: boolean, afterEquals: boolean, array = false): Expr | Block {
+    const parts: Expr[] = [];
+    const start = this.peek();
+    if (afterEquals && (start.spaced || this.isEnd(start))) {
+      return { type: "literal", value: "", line: start.line, column: start.column };
+    }
+    if (start.kind === "{") {
+      this.next();
+      return array ? this.parseArray(start) : this.parseStatements("}", start);
+    }
+    for (
+      let token = start;
+      parts.length === 0 || (!token.spaced && !this.isEnd(token));
+      token = this.peek()
+    ) {
+      parts.push(this.parsePiece(typed));
+    }
+    if (parts.length === 1) return parts[0] as Expr;
+    return { type: "concat", line: start.line, column: start.column, parts };
+  }
+
+  private parsePiece(typed: boolean): Expr {
+    const token = this.next();
+    const { line, column } = token;
+    switch (token.kind) {
+      case "word": {
+        const plain = !token.escaped;
+        const value = typed && plain ? typeWord(token.text) : token.text;
+        return { type: "literal", line, column, value, word: plain ? token.text : undefined };
+      }
+      case "=":
+        return { type: "literal", line, column, value: "=", word: undefined };
+      case "quote":
+        return this.parseString(token);
+      case "var":
+        return this.variable(token);
+      case "[":
+        return { type: "substitution", line, column, block: this.parseStatements("]", token) };
+      case "(":
+        return this.parseParenthesized(token);
+      default:
+        throw this.fail("syntax error", token);
+    }
+  }
+
+  /** After `{` where an array belongs: values separated by `;` or new lines, up to `}`. */
+  private parseArray(open: Token): Expr {
+    this.enter(open);
+    const items: Expr[] = [];
+    for (;;) {
+      const token = this.peek();
+      if (token.kind === ";" || token.kind === "eol") this.next();
+      else if (token.kind === "}") break;
+      else if (this.isEnd(token)) throw this.fail("syntax error", token);
+      else items.push(this.parseValue(true, false, true) as Expr);
+    }
+    this.next();
+    this.leave();
+    return { type: "array", line: open.line, column: open.column, items };
+  }
+
+  variable(token: Token): Expr {
+    // Inside a function body any name may be an argument (`$1`, `$name`), and the caller's locals are out of
+    // reach, so a name without a value there is nil, as on the router.
+    if (this.openScopes > 0)
+      return { type: "variable", line: token.line, column: token.column, name: token.text, optional: true };
+    if (!this.isDeclared(token.text)) {
+      // RouterOS reports an undeclared variable at its name, just after the `$`.
+      throw this.fail("syntax error", { line: token.line, column: token.column + 1 });
+    }
+    return { type: "variable", line: token.line, column: token.column, name: token.text };
+  }
+
+  /** After `(`: an expression and the closing `)`. */
+  parseParenthesized(open: Position): Expr {
+    this.enter(open);
+    const expr = parseExpression(this, { where: false });
+    const close = this.next("expression");
+    if (close.kind !== ")") throw this.fail("syntax error", close);
+    this.leave();
+    return { ...expr, line: open.line, column: open.column };
+  }
+
+  /** After an opening `"`: text, `$var`, `$[...]` and `$(...)` until the closing quote. */
+  parseString(open: Token): Expr {
+    const parts: Expr[] = [];
+    let text = "";
+    for (;;) {
+      const token = this.next("string");
+      if (token.kind === "quote") break;
+      if (token.kind === "eof") throw this.fail("expected end of command", open);
+      if (token.kind === "text") {
+        text += token.text;
+        continue;
+      }
+      if (text !== "") parts.push({ type: "literal", line: open.line, column: open.column, value: text });
+      text = "";
+      if (token.kind === "var") parts.push(this.variable(token));
+      else if (token.kind === "subst")
+        parts.push({
+          type: "substitution",
+          line: token.line,
+          column: token.column,
+          block: this.parseStatements("]", token),
+        });
+      else parts.push(this.parseParenthesized(token));
+    }
+    if (parts.length === 0) return { type: "literal", line: open.line, column: open.column, value: text };
+    if (text !== "") parts.push({ type: "literal", line: open.line, column: open.column, value: text });
+    return { type: "concat", line: open.line, column: open.column, parts };
+  }
+}
+
+/** Parses a whole script. Throws `RouterOsError` with a position (`syntax error (line 1 column 17)`). */
+export function parseScript(
+  source: string,
+  catalog: CommandCatalog = permissiveCatalog,
+  options: ParseOptions = {},
+): Script {
+  if (source.length > MAX_SOURCE_CHARS)
+    throw new RouterOsError(`script too long, at most ${MAX_SOURCE_CHARS} characters`, 1, 1);
+  const parser = new Parser(source, catalog, options.menu ?? [], options.functionBody === true);
+  return { source, body: parser.parseStatements("eof", { line: 1, column: 1 }) };
+}

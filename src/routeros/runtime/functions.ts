@@ -1,0 +1,53 @@
+/** Value functions: `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`. */
+
+import type { RosValue } from "../host.js";
+import type { FunctionName } from "../language/ast.js";
+import { sameValue, toNumber, toText, typeName } from "./values.js";
+
+/** `:toarray`: an array stays, nil is empty, text splits at commas (`"a,b"` is `a;b`), anything else is one item. */
+function toArray(value: RosValue): readonly RosValue[] {
+  if (Array.isArray(value)) return value;
+  if (value === null) return [];
+  if (typeof value === "string") return value === "" ? [] : value.split(",");
+  return [value as RosValue];
+}
+
+/**
+ * `:find haystack needle [start]`: the position of a substring (or of an array item) found after `start`
+ * (`:find "abc" "a" -1` is 0), nil when there is none.
+ */
+function find(haystack: RosValue, needle: RosValue, start: RosValue): RosValue {
+  const from = start === null ? 0 : (toNumber(start) ?? -1) + 1;
+  if (Array.isArray(haystack)) {
+    for (let index = Math.max(0, from); index < haystack.length; index++) {
+      if (sameValue(haystack[index] ?? null, needle)) return index;
+    }
+    return null;
+  }
+  const index = toText(haystack).indexOf(toText(needle), Math.max(0, from));
+  return index === -1 ? null : index;
+}
+
+export function callFunction(name: FunctionName, args: readonly RosValue[]): RosValue {
+  const [first = null, second = null, third = null] = args;
+  switch (name) {
+    case "len":
+      return Array.isArray(first) ? first.length : toText(first).length;
+    case "typeof":
+      return typeName(first);
+    case "tostr":
+      return toText(first);
+    case "tonum":
+      return toNumber(first) ?? null;
+    case "pick": {
+      const start = toNumber(second) ?? 0;
+      const end = third === null ? start + 1 : (toNumber(third) ?? start + 1);
+      if (Array.isArray(first)) return third === null ? (first[start] ?? null) : first.slice(start, end);
+      return toText(first).slice(start, end);
+    }
+    case "toarray":
+      return toArray(first);
+    case "find":
+      return find(first, second, third);
+  }
+}

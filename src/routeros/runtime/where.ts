@@ -1,0 +1,112 @@
+/**
+ * `where` conditions compiled to `(item) => boolean` for `CommandCall.where`. The interpreter first replaces
+ * variables and substitutions with their values (`bindWhere`), so the predicate is synchronous and pure.
+ * Items hold RouterOS text; yes/true and no/false compare equal.
+ */
+
+import { RouterOsError } from "../errors.js";
+import type { ItemProperties, RosValue } from "../host.js";
+import type { BinaryOperator, Expr } from "../language/ast.js";
+import { isTrue, normalizeBoolean, sameValue, toNumber, toText } from "./values.js";
+
+export type Predicate = (item: ItemProperties) => boolean;
+type Getter = (item: ItemProperties) => RosValue;
+
+function parseIpv4(text: string): { address: number; bits: number } | undefined {
+  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/(\d{1,2}))?$/.exec(text);
+  if (!match) return undefined;
+  const octets = match.slice(1, 5).map(Number);
+  const bits = match[5] === undefined ? 32 : Number(match[5]);
+  if (octets.some((octet) => octet > 255) || bits > 32) return undefined;
+  return { address: octets.reduce((sum, octet) => sum * 256 + octet, 0), bits };
+}
+
+/** `10.0.0.1/24 in 10.0.0.0/8`: the left network lies inside the right one (IPv4). */
+export function ipIn(left: string, right: string): boolean {
+  const inner = parseIpv4(left);
+  const outer = parseIpv4(right);
+  if (!inner || !outer || inner.bits < outer.bits) return false;
+  const size = 2 ** (32 - outer.bits);
+  return Math.floor(inner.address / size) === Math.floor(outer.address / size);
+}
+
+function order(left: RosValue, right: RosValue): number {
+  const a = toNumber(left);
+  const b = toNumber(right);
+  if (a !== undefined && b !== undefined) return a - b;
+  const x = toText(left);
+  const y = toText(right);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+export function toRegExp(pattern: string): RegExp {
+  try {
+    return new RegExp(pattern);
+  } catch {
+    throw new RouterOsError(`invalid regular expression ${pattern}`);
+  }
+}
+
+/** A comparison operator applied to two values, as both `where` and `( )` expressions use it. */
+export function compare(operator: BinaryOperator, left: RosValue, right: RosValue, regexp?: RegExp): boolean {
+  switch (operator) {
+    case "=":
+      return sameValue(left, right);
+    case "!=":
+      return !sameValue(left, right);
+    case "<":
+      return order(left, right) < 0;
+    case ">":
+      return order(left, right) > 0;
+    case "<=":
+      return order(left, right) <= 0;
+    case ">=":
+      return order(left, right) >= 0;
+    case "~":
+      return (regexp ?? toRegExp(toText(right))).test(toText(left));
+    case "in":
+      return ipIn(toText(left), toText(right));
+    default:
+      throw new RouterOsError(`unsupported operator ${operator}`);
+  }
+}
+
+function getter(expr: Expr): Getter {
+  if (expr.type === "property") return (item) => item[expr.name] ?? "";
+  if (expr.type === "literal") {
+    const value = expr.word ?? expr.value;
+    return () => value;
+  }
+  throw new RouterOsError("syntax error", expr.line, expr.column);
+}
+
+/** Compiles a bound condition (only properties, literals, `not`, comparisons, `and`/`or`). */
+export function compileWhere(expr: Expr): Predicate {
+  switch (expr.type) {
+    case "property":
+      return (item) => normalizeBoolean(item[expr.name] ?? "") === "true";
+    case "literal": {
+      const value = isTrue(expr.value);
+      return () => value;
+    }
+    case "not": {
+      const operand = compileWhere(expr.operand);
+      return (item) => !operand(item);
+    }
+    case "binary": {
+      const { operator } = expr;
+      if (operator === "and" || operator === "or") {
+        const left = compileWhere(expr.left);
+        const right = compileWhere(expr.right);
+        return operator === "and" ? (item) => left(item) && right(item) : (item) => left(item) || right(item);
+      }
+      const left = getter(expr.left);
+      const right = getter(expr.right);
+      const regexp =
+        operator === "~" && expr.right.type === "literal" ? toRegExp(toText(right({}))) : undefined;
+      return (item) => compare(operator, left(item), right(item), regexp);
+    }
+    default:
+      throw new RouterOsError("syntax error", expr.line, expr.column);
+  }
+}

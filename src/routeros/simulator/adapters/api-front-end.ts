@@ -1,0 +1,127 @@
+/**
+ * The RouterOS API face of one simulated router: a handler for `startRouterApiServer` that answers as a
+ * RouterOS 7.18+ device does. Records carry RouterOS keys (`.id`, `mac-address`) and string values, as on
+ * the wire; an empty print answers `!empty`; a refusal answers `!trap =message=<the router's text>`.
+ *
+ * Commands: every menu verb the simulated router knows (`print` with `.proplist` and query words, `add`
+ * answering `=ret=*ID`, `set`, `remove`, ...), `/execute =script=` (as RouterOS: a background job whose id is
+ * `ret`, which goes on when the API session ends; with `=as-string=` it waits and answers the output as `ret`,
+ * a failing script as `!trap`), and `/tool/ping`,
+ * which streams one record per `interval` until `count` or `/cancel`, for tests of cancellation.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { compileQuery } from "../../api/query.js";
+import { type ApiCommand, ApiTrap, type CommandHandler, type HandlerResult } from "../../api/server.js";
+import { RouterOsError } from "../../errors.js";
+import type { CommandCall, RosValue } from "../../host.js";
+import { toText } from "../../runtime/values.js";
+import { matches } from "../items.js";
+import type { SimulatedRouter } from "../router.js";
+
+export interface ApiFrontEndOptions {
+  /** Interval of `/tool/ping` when the command gives none (RouterOS: 1 s). @default 1000 */
+  readonly pingIntervalMs?: number;
+}
+
+/** Arguments whose API name differs from the console's. */
+const argumentNames: Readonly<Record<string, string>> = {
+  ".id": "numbers",
+  number: "numbers",
+  ".proplist": "proplist",
+};
+
+export function apiFrontEnd(router: SimulatedRouter, options: ApiFrontEndOptions = {}): CommandHandler {
+  let backgroundJobs = 0;
+  return async (command) => {
+    try {
+      if (command.path === "/execute") {
+        if (command.attributes.has("as-string")) return await execute(router, command);
+        const script = command.attributes.get("script");
+        if (script === undefined) throw new ApiTrap("missing value(s) of argument(s) script", 1);
+        // Not tied to the command's signal: the job outlives the session. A failure is in the router's log.
+        void router.runScript(script).catch(() => {});
+        backgroundJobs++;
+        return { done: { ret: `*${backgroundJobs.toString(16).toUpperCase()}` } };
+      }
+      if (command.path === "/tool/ping") return await ping(command, options.pingIntervalMs ?? 1000);
+      return await menuCommand(router, command);
+    } catch (error) {
+      if (error instanceof RouterOsError) throw new ApiTrap(error.text);
+      throw error;
+    }
+  };
+}
+
+async function execute(router: SimulatedRouter, command: ApiCommand): Promise<HandlerResult> {
+  const script = command.attributes.get("script");
+  if (script === undefined) throw new ApiTrap("missing value(s) of argument(s) script", 1);
+  const outcome = await router.runScript(script, command.signal);
+  if (!outcome.ok) {
+    throw new ApiTrap(outcome.line === undefined ? outcome.error : `${outcome.error} (line ${outcome.line})`);
+  }
+  return { done: { ret: outcome.output } };
+}
+
+async function menuCommand(router: SimulatedRouter, command: ApiCommand): Promise<HandlerResult> {
+  const path = command.path.split("/").slice(1);
+  // `getall` is the API's old name of print.
+  const verb = path[path.length - 1] === "getall" ? "print" : (path[path.length - 1] ?? "");
+  const menu = path.slice(0, -1);
+  if (path.some((part) => part === "") || !router.catalog.hasCommand(menu, verb)) {
+    throw new ApiTrap("no such command", 0);
+  }
+  const named = new Map<string, RosValue>();
+  for (const [name, value] of command.attributes) named.set(argumentNames[name] ?? name, value);
+  if (command.proplist) named.set("proplist", command.proplist.join(","));
+  const where = command.queries.length === 0 ? undefined : compileQuery(command.queries, matches);
+  const call: CommandCall = {
+    menu,
+    verb,
+    positional: [],
+    named,
+    ...(where ? { where } : {}),
+    line: 1,
+    column: 1,
+  };
+  const result = await router.execute(call);
+  if (verb === "print" && !named.has("count-only")) {
+    const records = result.records ?? [];
+    for (const record of records) command.record(record);
+    return { empty: records.length === 0 };
+  }
+  return result.value === undefined || result.value === null ? {} : { done: { ret: toText(result.value) } };
+}
+
+/** `/tool/ping =address= [=count=] [=interval=]`: a record per interval, as the router streams them. */
+async function ping(command: ApiCommand, defaultIntervalMs: number): Promise<HandlerResult> {
+  const address = command.attributes.get("address");
+  if (!address) throw new ApiTrap("missing value(s) of argument(s) address", 1);
+  const countText = command.attributes.get("count");
+  const count = countText === undefined ? Number.POSITIVE_INFINITY : Number(countText);
+  if (!Number.isInteger(count) && count !== Number.POSITIVE_INFINITY) {
+    throw new ApiTrap(`invalid value for argument count`, 1);
+  }
+  const intervalText = command.attributes.get("interval");
+  const intervalMs = intervalText === undefined ? defaultIntervalMs : parseInterval(intervalText);
+  for (let seq = 0; seq < count; seq++) {
+    if (seq > 0) await sleep(intervalMs, undefined, { signal: command.signal });
+    command.record({
+      seq: String(seq),
+      host: address,
+      size: "56",
+      ttl: "64",
+      time: "1ms",
+      sent: String(seq + 1),
+      received: String(seq + 1),
+      "packet-loss": "0",
+    });
+  }
+  return {};
+}
+
+/** RouterOS times as ping takes them: `1s`, `200ms`, or bare seconds. */
+function parseInterval(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text);
+  if (!match) throw new ApiTrap("invalid value for argument interval", 1);
+  return Number(match[1]) * (match[2] === "ms" ? 1 : 1000);
+}

@@ -1,0 +1,209 @@
+/**
+ * `RouterBackend` over simulated routers, with the knobs tests and benchmarks need: per-command latency,
+ * a tunnel that goes down (`setOnline`), `/system reboot` taking the router offline for a while, and random
+ * `failure: timeout` faults. Every random choice comes from one seeded PRNG, so a run repeats exactly.
+ */
+import type { RouterRecord } from "../../../contract/sync.js";
+import { UsageError } from "../../../errors.js";
+import {
+  type RouterBackend,
+  RouterCommandError,
+  RouterUnreachableError,
+  type ScriptOutcome,
+} from "../../../service/routers/backend.js";
+import { RouterOsError } from "../../errors.js";
+import { allMenus } from "../all-menus.js";
+import { exportConfig } from "../export.js";
+import { SeededRandom } from "../random.js";
+import { SimulatedRouter } from "../router.js";
+import type { RouterSnapshot } from "../snapshot.js";
+import { apiCommand } from "./api-view.js";
+
+export interface SimulatedBackendOptions {
+  /** Seeds faults and each router's derived values (MACs, neighbours). @default 1 */
+  readonly seed?: number;
+  /** Delay before each command a router runs. @default 0 */
+  readonly commandLatencyMs?: number;
+  /** How the command latency is waited out; a test passes one it releases by hand. @default a timer */
+  readonly wait?: (ms: number) => Promise<void>;
+  /** Probability (0..1) that a command fails with `failure: timeout`. @default 0 */
+  readonly faultRate?: number;
+  /** How long a router stays offline after `/system reboot` or a backup load. @default 30000 */
+  readonly rebootOfflineMs?: number;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+  /** Real milliseconds per `:delay` millisecond. @default 1 */
+  readonly delayScale?: number;
+  /** Statements one script may execute; a runaway loop then fails its job. @default 1,000,000 */
+  readonly maxScriptStatements?: number;
+}
+
+interface Device {
+  readonly router: SimulatedRouter;
+  online: boolean;
+  offlineUntilMs: number;
+}
+
+const READ_ONLY = /\/(print|getall|get|export|monitor|ping)$/;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class SimulatedBackend implements RouterBackend {
+  private readonly devices = new Map<string, Device>();
+  private readonly random: SeededRandom;
+  private readonly seed: number;
+  private readonly commandLatencyMs: number;
+  private readonly wait: (ms: number) => Promise<void>;
+  private readonly faultRate: number;
+  private readonly rebootOfflineMs: number;
+  private readonly now: () => Date;
+  private readonly delayScale: number;
+  private readonly maxScriptStatements: number | undefined;
+
+  constructor(options: SimulatedBackendOptions = {}) {
+    this.seed = options.seed ?? 1;
+    this.commandLatencyMs = options.commandLatencyMs ?? 0;
+    this.wait = options.wait ?? sleep;
+    this.faultRate = options.faultRate ?? 0;
+    this.rebootOfflineMs = options.rebootOfflineMs ?? 30_000;
+    this.now = options.now ?? (() => new Date());
+    this.delayScale = options.delayScale ?? 1;
+    this.maxScriptStatements = options.maxScriptStatements;
+    const checks: [string, number, number][] = [
+      ["commandLatencyMs", this.commandLatencyMs, Number.POSITIVE_INFINITY],
+      ["faultRate", this.faultRate, 1],
+      ["rebootOfflineMs", this.rebootOfflineMs, Number.POSITIVE_INFINITY],
+      ["delayScale", this.delayScale, Number.POSITIVE_INFINITY],
+    ];
+    for (const [name, value, max] of checks) {
+      if (!(value >= 0 && value <= max))
+        throw new UsageError(`${name} must be between 0 and ${max} (got ${value})`);
+    }
+    this.random = new SeededRandom(this.seed);
+  }
+
+  /** A new router (identity `name`), the router `state` describes, or, without state, the one attached already. */
+  async attach(routerId: string, options: { name: string; state?: unknown }): Promise<void> {
+    if (options.state === undefined && this.devices.has(routerId)) return;
+    const router = new SimulatedRouter({
+      name: options.name,
+      seedText: `${this.seed}:${routerId}`,
+      now: this.now,
+      delayScale: this.delayScale,
+      ...(this.maxScriptStatements ? { maxScriptStatements: this.maxScriptStatements } : {}),
+      beforeCommand: () => this.beforeCommand(routerId),
+    });
+    if (options.state !== undefined) router.restore(options.state);
+    this.devices.set(routerId, { router, online: true, offlineUntilMs: 0 });
+  }
+
+  async detach(routerId: string): Promise<void> {
+    this.devices.delete(routerId);
+  }
+
+  /** The device itself, for tests and tools. */
+  router(routerId: string): SimulatedRouter {
+    return this.device(routerId).router;
+  }
+
+  setOnline(routerId: string, online: boolean): void {
+    this.device(routerId).online = online;
+  }
+
+  isOnline(routerId: string): boolean {
+    const device = this.devices.get(routerId);
+    return device?.online === true && this.now().getTime() >= device.offlineUntilMs;
+  }
+
+  /** Whether the router is attached and still offline after `/system reboot` or a backup load. */
+  isRebooting(routerId: string): boolean {
+    const device = this.devices.get(routerId);
+    return device !== undefined && this.now().getTime() < device.offlineUntilMs;
+  }
+
+  async runScript(
+    routerId: string,
+    script: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ScriptOutcome> {
+    const device = this.reachable(routerId);
+    try {
+      return await device.router.runScript(script, options.signal);
+    } finally {
+      this.settleReboot(device);
+    }
+  }
+
+  async backup(routerId: string, name: string): Promise<string> {
+    return this.reachable(routerId).router.saveBackup(name);
+  }
+
+  /**
+   * A simulated backup is a saved configuration: it is loaded into a scratch copy of the router (the router
+   * itself stays as it is) and exported there, secrets left out as `export` leaves them out.
+   */
+  async readBackup(routerId: string, name: string): Promise<string> {
+    const device = this.reachable(routerId);
+    const scratch = new SimulatedRouter({ seedText: `${this.seed}:${routerId}`, now: this.now });
+    scratch.restore(device.router.snapshot());
+    try {
+      scratch.loadBackup(name);
+    } catch (error) {
+      if (error instanceof RouterOsError) throw new RouterCommandError(`no backup ${name} on the router`);
+      throw error;
+    }
+    return exportConfig(allMenus(), [], scratch).join("\n");
+  }
+
+  async command(
+    routerId: string,
+    command: string,
+    parameters?: string,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<RouterRecord[]> {
+    const device = this.reachable(routerId);
+    try {
+      return await apiCommand(device.router, command, parameters, options.signal);
+    } catch (error) {
+      if (error instanceof RouterOsError) throw new RouterCommandError(error.message);
+      throw error;
+    } finally {
+      this.settleReboot(device);
+    }
+  }
+
+  /** Reads (`print`, `get`, `export`, `monitor`, `ping`) leave the configuration as it was. */
+  mayChange(_routerId: string, command: string): boolean {
+    return !READ_ONLY.test(command);
+  }
+
+  snapshot(routerId: string): RouterSnapshot {
+    return this.device(routerId).router.snapshot();
+  }
+
+  private device(routerId: string): Device {
+    const device = this.devices.get(routerId);
+    if (!device) throw new RouterUnreachableError(`router ${routerId} is not attached`);
+    return device;
+  }
+
+  private reachable(routerId: string): Device {
+    const device = this.device(routerId);
+    if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} is offline`);
+    return device;
+  }
+
+  /** Latency, then the tunnel (it may have dropped mid-script), then a possible fault. */
+  private async beforeCommand(routerId: string): Promise<void> {
+    if (this.commandLatencyMs > 0) await this.wait(this.commandLatencyMs);
+    if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} went offline`);
+    if (this.faultRate > 0 && this.random.next() < this.faultRate)
+      throw new RouterOsError("failure: timeout");
+  }
+
+  private settleReboot(device: Device): void {
+    if (!device.router.takeRebootRequest()) return;
+    device.offlineUntilMs = this.now().getTime() + this.rebootOfflineMs;
+    device.router.reboot();
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * `/system identity|clock|ntp client|scheduler|script|script job|backup`, `/system reboot` and
+ * `/system reset-configuration` (reset-configuration.ts).
+ */
+import { RouterOsError } from "../../errors.js";
+import type { CommandCall } from "../../host.js";
+import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
+import {
+  bool,
+  commonProps,
+  type MenuDef,
+  oneOf,
+  type PropDef,
+  type RouterState,
+  str,
+  valueText,
+} from "../schema.js";
+import { formatDuration } from "../values.js";
+import { targets } from "../verbs.js";
+
+const policies = [
+  "ftp",
+  "reboot",
+  "read",
+  "write",
+  "policy",
+  "test",
+  "password",
+  "sniff",
+  "sensitive",
+  "romon",
+];
+const policy: PropDef = { type: { kind: "enum", values: policies }, list: true, default: policies.join(",") };
+
+const datePart = (at: Date) => at.toISOString().slice(0, 10);
+const timePart = (at: Date) => at.toISOString().slice(11, 19);
+
+/** Moves the clock to `date` + `time` (either may be the current one). */
+function setClock(router: RouterState, date: string, time: string, argument: string) {
+  const at = new Date(`${date}T${time}Z`);
+  if (Number.isNaN(at.getTime())) throw new RouterOsError(`invalid value for argument ${argument}`);
+  router.setClock(at);
+}
+
+function named(call: CommandCall, name: string): string | undefined {
+  const value = call.named.get(name);
+  return value === undefined ? undefined : valueText(value);
+}
+
+/** What `/system resource print` shows: a small CHR, as the catalog's RouterOS 7.24 was generated on. */
+const resource: Readonly<Record<string, string>> = {
+  version: "7.24 (stable)",
+  "factory-software": "7.1",
+  "free-memory": "900.0MiB",
+  "total-memory": "1024.0MiB",
+  cpu: "QEMU",
+  "cpu-count": "1",
+  "cpu-frequency": "2400",
+  "cpu-load": "1",
+  "free-hdd-space": "80.0MiB",
+  "total-hdd-space": "128.0MiB",
+  "architecture-name": "x86_64",
+  "board-name": "CHR",
+  platform: "MikroTik",
+};
+
+export const systemMenus: readonly MenuDef[] = [
+  {
+    path: ["system", "resource"],
+    table: "system-resource",
+    singleton: true,
+    exported: false,
+    virtual: {
+      // Time since the router's clock day began: enough for scripts that read and compare it.
+      uptime: {
+        get: (router) => formatDuration(router.now().getTime() % 86_400_000),
+        set: () => {
+          throw new RouterOsError("failure: uptime is read-only");
+        },
+      },
+    },
+    properties: Object.fromEntries(
+      Object.entries(resource).map(([name, value]) => [
+        name,
+        { type: { kind: "string" }, readOnly: true, default: value },
+      ]),
+    ),
+  },
+  {
+    path: ["system"],
+    table: "system",
+    singleton: true,
+    exported: false,
+    properties: {},
+    verbs: {
+      reboot: {
+        arguments: [],
+        run: (_call, router) => {
+          router.requestReboot();
+          return {};
+        },
+      },
+      "reset-configuration": { arguments: RESET_ARGUMENTS, run: resetConfiguration },
+    },
+  },
+  {
+    path: ["system", "identity"],
+    table: "system-identity",
+    singleton: true,
+    properties: { name: str("MikroTik") },
+  },
+  {
+    path: ["system", "clock"],
+    table: "system-clock",
+    singleton: true,
+    virtual: {
+      time: {
+        get: (router) => timePart(router.now()),
+        set: (router, value) => setClock(router, datePart(router.now()), value.padStart(8, "0"), "time"),
+      },
+      date: {
+        get: (router) => datePart(router.now()),
+        set: (router, value) => setClock(router, value, timePart(router.now()), "date"),
+      },
+    },
+    properties: {
+      "time-zone-autodetect": bool("yes"),
+      "time-zone-name": str("manual"),
+    },
+  },
+  {
+    path: ["system", "ntp", "client"],
+    table: "system-ntp-client",
+    singleton: true,
+    properties: {
+      enabled: bool("no"),
+      mode: oneOf(["broadcast", "manycast", "multicast", "unicast"], "unicast"),
+      servers: { type: { kind: "host" }, list: true },
+      vrf: str("main"),
+    },
+  },
+  {
+    path: ["system", "scheduler"],
+    table: "system-scheduler",
+    key: "name",
+    columns: ["name", "start-date", "start-time", "interval"],
+    unique: [{ keys: ["name"], error: "failure: already have such name" }],
+    // RouterOS stamps a new task with the clock at creation; export then carries both values.
+    complete: (values, router) => {
+      values["start-date"] ??= datePart(router.now());
+      values["start-time"] ??= timePart(router.now());
+    },
+    properties: {
+      name: { type: { kind: "string" }, required: true },
+      "start-date": str(),
+      "start-time": str(),
+      interval: { type: { kind: "time" }, default: "0s" },
+      "on-event": str(),
+      policy,
+      ...commonProps,
+    },
+  },
+  {
+    path: ["system", "script"],
+    table: "system-script",
+    key: "name",
+    autoName: "script",
+    columns: ["name", "owner", "source"],
+    unique: [{ keys: ["name"], error: "failure: already have such name" }],
+    verbs: {
+      run: {
+        arguments: ["numbers"],
+        run: async (call, router, menu) => {
+          const item = targets(call, router, menu)[0];
+          if (!item) throw new RouterOsError("no such item");
+          return { output: await router.runSource(item.values.source ?? "") };
+        },
+      },
+    },
+    properties: {
+      name: { type: { kind: "string" }, required: true },
+      owner: str("admin"),
+      source: str(),
+      policy,
+      "dont-require-permissions": bool("no"),
+      comment: commonProps.comment,
+    },
+  },
+  {
+    // Scripts running in the background (`:execute`); the router adds and removes the items itself.
+    path: ["system", "script", "job"],
+    table: "system-script-job",
+    exported: false,
+    canAdd: false,
+    columns: ["script", "owner", "started", "type"],
+    verbs: {
+      remove: {
+        arguments: ["numbers"],
+        run: (call, router, menu) => {
+          for (const item of targets(call, router, menu)) router.stopJob(item.id);
+          return {};
+        },
+      },
+    },
+    properties: {
+      script: { type: { kind: "string" }, readOnly: true },
+      owner: { type: { kind: "string" }, readOnly: true },
+      started: { type: { kind: "string" }, readOnly: true },
+      type: { type: { kind: "string" }, readOnly: true },
+    },
+  },
+  {
+    path: ["system", "backup"],
+    table: "system-backup",
+    singleton: true,
+    exported: false,
+    properties: {},
+    // A backup is never encrypted here; the password arguments are taken (scripts pass them) and ignored.
+    verbs: {
+      save: {
+        arguments: ["name", "password", "dont-encrypt", "encryption"],
+        run: (call, router) => {
+          const name =
+            named(call, "name") ??
+            `${router.table("system-identity").items[0]?.values.name ?? "MikroTik"}-backup`;
+          router.saveBackup(name);
+          return { output: ["Configuration backup saved"] };
+        },
+      },
+      load: {
+        arguments: ["name", "password"],
+        run: (call, router) => {
+          const name = named(call, "name");
+          if (name === undefined) throw new RouterOsError("missing value(s) of argument(s) name");
+          router.loadBackup(name);
+          router.requestReboot();
+          return { output: ["configuration restored, rebooting"] };
+        },
+      },
+    },
+  },
+];

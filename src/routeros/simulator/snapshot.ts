@@ -1,0 +1,44 @@
+/**
+ * The persisted form of a router (configuration, backups, log tail, clock offset, global variables), validated
+ * on the way in: it comes back from the service's database, possibly written by an older version.
+ */
+import * as z from "zod";
+import type { RosValue } from "../host.js";
+import type { TableState } from "./table.js";
+
+const rosValueSchema: z.ZodType<RosValue> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(rosValueSchema)]),
+);
+
+const tableStateSchema = z.object({
+  nextId: z.number().int().positive(),
+  items: z.array(
+    z.object({
+      id: z.number().int().nonnegative(),
+      values: z.record(z.string(), z.string()),
+      dynamic: z.boolean().optional(),
+      base: z.record(z.string(), z.string()).optional(),
+    }),
+  ),
+});
+const configSchema = z.record(z.string(), tableStateSchema);
+
+/** What `snapshot()` returns and `restore()` takes: plain JSON. */
+export const routerSnapshotSchema = z.object({
+  version: z.literal(1),
+  config: configSchema,
+  backups: z.record(z.string(), configSchema),
+  log: z.array(z.object({ id: z.number(), time: z.string(), topics: z.string(), message: z.string() })),
+  nextLogId: z.number().int().positive(),
+  clockOffsetMs: z.number(),
+  /**
+   * `:global` variables: a service restart re-attaches the router from here and must not lose them, since
+   * the router did not reboot. Absent in snapshots taken before they were kept.
+   */
+  globals: z.record(z.string(), rosValueSchema).optional(),
+  /** Text files the router wrote (`/export file=x` -> `x.rsc`). Absent in older snapshots. */
+  files: z.record(z.string(), z.string()).optional(),
+});
+export type RouterSnapshot = z.output<typeof routerSnapshotSchema>;
+/** Every table of one configuration, as `Table.state()` gives it. */
+export type ConfigState = Record<string, TableState>;
