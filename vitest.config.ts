@@ -18,7 +18,7 @@ const slow = [
   "test/cli/api-profile.test.ts",
   "test/cli/cli.test.ts",
   "test/cli/closed-pipe.test.ts",
-  "test/cli/code-cache.test.ts",
+  "test/cli/startup/code-cache.test.ts",
   "test/cli/plan.test.ts",
   "test/cli/service-admin.test.ts",
   "test/cli/state-dir.test.ts",

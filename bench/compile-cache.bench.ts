@@ -3,7 +3,7 @@
  * `module.enableCompileCache`, Node >= 22.1), against `node -e 0`, alternated in one run. The cache goes where
  * the CLI puts it (the temp folder): a private TMPDIR, warmed once, keeps it apart from other runs.
  * Run with Node 22 or 24 first on PATH to measure it; on Node 20 the bench says it is unavailable.
- * `routerjobs apply` keeps a cache of its own that holds more (src/cli/code-cache.ts, written after a
+ * `routerjobs apply` keeps a cache of its own that holds more (src/cli/startup/code-cache.ts, written after a
  * successful apply): bench/apply-process.bench.ts measures apply with and without it.
  */
 import { spawnSync } from "node:child_process";

@@ -14,7 +14,7 @@ import {
 // Node 20 has no such API and starts as before. Enabled before the bundle is imported, so that it is cached.
 module.enableCompileCache?.();
 // The long-running `service` and `receiver` hold V8's young generation small and malloc's arenas lean
-// (src/cli/long-running.ts). Given at start the flags hold; set at run time (below) Node 22 still grew the young
+// (src/cli/startup/long-running.ts). Given at start the flags hold; set at run time (below) Node 22 still grew the young
 // generation to 13 MiB under load, and glibc reads its settings only at start. So where Node can replace the
 // process (process.execve, Node >= 22.15 on POSIX) it starts again with them on its command line and in its
 // environment: the same process id, the same standard streams, one more start (~0.05 s).

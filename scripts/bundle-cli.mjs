@@ -5,7 +5,7 @@
  * (bench/client.bench.ts measures it). Commands load their heavy parts lazily (`await import`), so the bundle
  * is split at those points and `--version` or `apply` never read the service's code.
  *
- * `routerjobs apply` has an entry of its own (src/cli/apply-main.ts; bin/routerjobs.js routes to it): it loads no
+ * `routerjobs apply` has an entry of its own (src/cli/startup/apply-main.ts; bin/routerjobs.js routes to it): it loads no
  * commander and no other command; zod's unused locales are left out (below). It is bundled apart, into the one
  * file `apply-main.js` (below), so that it loads only the parts of zod and undici it uses.
  *
@@ -71,7 +71,7 @@ await build({
   entryPoints: {
     main: "src/cli/main.ts",
     "pglite-thread": "src/service/database/pglite-thread.ts",
-    "long-running": "src/cli/long-running.ts",
+    "long-running": "src/cli/startup/long-running.ts",
   },
   // Chunks next to the entries: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
   // (`../../package.json`) mean the same in both.
@@ -112,7 +112,7 @@ const withoutHttp2 = {
  *
  * Two files. The entry, `apply-main.js` (ESM: it reads apply's flags and sets V8's), and apply's modules in one
  * CommonJS file, `apply-body.cjs`, which the entry runs with V8's code for it cached on disk
- * (src/cli/code-cache.ts): V8 caches a script's compiled functions, not an ES module's that Node loads. The
+ * (src/cli/startup/code-cache.ts): V8 caches a script's compiled functions, not an ES module's that Node loads. The
  * body's sha256 is written into the entry, which names its cache by it. One file, not split: the ESM loader
  * resolved, read and linked twenty before (-0.013 s of CPU on Node 20). Its dynamic imports become modules
  * evaluated when first imported, which is all apply needs them for. A warning fails the build: in CommonJS
@@ -124,7 +124,7 @@ const withoutHttp2 = {
  */
 const body = await build({
   ...common,
-  entryPoints: { "apply-body": "src/cli/apply-body.ts" },
+  entryPoints: { "apply-body": "src/cli/startup/apply-body.ts" },
   outExtension: { ".js": ".cjs" },
   plugins: [withoutZodLocales, withoutHttp2],
   splitting: false,
@@ -151,7 +151,7 @@ const applyEntryExternals = {
 };
 await build({
   ...common,
-  entryPoints: ["src/cli/apply-main.ts"],
+  entryPoints: ["src/cli/startup/apply-main.ts"],
   plugins: [applyEntryExternals],
   splitting: false,
   define: { APPLY_BODY_SHA256: JSON.stringify(bodySha256) },

@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { addClientOptions, CLIENT_ENV_HELP } from "../client-options.js";
-import type { ApplyFlags } from "./apply-run.js";
+import type { ApplyFlags } from "../apply-run.js";
+import { addClientOptions, CLIENT_ENV_HELP } from "../settings/client-options.js";
 
 const HELP = `
 What Terraform runs for each RouterScript (local-exec): finds this change's attempts in the router's job
@@ -34,7 +34,7 @@ export function applyCommand(): Command {
     )
     .addHelpText("after", HELP)
     .action(async (_options: ApplyFlags, command: Command) => {
-      const { runApply } = await import("./apply-run.js");
+      const { runApply } = await import("../apply-run.js");
       await runApply(command.optsWithGlobals<ApplyFlags>());
     });
 }

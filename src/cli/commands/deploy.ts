@@ -5,7 +5,7 @@ import {
   type ClientFlags,
   readFlagFile,
   withClient,
-} from "../client-options.js";
+} from "../settings/client-options.js";
 
 const HELP = `
 Runs 'terraform apply' in a working directory (a cdktf stack's cdktf.out/stacks/<stack>, or a plain

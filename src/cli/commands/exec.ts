@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { addClientOptions, CLIENT_ENV_HELP, withClient } from "../client-options.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
+import { addClientOptions, CLIENT_ENV_HELP, withClient } from "../settings/client-options.js";
 
 /** `routerjobs exec <router> <command> [parameters]`: a synchronous, real-time command (never retried). */
 export function execCommand(): Command {

@@ -1,5 +1,10 @@
 import { Command } from "commander";
-import { addClientOptions, CLIENT_ENV_HELP, type ClientFlags, withClient } from "../client-options.js";
+import {
+  addClientOptions,
+  CLIENT_ENV_HELP,
+  type ClientFlags,
+  withClient,
+} from "../settings/client-options.js";
 
 interface ImportFlags extends ClientFlags {
   readonly out?: string;

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { JobListItem } from "../../contract/job.js";
-import { addClientOptions, CLIENT_ENV_HELP, withClient } from "../client-options.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
+import { addClientOptions, CLIENT_ENV_HELP, withClient } from "../settings/client-options.js";
 
 /** `routerjobs jobs <router>`: the router's jobs, newest first. */
 export function jobsCommand(): Command {

@@ -1,6 +1,11 @@
 import { Command } from "commander";
-import { addClientOptions, CLIENT_ENV_HELP, type ClientFlags, withClient } from "../client-options.js";
 import { writeJson, writeLines } from "../output.js";
+import {
+  addClientOptions,
+  CLIENT_ENV_HELP,
+  type ClientFlags,
+  withClient,
+} from "../settings/client-options.js";
 
 const HELP = `
 Reads each router's live configuration through the service (one synchronous /export per router that has a

@@ -7,8 +7,8 @@ import { LOG_LEVELS } from "../../platform/http/server-logging.js";
 import { restartAdvice } from "../../service/database/data-directory-lock.js";
 import { RECEIVER_FILES } from "../../service/receiver/files.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
+import { parseListen, type ReceiverFlags } from "../settings/receiver-flags.js";
 import { untilStopped } from "../until-stopped.js";
-import { parseListen, type ReceiverFlags } from "./receiver-flags.js";
 
 const ENV_HELP = `
 Secrets (environment variables keep them out of the process list, where flags are visible):
@@ -51,7 +51,7 @@ Examples:
       --database postgres://rj@db/rj --public-url https://hooks.example.net`,
     )
     .action(async (raw: Record<string, unknown>) =>
-      runReceiver((await import("./receiver-flags.js")).parseReceiverFlags(raw)),
+      runReceiver((await import("../settings/receiver-flags.js")).parseReceiverFlags(raw)),
     );
   command.addCommand(statusCommand());
   return command;

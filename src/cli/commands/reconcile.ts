@@ -1,6 +1,11 @@
 import { Command } from "commander";
-import { addClientOptions, CLIENT_ENV_HELP, type ClientFlags, withClient } from "../client-options.js";
 import { writeJson } from "../output.js";
+import {
+  addClientOptions,
+  CLIENT_ENV_HELP,
+  type ClientFlags,
+  withClient,
+} from "../settings/client-options.js";
 import { provisionerEnv } from "./deploy.js";
 
 const HELP = `

@@ -1,12 +1,12 @@
 import { Command } from "commander";
 import { UsageError } from "../../errors.js";
+import type { AdminFlags } from "../admin-call.js";
 import { writeJson, writeLines } from "../output.js";
-import type { AdminFlags } from "./service-admin-call.js";
-import type { DeviceFlags } from "./service-device-flags.js";
+import type { DeviceFlags } from "../settings/service-device-flags.js";
 
 /** undici and zod load only when an operator command runs, not at every start of the CLI. */
-const callAdmin = async (...args: Parameters<typeof import("./service-admin-call.js").callAdmin>) =>
-  (await import("./service-admin-call.js")).callAdmin(...args);
+const callAdmin = async (...args: Parameters<typeof import("../admin-call.js").callAdmin>) =>
+  (await import("../admin-call.js")).callAdmin(...args);
 
 type RouterAddFlags = DeviceFlags & { team: string; name: string; id?: string };
 
@@ -64,7 +64,7 @@ Examples:
       --password-file edge-2.password --tls-fingerprint sha256:AB:CD:...`,
       )
       .action(async (flags: AdminFlags & RouterAddFlags) => {
-        const { deviceFromFlags, PLAINTEXT_WARNING } = await import("./service-device-flags.js");
+        const { deviceFromFlags, PLAINTEXT_WARNING } = await import("../settings/service-device-flags.js");
         const device = await deviceFromFlags(flags);
         if (device?.plaintext) process.stderr.write(PLAINTEXT_WARNING);
         const data = await callAdmin(flags, "POST", "/routers", {

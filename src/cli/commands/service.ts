@@ -4,10 +4,10 @@ import { Command } from "commander";
 import { parseDuration, parseRateLimit } from "../../contract/duration.js";
 import { EnvironmentError, UsageError } from "../../errors.js";
 import { restartAdvice } from "../../service/database/data-directory-lock.js";
-import { flagOrEnv } from "../flag-or-env.js";
 import { writeLines } from "../output.js";
+import { flagOrEnv } from "../settings/flag-or-env.js";
+import type { ServiceFlags } from "../settings/service-flags.js";
 import { serviceAdminCommands } from "./service-admin.js";
-import type { ServiceFlags } from "./service-flags.js";
 
 const DEFAULT_DATA = ".routerjobs/service";
 
@@ -68,7 +68,7 @@ Examples:
       )
       // zod is loaded by this command only, not by every start of the CLI.
       .action(async (raw: Record<string, unknown>) =>
-        runService((await import("./service-flags.js")).parseServiceFlags(raw)),
+        runService((await import("../settings/service-flags.js")).parseServiceFlags(raw)),
       )
   );
 }

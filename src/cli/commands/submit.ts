@@ -2,8 +2,8 @@ import { basename } from "node:path";
 import { Command } from "commander";
 import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS } from "../../contract/limits.js";
 import { truncateChars } from "../../contract/text.js";
-import { addClientOptions, CLIENT_ENV_HELP, readFlagFile, withClient } from "../client-options.js";
 import { writeJson, writeLines } from "../output.js";
+import { addClientOptions, CLIENT_ENV_HELP, readFlagFile, withClient } from "../settings/client-options.js";
 
 interface SubmitFlags {
   readonly scriptFile: string;

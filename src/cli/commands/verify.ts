@@ -6,7 +6,7 @@ import {
   type ClientFlags,
   readFlagFile,
   withClient,
-} from "../client-options.js";
+} from "../settings/client-options.js";
 
 const HELP = `
 What Terraform runs for the gate after each wave of a Fleet rollout (local-exec), once every job of the wave

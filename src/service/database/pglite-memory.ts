@@ -21,7 +21,7 @@ export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
  */
 export function keepWasmAtBaselineTier(): void {
   // Each flag named: V8 applies a flag's implications only to flags given at start, and on Node 24 (V8 13)
-  // `--liftoff-only` set at run time alone left tier-up on (src/cli/apply-main.ts measured it for undici).
+  // `--liftoff-only` set at run time alone left tier-up on (src/cli/startup/apply-main.ts measured it for undici).
   for (const flag of ["--liftoff-only", "--no-wasm-tier-up", "--no-wasm-dynamic-tiering"])
     setFlagsFromString(flag);
 }

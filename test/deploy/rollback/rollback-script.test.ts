@@ -1,7 +1,7 @@
 /** The restore job's pieces and the wave's choice of backup: pure decisions, no service. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseApplyArgs } from "../../../src/cli/apply-args.js";
+import { parseApplyArgs } from "../../../src/cli/startup/apply-args.js";
 import { RouterJobsClient } from "../../../src/client/client.js";
 import { jobKey, parseApplyJob } from "../../../src/contract/apply-job.js";
 import { markDescription, parseMarker, tagOf } from "../../../src/contract/attempt-marker.js";

@@ -1,7 +1,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseListen } from "../../../src/cli/commands/receiver-flags.js";
+import { parseListen } from "../../../src/cli/settings/receiver-flags.js";
 import { type CliProcess, startCli } from "../../helpers/cli.js";
 import { newJob, notificationFor, Sender, tempDir } from "./helpers.js";
 
@@ -126,7 +126,7 @@ describe("routerjobs receiver (CLI)", () => {
       expect(commandLine.includes("--max-semi-space-size=1")).toBe(replaceable);
       expect(commandLine.includes("--semi-space-growth-factor=1")).toBe(replaceable);
       expect(commandLine.slice(-5)).toEqual(["receiver", "--listen", "127.0.0.1:0", "--data", dir.path]);
-      // glibc's malloc settings (src/cli/long-running.ts) come with the new start, read as the process begins.
+      // glibc's malloc settings (src/cli/startup/long-running.ts) come with the new start, read as the process begins.
       const environment = (await readFile(`/proc/${run.child.pid}/environ`, "utf8")).split("\0");
       expect(environment.filter((entry) => entry.startsWith("MALLOC_ARENA_MAX="))).toEqual([
         "MALLOC_ARENA_MAX=4",

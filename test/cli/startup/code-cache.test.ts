@@ -1,5 +1,5 @@
 /**
- * `routerjobs apply`'s code cache (src/cli/code-cache.ts): a CommonJS bundle run with V8's code for it kept on
+ * `routerjobs apply`'s code cache (src/cli/startup/code-cache.ts): a CommonJS bundle run with V8's code for it kept on
  * disk. In this process on small bundles of its own, then through the built CLI: the first apply writes the
  * cache, the next one runs from it.
  */
@@ -18,13 +18,19 @@ import {
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runWithCodeCache } from "../../src/cli/code-cache.js";
-import { runCli } from "../helpers/cli.js";
-import { declareJob } from "../helpers/declared-job.js";
-import { scratchDir } from "../helpers/scratch.js";
-import { ROUTER_A, startTestService, type TestService, TOKEN_A, writeServiceCa } from "../service/harness.js";
+import { runWithCodeCache } from "../../../src/cli/startup/code-cache.js";
+import { runCli } from "../../helpers/cli.js";
+import { declareJob } from "../../helpers/declared-job.js";
+import { scratchDir } from "../../helpers/scratch.js";
+import {
+  ROUTER_A,
+  startTestService,
+  type TestService,
+  TOKEN_A,
+  writeServiceCa,
+} from "../../service/harness.js";
 
-const CODE_CACHE_MODULE = fileURLToPath(new URL("../../dist/cli/code-cache.js", import.meta.url));
+const CODE_CACHE_MODULE = fileURLToPath(new URL("../../../dist/cli/startup/code-cache.js", import.meta.url));
 const ENV_NAMES = ["NODE_COMPILE_CACHE", "NODE_DISABLE_COMPILE_CACHE"] as const;
 const USER = process.getuid?.();
 const FOLDER_NAME = USER === undefined ? "routerjobs-code-cache" : `routerjobs-code-cache-${USER}`;

@@ -5,8 +5,8 @@
  * entry (apply-main.ts) uses it too.
  */
 import { readFile } from "node:fs/promises";
-import type { RouterJobsClient, RouterJobsClientOptions } from "../client/index.js";
-import { UsageError } from "../errors.js";
+import type { RouterJobsClient, RouterJobsClientOptions } from "../../client/index.js";
+import { UsageError } from "../../errors.js";
 import { flagOrEnv } from "./flag-or-env.js";
 
 export interface ClientFlags {
@@ -33,10 +33,10 @@ export async function resolveClientOptions(
     { parseApiProfile },
   ] = await Promise.all([
     import("./service-url.js"),
-    import("../contract/duration.js"),
-    import("../contract/token.js"),
-    import("../client/state-dir.js"),
-    import("../contract/api-profile-name.js"),
+    import("../../contract/duration.js"),
+    import("../../contract/token.js"),
+    import("../../client/state-dir.js"),
+    import("../../contract/api-profile-name.js"),
   ]);
   if (flags.token !== undefined) {
     throw new UsageError(
@@ -86,7 +86,7 @@ export async function withClientFromFlags<T>(
   work: (client: RouterJobsClient) => Promise<T>,
 ): Promise<T> {
   const options = await resolveClientOptions(flags);
-  const { RouterJobsClient } = await import("../client/client.js");
+  const { RouterJobsClient } = await import("../../client/client.js");
   const client = new RouterJobsClient(options);
   try {
     return await work(client);

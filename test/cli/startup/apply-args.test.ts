@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseApplyArgs } from "../../src/cli/apply-args.js";
+import { parseApplyArgs } from "../../../src/cli/startup/apply-args.js";
 
 describe("apply's lean entry reads its flags without commander", () => {
   it("reads every flag apply declares, in both forms, the last one winning", () => {

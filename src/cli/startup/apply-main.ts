@@ -6,8 +6,8 @@
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
+import { exitQuietlyOnClosedPipe } from "../closed-pipe.js";
 import { parseApplyArgs } from "./apply-args.js";
-import { exitQuietlyOnClosedPipe } from "./closed-pipe.js";
 import { runWithCodeCache } from "./code-cache.js";
 
 /**
@@ -58,7 +58,7 @@ const require = createRequire(import.meta.url);
 
 const flags = parseApplyArgs(process.argv.slice(3));
 if (flags === undefined) {
-  await import("./main.js");
+  await import("../main.js");
 } else {
   /*
    * V8's settings for this process. Each apply runs for a fraction of a second of CPU, so code that V8

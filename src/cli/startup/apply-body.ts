@@ -5,5 +5,5 @@
  */
 import "./zod-jitless.js";
 
-export { runApply } from "./commands/apply-run.js";
-export { reportError } from "./report-error.js";
+export { runApply } from "../apply-run.js";
+export { reportError } from "../report-error.js";

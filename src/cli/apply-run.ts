@@ -3,14 +3,14 @@
  * lean entry that Terraform's provisioners start (apply-main.ts) call it. See docs/apply.md.
  */
 
-import { JobFailedError, TimeoutError } from "../../client/errors.js";
-import { defaultStateDir } from "../../client/state-dir.js";
-import { APPLY_JOB_ENV, INSTANCE_ID_ENV, parseApplyJob } from "../../contract/apply-job.js";
-import { applyJob } from "../../deploy/apply/apply.js";
-import { Journal } from "../../deploy/apply/journal.js";
-import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../../deploy/reconcile/deploy-knowledge.js";
-import { UsageError } from "../../errors.js";
-import { type ClientFlags, readFlagFile, withClientFromFlags } from "../client-settings.js";
+import { JobFailedError, TimeoutError } from "../client/errors.js";
+import { defaultStateDir } from "../client/state-dir.js";
+import { APPLY_JOB_ENV, INSTANCE_ID_ENV, parseApplyJob } from "../contract/apply-job.js";
+import { applyJob } from "../deploy/apply/apply.js";
+import { Journal } from "../deploy/apply/journal.js";
+import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../deploy/reconcile/deploy-knowledge.js";
+import { UsageError } from "../errors.js";
+import { type ClientFlags, readFlagFile, withClientFromFlags } from "./settings/client-settings.js";
 
 export interface ApplyFlags extends ClientFlags {
   readonly jobFile?: string;
@@ -33,7 +33,7 @@ export async function runApply(flags: ApplyFlags): Promise<void> {
   const receiverClient =
     waitFor === "poll"
       ? undefined
-      : await (await import("../receiver-env.js")).receiverFromEnv(waitFor === "receiver");
+      : await (await import("./settings/receiver-env.js")).receiverFromEnv(waitFor === "receiver");
   const controller = new AbortController();
   const stop = () =>
     controller.abort(new UsageError("interrupted; the next apply resumes waiting for the same job"));

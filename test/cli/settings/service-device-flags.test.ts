@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deviceFromFlags, parseAddress } from "../../src/cli/commands/service-device-flags.js";
-import { UsageError } from "../../src/errors.js";
+import { deviceFromFlags, parseAddress } from "../../../src/cli/settings/service-device-flags.js";
+import { UsageError } from "../../../src/errors.js";
 
 const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
 const hostName = fc.array(label, { minLength: 1, maxLength: 4 }).map((labels) => labels.join("."));

@@ -5,9 +5,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { HttpOrigin, jsonOrUndefined } from "../../client/http/request.js";
-import { readErrorBody } from "../../contract/errors.js";
-import { RouterjobsError, UsageError } from "../../errors.js";
+import { HttpOrigin, jsonOrUndefined } from "../client/http/request.js";
+import { readErrorBody } from "../contract/errors.js";
+import { RouterjobsError, UsageError } from "../errors.js";
 
 /** The running service refused an operator command. */
 export class ServiceAdminError extends RouterjobsError {

@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../../errors.js";
 import { readFlagFile } from "./client-settings.js";
 
 /**
@@ -25,7 +25,7 @@ export async function receiverFromEnv(required: boolean, env: NodeJS.ProcessEnv 
     );
   const caFile = env.ROUTERJOBS_RECEIVER_CA_FILE || env.ROUTERJOBS_CA_FILE;
   const ca = caFile ? await readFlagFile(caFile, "ROUTERJOBS_RECEIVER_CA_FILE") : undefined;
-  const { ReceiverClient } = await import("../service/receiver/wait-client.js");
+  const { ReceiverClient } = await import("../../service/receiver/wait-client.js");
   try {
     return { client: new ReceiverClient({ url, readerToken, ...(ca ? { ca } : {}) }), notifyUrl };
   } catch (error) {

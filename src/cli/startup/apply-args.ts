@@ -4,7 +4,7 @@
  * value, an argument) returns undefined, and the full CLI parses the command line instead, so that its
  * messages and help stay the one version users see.
  */
-import type { ApplyFlags } from "./commands/apply-run.js";
+import type { ApplyFlags } from "../apply-run.js";
 
 /** Flags that take a value, by their name on the command line; the same as apply.ts declares. */
 const VALUED: Readonly<Record<string, keyof ApplyFlags>> = {

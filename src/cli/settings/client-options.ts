@@ -3,7 +3,7 @@
  * options lives in client-settings.ts, which `routerjobs apply`'s lean entry uses without commander.
  */
 import { type Command, Option } from "commander";
-import type { RouterJobsClient } from "../client/index.js";
+import type { RouterJobsClient } from "../../client/index.js";
 import { type ClientFlags, withClientFromFlags } from "./client-settings.js";
 
 export {

@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.js";
+import { UsageError } from "../../errors.js";
 
 /**
  * A setting from its flag, else from its environment variable (an empty one counts as unset); undefined when
