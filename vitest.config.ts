@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
 /**
- * The slow tier: tests whose cost is the programs they start, not our code (issue 19). `npm test` runs the
+ * The slow tier: tests whose cost is the programs they start, not our code, marked by the file's name
+ * (`*.slow.test.ts`) or by their folder (e2e, packaging, examples). `npm test` runs the
  * quick tier alone, in under two minutes on a 2-core machine; `npm run test:all` (what CI runs, on every
  * supported Node) runs both. A test belongs here when it runs
  * - the built package as a user does: the CLI and its bundle (test/helpers/cli.ts), `npm pack`, the examples;
@@ -12,33 +13,10 @@ import { defineConfig } from "vitest/config";
  * helper processes) runs in the quick tier.
  */
 const slow = [
+  "test/**/*.slow.test.ts",
   "test/e2e/**/*.test.ts",
   "test/packaging/**/*.test.ts",
   "test/examples/**/*.test.ts",
-  "test/cli/api-profile.test.ts",
-  "test/cli/cli.test.ts",
-  "test/cli/closed-pipe.test.ts",
-  "test/cli/startup/code-cache.test.ts",
-  "test/cli/plan.test.ts",
-  "test/cli/service-admin.test.ts",
-  "test/cli/state-dir.test.ts",
-  "test/deploy/constructs/terraform.test.ts",
-  "test/demo/router-processes.test.ts",
-  "test/faults/clock-skew.test.ts",
-  "test/deploy/plan/import-module.test.ts",
-  "test/service/receiver/cli.test.ts",
-  "test/routeros/api/peers.test.ts",
-  "test/routeros/api/router-simulate.test.ts",
-  "test/security/process-list.test.ts",
-  "test/service/device-crash.test.ts",
-  "test/service/restart.test.ts",
-  "test/service/shutdown.test.ts",
-  "test/service/portal/browser.test.ts",
-  "test/service/portal/browser-live.test.ts",
-  "test/service/database/durable-before-2xx.test.ts",
-  "test/service/database/strace.test.ts",
-  "test/service/database/pglite-init.test.ts",
-  "test/service/database/pglite-on-thread.test.ts",
 ];
 
 export default defineConfig({

@@ -2,7 +2,7 @@
  * What durability costs the service: async submissions per second on a PGlite data directory as PGlite ships
  * (commits acknowledged from the page cache: no fsync at all) against the store as it opens now (every 2xx
  * after an fsync of the WAL, one fsync per group of concurrent commits), at 1 and at 8 requests in flight,
- * and a bare Fastify route in the same run. test/service/database/durable-before-2xx.test.ts proves the order.
+ * and a bare Fastify route in the same run. test/service/database/durable-before-2xx.slow.test.ts proves the order.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
