@@ -4,13 +4,14 @@
  * second. ratio = device / in-process, so it is the cost of the protocol, TLS and the job wrapper (upload,
  * /execute, read-back, remove), not of RouterOS itself. Connections per router are counted at the device.
  */
+
+import type { RouterBackend } from "../src/contract/routers/router-backend.js";
 import { startRouterApiServer } from "../src/routeros/api/server.js";
 import { certificateFingerprint } from "../src/routeros/api/transport.js";
 import { apiFrontEnd } from "../src/routeros/simulator/adapters/api-front-end.js";
 import { selfSignedDeviceCertificate } from "../src/routeros/simulator/adapters/device-certificate.js";
 import { SimulatedBackend } from "../src/routeros/simulator/adapters/service-backend.js";
 import { SimulatedRouter } from "../src/routeros/simulator/router.js";
-import type { RouterBackend } from "../src/service/routers/backend.js";
 import { DeviceBackend } from "../src/service/routers/device-backend.js";
 import { type BenchReport, opsPerSecond, percentile, round } from "./harness.js";
 

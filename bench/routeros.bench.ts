@@ -4,9 +4,9 @@
  * `JSON.parse` of a JSON document of the same size, in the same run; ratios say how many times slower we are.
  */
 
-import { permissiveCatalog } from "../src/routeros/catalog/default-catalog.js";
-import type { CommandHost } from "../src/routeros/host.js";
 import type { Statement } from "../src/routeros/language/ast.js";
+import { permissiveCatalog } from "../src/routeros/language/default-catalog.js";
+import type { CommandHost } from "../src/routeros/language/host.js";
 import { parseScript } from "../src/routeros/language/parser.js";
 import { runScript } from "../src/routeros/runtime/interpreter.js";
 import { type BenchReport, opsPerSecond, round } from "./harness.js";

@@ -22,6 +22,14 @@ import { bearerToken } from "../src/platform/http/bearer.js";
 import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { createApp, serverOptions } from "../src/service/app.js";
 import {
+  authenticate,
+  type Caller,
+  ensureRouter,
+  ensureTeam,
+  ensureToken,
+  hashSecret,
+} from "../src/service/auth/directory.js";
+import {
   DatabaseRateLimiter,
   MemoryRateLimiter,
   type RateLimiter,
@@ -31,14 +39,6 @@ import { type Database, openDatabase } from "../src/service/database/database.js
 import { migrate } from "../src/service/database/migrations.js";
 import { initialiseDataDirectory } from "../src/service/database/pglite-init.js";
 import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "../src/service/database/pglite-memory.js";
-import {
-  authenticate,
-  type Caller,
-  ensureRouter,
-  ensureTeam,
-  ensureToken,
-  hashSecret,
-} from "../src/service/directory.js";
 import { HttpError } from "../src/service/http/http-error.js";
 import {
   idempotencyHeadersSchema,

@@ -18,8 +18,8 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import type { JobRequest } from "../src/contract/job.js";
 import { isParsedToken, parseToken } from "../src/contract/token.js";
+import { type Caller, hashSecret } from "../src/service/auth/directory.js";
 import { GroupCommit } from "../src/service/database/group-commit.js";
-import { type Caller, hashSecret } from "../src/service/directory.js";
 import type { JobRow } from "../src/service/jobs/rows.js";
 import { requestHash, type SubmitInput, type SubmitResult } from "../src/service/jobs/submit.js";
 
@@ -217,7 +217,7 @@ function jobRow(row: SqlRow): JobRow {
 }
 
 export interface SqliteSubmissionStore {
-  /** src/service/directory.ts `authenticate`: the caller of a known, unrevoked token, or undefined. */
+  /** src/service/auth/directory.ts `authenticate`: the caller of a known, unrevoked token, or undefined. */
   authenticate(token: string): Promise<Caller | undefined>;
   submit(input: SubmitInput): Promise<SubmitResult>;
   seed(team: { id: string; tokenId: string; secret: string; routerId: string }): void;

@@ -7,8 +7,8 @@ import { JobFailedError, TimeoutError } from "../client/errors.js";
 import { defaultStateDir } from "../client/state-dir.js";
 import { APPLY_JOB_ENV, INSTANCE_ID_ENV, parseApplyJob } from "../contract/apply-job.js";
 import { applyJob } from "../deploy/apply/apply.js";
+import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../deploy/apply/deploy-knowledge.js";
 import { Journal } from "../deploy/apply/journal.js";
-import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../deploy/reconcile/deploy-knowledge.js";
 import { UsageError } from "../errors.js";
 import { type ClientFlags, readFlagFile, withClientFromFlags } from "./settings/client-settings.js";
 

@@ -10,6 +10,7 @@ import fp from "fastify-plugin";
 import { serializerCompiler, validatorCompiler } from "fastify-type-provider-zod";
 import { errorEnvelope } from "../contract/errors.js";
 import { BODY_MAX_BYTES } from "../contract/limits.js";
+import type { RouterBackend } from "../contract/routers/router-backend.js";
 import type { ServiceConfig } from "./config.js";
 import type { Database } from "./database/database.js";
 import auth from "./http/plugins/auth.js";
@@ -26,7 +27,6 @@ import jobList from "./http/routes/jobs/index.js";
 import sites from "./http/routes/sites/index.js";
 import synchronous from "./http/routes/synchronous/index.js";
 import portal from "./portal/index.js";
-import type { RouterBackend } from "./routers/backend.js";
 
 export interface AppOptions {
   readonly config: ServiceConfig;

@@ -2,9 +2,10 @@ import type { RateLimit } from "../contract/duration.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
 import { UsageError } from "../errors.js";
 import { parseAllowList } from "./notifications/notify-destinations.js";
+import type { NotifySettings } from "./notifications/notify-settings.js";
 
 /** Everything the service can be told; `resolveConfig` applies the defaults in one place. */
-export interface ServiceConfig {
+export interface ServiceConfig extends NotifySettings {
   /** `postgres://...` or a PGlite data directory (`memory://` for a throwaway one). */
   readonly database: string;
   /** Where the admin token and generated TLS files live; undefined for an in-memory test service. */
@@ -18,23 +19,6 @@ export interface ServiceConfig {
   readonly tickMs: number;
   /** A synchronous command that takes longer answers 504. @default 10 s */
   readonly syncTimeoutMs: number;
-  /** Extra CA (PEM) trusted for `notify_url`, on top of Node's roots and NODE_EXTRA_CA_CERTS. */
-  readonly notifyCa?: string;
-  /**
-   * Addresses and CIDR ranges `notify_url` may reach although they are loopback, private, link-local or
-   * otherwise internal (refused by default: notify-destinations.ts). @default none
-   */
-  readonly notifyAllow: readonly string[];
-  /** First retry delay of a notification; later ones double (full jitter). @default 1 s */
-  readonly notifyRetryBaseMs: number;
-  /** Longest wait between two attempts. @default 10 min */
-  readonly notifyRetryMaxMs: number;
-  /** A notification not acknowledged within this time is abandoned. @default 24 h */
-  readonly notifyGiveUpMs: number;
-  /** How long one notification POST may take. @default 10 s */
-  readonly notifyTimeoutMs: number;
-  /** Notifications of different jobs delivered at the same time. @default 16 */
-  readonly notifyConcurrency: number;
   /** Routers whose queues run at the same time in one instance. @default 32 */
   readonly schedulerConcurrency: number;
   /**

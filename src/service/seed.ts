@@ -4,13 +4,13 @@ import * as z from "zod";
 import { deviceSchema, passwordFromFile } from "../contract/device.js";
 import { uuidSchema } from "../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../contract/limits.js";
+import { describeEndpoint } from "../contract/routers/device-endpoint.js";
 import { parseSigningSecret } from "../contract/signing-secret.js";
 import { textField } from "../contract/text-field.js";
 import { tokenSchema } from "../contract/token.js";
 import { UsageError } from "../errors.js";
+import { ensureRouter, ensureTeam, ensureToken } from "./auth/directory.js";
 import type { Database } from "./database/database.js";
-import { ensureRouter, ensureTeam, ensureToken } from "./directory.js";
-import { describeEndpoint } from "./routers/endpoint.js";
 import { endpointFromDevice, saveEndpoint } from "./routers/endpoints.js";
 import type { RouterKeyring } from "./routers/router-secrets.js";
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
+import type { RouterBackend } from "../contract/routers/router-backend.js";
 import { type LoggerOptions, serverLogger } from "../platform/http/server-logging.js";
 import {
   DEFAULT_SERVER_TIMEOUTS,
@@ -16,7 +17,6 @@ import {
 } from "../platform/tls/certificates.js";
 import { createApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
-import type { RouterBackend } from "./routers/backend.js";
 import { serviceKeyring } from "./routers/router-secrets.js";
 import { applySeed, type Seed } from "./seed.js";
 

@@ -5,8 +5,8 @@
  * routers ran, in order: the runs per declared change are counted there, not in any client's records.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import type { ScriptOutcome } from "../../src/contract/routers/router-backend.js";
 import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
-import type { ScriptOutcome } from "../../src/service/routers/backend.js";
 import { applySeed } from "../../src/service/seed.js";
 import { startTestService } from "../service/harness.js";
 import { startStandIn } from "../standin/standin.js";
@@ -20,7 +20,7 @@ export interface ListedJob {
   /** Ends with the attempt's marker: which resource, definition and Terraform instance submitted it. */
   readonly description: string;
   /**
-   * The time apply's rule for a failure after a timeout counts from (src/deploy/apply/attempts.ts): when the service
+   * The time apply's rule for a failure after a timeout counts from (src/deploy/job-list/attempts.ts): when the service
    * accepted the job (ours lists `created_at`), else when it started (the stand-in lists the spec's fields).
    */
   readonly since?: Date | undefined;

@@ -10,7 +10,7 @@ import type {
   CommandResult,
   ItemProperties,
   RosValue,
-} from "../../src/routeros/host.js";
+} from "../../src/routeros/language/host.js";
 
 const ITEM_VERBS = ["add", "set", "remove", "print", "find", "get", "export", "enable", "disable"];
 /** Menus and their commands; `[]` lists commands of the root. */

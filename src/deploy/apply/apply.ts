@@ -11,12 +11,19 @@ import {
 import { formatDuration } from "../../contract/duration.js";
 import { isTerminal, type JobStatus } from "../../contract/job.js";
 import type { ReceiverClient } from "../../service/receiver/wait-client.js";
-import type { DeployKnowledge } from "../reconcile/deploy-knowledge.js";
+import { decide, type ResourceKnowledge } from "../job-list/attempts.js";
+import { failureReason } from "../job-list/failure-reason.js";
+import {
+  EXPRESS_SCHEDULE,
+  findJob,
+  isPassing,
+  type JobMatch,
+  pollJob,
+  TICK_SCHEDULE,
+} from "../job-list/poll.js";
 import { rollBackFailedJob, rollbackWanted } from "../rollback/rollback-on-failure.js";
-import { decide, type ResourceKnowledge } from "./attempts.js";
-import { failureReason } from "./failure-reason.js";
+import type { DeployKnowledge } from "./deploy-knowledge.js";
 import type { Journal } from "./journal.js";
-import { EXPRESS_SCHEDULE, findJob, isPassing, type JobMatch, pollJob, TICK_SCHEDULE } from "./poll.js";
 import { Progress } from "./progress.js";
 
 /**

@@ -11,12 +11,12 @@ import { promisify } from "node:util";
 import type { RouterJobsClient } from "../../client/client.js";
 import { parseApplyJob } from "../../contract/apply-job.js";
 import { ChangesNotAppliedError, EnvironmentError } from "../../errors.js";
-import { failureReason } from "../apply/failure-reason.js";
+import { DEPLOY_FILE_ENV, writeDeployKnowledge } from "../apply/deploy-knowledge.js";
+import { failureReason } from "../job-list/failure-reason.js";
 import { provisionedJobs } from "../plan/stack-jobs.js";
 import { jobResourcesOf, type StateResource } from "../terraform/state.js";
 import { runGroup } from "../terraform/terraform.js";
 import { makeDeployFolder } from "./deploy-folder.js";
-import { DEPLOY_FILE_ENV, writeDeployKnowledge } from "./deploy-knowledge.js";
 import { deployKnowledge, type Finding, type Reconciliation, reconcile } from "./reconcile.js";
 
 export interface StackOptions {

@@ -7,9 +7,9 @@
 import type { RouterJobsClient } from "../../client/client.js";
 import { parseMarker, tagOf } from "../../contract/attempt-marker.js";
 import { isTerminal, type JobListItem } from "../../contract/job.js";
-import { attemptsOf, currentAttempt, type ResourceKnowledge } from "../apply/attempts.js";
+import type { DeployKnowledge } from "../apply/deploy-knowledge.js";
+import { attemptsOf, currentAttempt, type ResourceKnowledge } from "../job-list/attempts.js";
 import type { StateResource } from "../terraform/state.js";
-import type { DeployKnowledge } from "./deploy-knowledge.js";
 
 export type Verdict =
   /** Its change ran and completed. */

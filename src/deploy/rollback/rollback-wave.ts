@@ -14,7 +14,7 @@ import { tagOf } from "../../contract/attempt-marker.js";
 import type { JobListItem } from "../../contract/job.js";
 import type { WaveCheck, WaveJob } from "../../contract/wave-check.js";
 import { mapLimited } from "../../platform/map-limited.js";
-import { attemptsOf, currentAttempt } from "../apply/attempts.js";
+import { attemptsOf, currentAttempt } from "../job-list/attempts.js";
 import { restoreRouter } from "./rollback.js";
 import { parseRestoreMarker } from "./rollback-script.js";
 

@@ -14,8 +14,8 @@ import { RateLimitedError } from "../../client/errors.js";
 import { tagOf } from "../../contract/attempt-marker.js";
 import { formatDuration } from "../../contract/duration.js";
 import { isTerminal, type JobListItem } from "../../contract/job.js";
-import { failureReason } from "../apply/failure-reason.js";
-import { findJob, isPassing, pollJob } from "../apply/poll.js";
+import { failureReason } from "../job-list/failure-reason.js";
+import { findJob, isPassing, pollJob } from "../job-list/poll.js";
 import {
   backupBaseName,
   restoreDescription,

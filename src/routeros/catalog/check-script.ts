@@ -9,11 +9,11 @@
  */
 
 import { RouterOsError } from "../errors.js";
-import type { CommandCatalog } from "../host.js";
+import { permissiveCatalog } from "../language/default-catalog.js";
+import type { CommandCatalog } from "../language/host.js";
 import { parseScript } from "../language/parser.js";
 import { didYouMean, suggestNames } from "../language/suggest.js";
 import { type CommandTree, commandTreeFor } from "./command-tree.js";
-import { permissiveCatalog } from "./default-catalog.js";
 
 export interface ScriptProblem {
   /** RouterOS's own text and position: `expected end of command (line 2 column 26)`. */

@@ -9,8 +9,8 @@
  * configuration, while a miss only leaves the mistake for the router to report.
  */
 
-import type { CommandCatalog } from "../host.js";
-import { COMMON_VERBS } from "./default-catalog.js";
+import { COMMON_VERBS } from "../language/default-catalog.js";
+import type { CommandCatalog } from "../language/host.js";
 import { routerOsCatalog } from "./index.js";
 
 export const DEFAULT_ROUTEROS_VERSION = "7.24";

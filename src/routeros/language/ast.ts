@@ -3,7 +3,7 @@
  * `export` output relies on), so a `CommandNode` carries an absolute menu and a verb. Every node keeps its
  * 1-based position for error messages.
  */
-import type { RosValue } from "../host.js";
+import type { RosValue } from "./host.js";
 
 export interface Position {
   readonly line: number;

@@ -10,7 +10,7 @@
  */
 
 import { RouterOsError } from "../errors.js";
-import { MAX_TOKEN_CHARS } from "../runtime/limits.js";
+import { MAX_TOKEN_CHARS } from "../limits.js";
 import { decodeEscape } from "./escapes.js";
 import { joinContinuedLines, type LineJoin } from "./line-joins.js";
 

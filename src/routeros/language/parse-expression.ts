@@ -5,9 +5,9 @@
  * left (`interface=ether1`) names a property of the item; a bare word on the right is a literal.
  */
 
-import { typeWord } from "../runtime/values.js";
 import type { BinaryOperator, Expr } from "./ast.js";
 import type { Token } from "./lexer.js";
+import { typeWord } from "./literal-word.js";
 import type { ParseContext } from "./parse-context.js";
 
 const LEVELS: readonly Readonly<Record<string, BinaryOperator>>[] = [

@@ -5,13 +5,13 @@
  * argument is one its command takes, as RouterOS does: a script with either mistake runs no line at all.
  */
 
-import { permissiveCatalog } from "../catalog/default-catalog.js";
 import { RouterOsError } from "../errors.js";
-import type { CommandCatalog } from "../host.js";
-import { MAX_NESTING, MAX_SOURCE_CHARS } from "../runtime/limits.js";
-import { typeWord } from "../runtime/values.js";
+import { MAX_NESTING, MAX_SOURCE_CHARS } from "../limits.js";
 import type { Block, Expr, Position, Script, Statement } from "./ast.js";
+import { permissiveCatalog } from "./default-catalog.js";
+import type { CommandCatalog } from "./host.js";
 import { Lexer, type LexMode, type Token } from "./lexer.js";
+import { typeWord } from "./literal-word.js";
 import type { Argument, ArgumentOptions, ParseContext } from "./parse-context.js";
 import { parseExpression } from "./parse-expression.js";
 import { parseGlobal } from "./parse-global.js";

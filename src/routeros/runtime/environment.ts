@@ -4,9 +4,9 @@
  * documented; the simulated router writes nothing after `=` for nil and `(code)` for a function.
  */
 
-import type { RosValue } from "../host.js";
+import { RosCode } from "../language/code-value.js";
+import type { RosValue } from "../language/host.js";
 import { quoteString } from "../language/quote.js";
-import { RosCode } from "./code-value.js";
 import type { Cell } from "./scope.js";
 
 function written(value: RosValue): string {

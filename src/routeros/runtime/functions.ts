@@ -1,7 +1,7 @@
 /** Value functions: `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`. */
 
-import type { RosValue } from "../host.js";
 import type { FunctionName } from "../language/ast.js";
+import type { RosValue } from "../language/host.js";
 import { sameValue, toNumber, toText, typeName } from "./values.js";
 
 /** `:toarray`: an array stays, nil is empty, text splits at commas (`"a,b"` is `a;b`), anything else is one item. */

@@ -5,14 +5,14 @@
 
 import { performance } from "node:perf_hooks";
 import { RouterOsError } from "../errors.js";
-import type { CommandCall, CommandHost, RosValue } from "../host.js";
 import type { Block, Expr, Position, Statement } from "../language/ast.js";
+import { RosCode } from "../language/code-value.js";
+import type { CommandCall, CommandHost, RosValue } from "../language/host.js";
 import { parseScript } from "../language/parser.js";
-import { RosCode } from "./code-value.js";
+import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "../limits.js";
 import { environmentLines } from "./environment.js";
 import { nextTurn } from "./event-loop-turns.js";
 import { callFunction } from "./functions.js";
-import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "./limits.js";
 import { MemoryBudget, textBytes } from "./memory.js";
 import { type Cell, Scope } from "./scope.js";
 import { isTrue, parseDuration, timeText, toNumber, toText } from "./values.js";
@@ -44,7 +44,7 @@ export interface RunOptions {
 }
 
 export const DEFAULT_MAX_STATEMENTS = 1_000_000;
-export { DEFAULT_MAX_MEMORY_BYTES } from "./limits.js";
+export { DEFAULT_MAX_MEMORY_BYTES } from "../limits.js";
 
 /**
  * When the run takes a turn of the event loop: after this many statements, or this long since the last turn,

@@ -5,9 +5,9 @@
  */
 
 import { RouterOsError } from "../errors.js";
-import type { RosValue } from "../host.js";
-import { RosCode } from "./code-value.js";
-import { MAX_NESTING } from "./limits.js";
+import { RosCode } from "../language/code-value.js";
+import type { RosValue } from "../language/host.js";
+import { MAX_NESTING } from "../limits.js";
 import type { Cell } from "./scope.js";
 
 /** Bytes a value stands for: two a character of text, eight a scalar, eight a slot of an array plus its items. */

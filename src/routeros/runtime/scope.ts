@@ -1,5 +1,5 @@
-import type { RosValue } from "../host.js";
 import type { Block } from "../language/ast.js";
+import type { RosValue } from "../language/host.js";
 
 /** A variable's storage; `:global` binds the same cell in every scope that declares it. */
 export interface Cell {

@@ -1,21 +1,9 @@
-/** Conversions between RouterOS values and text, shared by the parser, the interpreter and `where`. */
+/** Conversions between RouterOS values and text, shared by the interpreter, `where` and the simulated router. */
 
 import { RouterOsError } from "../errors.js";
-import type { RosValue } from "../host.js";
-import { RosCode } from "./code-value.js";
-
-const INTEGER = /^-?\d+$/;
-
-/** The value a bare word stands for in a script: `3` is a number, `true`/`false` booleans, anything else text. */
-export function typeWord(word: string): RosValue {
-  if (INTEGER.test(word)) {
-    const number = Number(word);
-    if (Number.isSafeInteger(number)) return number;
-  }
-  if (word === "true") return true;
-  if (word === "false") return false;
-  return word;
-}
+import { RosCode } from "../language/code-value.js";
+import type { RosValue } from "../language/host.js";
+import { INTEGER } from "../language/literal-word.js";
 
 /** How `:put` and string joining show a value: arrays joined by `;`, nil as nothing. */
 export function toText(value: RosValue): string {

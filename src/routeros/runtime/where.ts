@@ -5,8 +5,8 @@
  */
 
 import { RouterOsError } from "../errors.js";
-import type { ItemProperties, RosValue } from "../host.js";
 import type { BinaryOperator, Expr } from "../language/ast.js";
+import type { ItemProperties, RosValue } from "../language/host.js";
 import { isTrue, normalizeBoolean, sameValue, toNumber, toText } from "./values.js";
 
 export type Predicate = (item: ItemProperties) => boolean;

@@ -6,7 +6,7 @@
  */
 
 import { routerOsCatalog } from "../catalog/index.js";
-import type { CommandCatalog } from "../host.js";
+import type { CommandCatalog } from "../language/host.js";
 import { allMenus } from "./all-menus.js";
 import { argumentsOf, exportArguments } from "./arguments.js";
 import type { MenuDef } from "./schema.js";

@@ -3,7 +3,7 @@
  * `where`, `print` and the API see, and the selection of items from `numbers` arguments.
  */
 import { RouterOsError } from "../errors.js";
-import type { ItemProperties, RosValue } from "../host.js";
+import type { ItemProperties, RosValue } from "../language/host.js";
 import { apiValue, formatId, isDangling, parseId, showValue } from "./convert.js";
 import type { Flag, MenuDef, RouterState } from "./schema.js";
 import type { Item } from "./table.js";

@@ -4,7 +4,7 @@
  * `count-only`. Every form also returns the records, which the API view hands out.
  */
 import { RouterOsError } from "../errors.js";
-import type { CommandCall, CommandResult, ItemProperties } from "../host.js";
+import type { CommandCall, CommandResult, ItemProperties } from "../language/host.js";
 import { quoteValue as quote } from "../language/quote.js";
 import { flagsOf, recordOf, shown } from "./items.js";
 import { type MenuDef, type RouterState, valueText } from "./schema.js";

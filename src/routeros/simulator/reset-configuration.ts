@@ -9,7 +9,7 @@
  * empty configuration and no way back, so the simulator refuses it, and callers check the file first.
  */
 import { RouterOsError } from "../errors.js";
-import type { CommandCall, CommandResult } from "../host.js";
+import type { CommandCall, CommandResult } from "../language/host.js";
 import { type RouterState, valueText } from "./schema.js";
 
 export const RESET_ARGUMENTS = [

@@ -3,10 +3,10 @@
  * the RouterOS interpreter runs scripts against.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { ScriptOutcome } from "../../service/routers/backend.js";
+import type { ScriptOutcome } from "../../contract/routers/router-backend.js";
 import { RouterOsError } from "../errors.js";
-import type { BackgroundJob, CommandCall, CommandHost, CommandResult, RosValue } from "../host.js";
-import { RosCode } from "../runtime/code-value.js";
+import { RosCode } from "../language/code-value.js";
+import type { BackgroundJob, CommandCall, CommandHost, CommandResult, RosValue } from "../language/host.js";
 import { runScript } from "../runtime/interpreter.js";
 import type { Cell } from "../runtime/scope.js";
 import { allMenus } from "./all-menus.js";

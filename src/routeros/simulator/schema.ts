@@ -3,7 +3,7 @@
  * how a written value becomes the stored one. Menus in `menus/*.ts` are data built from these types; the
  * generic verbs in `verbs.ts` interpret them.
  */
-import type { CommandCall, CommandResult, RosValue } from "../host.js";
+import type { CommandCall, CommandResult, RosValue } from "../language/host.js";
 import type { Item, Table } from "./table.js";
 
 /** Items of a shared table that one menu shows, e.g. interfaces whose `type` is `bridge`. */

@@ -5,8 +5,8 @@
  */
 import { setImmediate } from "node:timers/promises";
 import { RouterOsError } from "../errors.js";
-import type { BackgroundJob } from "../host.js";
-import { MAX_BACKGROUND_JOBS } from "../runtime/limits.js";
+import type { BackgroundJob } from "../language/host.js";
+import { MAX_BACKGROUND_JOBS } from "../limits.js";
 import { formatId } from "./convert.js";
 import type { Table } from "./table.js";
 

@@ -3,7 +3,7 @@
  * on the way in: it comes back from the service's database, possibly written by an older version.
  */
 import * as z from "zod";
-import type { RosValue } from "../host.js";
+import type { RosValue } from "../language/host.js";
 import type { TableState } from "./table.js";
 
 const rosValueSchema: z.ZodType<RosValue> = z.lazy(() =>

@@ -4,7 +4,7 @@
  * files. Each verb throws `RouterOsError` with RouterOS's text; the interpreter adds the position.
  */
 import { RouterOsError } from "../errors.js";
-import type { CommandCall, CommandResult, RosValue } from "../host.js";
+import type { CommandCall, CommandResult, RosValue } from "../language/host.js";
 import { formatId, parseValue, showValue } from "./convert.js";
 import { items, matches, noSuchItem, recordOf, select, stored } from "./items.js";
 import { type MenuDef, type RouterState, valueText } from "./schema.js";

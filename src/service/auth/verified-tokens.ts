@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { isParsedToken, parseToken } from "../../contract/token.js";
 import type { Database, Queryable } from "../database/database.js";
-import { authenticate, type Caller, hashSecret } from "../directory.js";
+import { authenticate, type Caller, hashSecret } from "./directory.js";
 import { Verified } from "./verified.js";
 
 interface VerifiedToken {

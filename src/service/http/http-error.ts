@@ -1,6 +1,10 @@
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from "../../contract/errors.js";
+import {
+  RouterCommandError,
+  RouterTimeoutError,
+  RouterUnreachableError,
+} from "../../contract/routers/router-backend.js";
 import { RouterjobsError } from "../../errors.js";
-import { RouterCommandError, RouterTimeoutError, RouterUnreachableError } from "../routers/backend.js";
 
 /** An answer of the contract's error table: the error handler turns it into the envelope and status. */
 export class HttpError extends RouterjobsError {

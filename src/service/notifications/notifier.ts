@@ -5,11 +5,11 @@ import { createSecureContext, rootCertificates } from "node:tls";
 import request from "undici/lib/api/api-request.js";
 import Agent from "undici/lib/dispatcher/agent.js";
 import { fullJitterMs } from "../../platform/backoff.js";
-import type { ServiceConfig } from "../config.js";
 import type { Database } from "../database/database.js";
 import { GroupCommit } from "../database/group-commit.js";
 import { DestinationGate, destinationOf } from "./destination-gate.js";
 import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
+import type { NotifySettings } from "./notify-settings.js";
 import {
   type LeaseLimits,
   leaseNotifications,
@@ -21,16 +21,7 @@ import {
 } from "./outbox.js";
 import { signedHeaders } from "./signing.js";
 
-type NotifierConfig = Pick<
-  ServiceConfig,
-  | "notifyCa"
-  | "notifyRetryBaseMs"
-  | "notifyRetryMaxMs"
-  | "notifyGiveUpMs"
-  | "notifyTimeoutMs"
-  | "notifyConcurrency"
-  | "notifyAllow"
->;
+type NotifierConfig = NotifySettings;
 
 /**
  * Delivers the outbox: at least once, per job in state order, several jobs in parallel, retried with full-jitter

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isParsedToken, parseToken } from "../../contract/token.js";
-import { authenticate } from "../directory.js";
+import { authenticate } from "../auth/directory.js";
 import { clearCookie, cookie, readCookie, SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from "./cookies.js";
 import type { LiveStreams } from "./events.js";
 import { messagePage } from "./pages/layout.js";

@@ -1,7 +1,11 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { UUID_PATTERN } from "../../contract/ids.js";
-import { routerForRun } from "../directory.js";
-import { RouterCommandError, RouterTimeoutError, RouterUnreachableError } from "../routers/backend.js";
+import {
+  RouterCommandError,
+  RouterTimeoutError,
+  RouterUnreachableError,
+} from "../../contract/routers/router-backend.js";
+import { routerForRun } from "../auth/directory.js";
 import { notFoundPage } from "./page-routes.js";
 import { messagePage } from "./pages/layout.js";
 import { portalJob } from "./queries.js";

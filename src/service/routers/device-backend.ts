@@ -15,6 +15,15 @@
  */
 
 import { randomBytes, randomUUID } from "node:crypto";
+import type { DeviceEndpoint } from "../../contract/routers/device-endpoint.js";
+import {
+  type RouterBackend,
+  RouterCommandError,
+  RouterTimeoutError,
+  RouterUnreachableError,
+  type ScriptOutcome,
+} from "../../contract/routers/router-backend.js";
+import { splitWords, toServiceRecord } from "../../contract/routers/sync-view.js";
 import { CONFIG_READ_COMMAND, type RouterRecord } from "../../contract/sync.js";
 import { RouterApiClient } from "../../routeros/api/client.js";
 import {
@@ -23,15 +32,6 @@ import {
   RouterApiTimeoutError,
   RouterApiTrapError,
 } from "../../routeros/api/errors.js";
-import { splitWords, toServiceRecord } from "../../routeros/api/service-view.js";
-import {
-  type RouterBackend,
-  RouterCommandError,
-  RouterTimeoutError,
-  RouterUnreachableError,
-  type ScriptOutcome,
-} from "./backend.js";
-import type { DeviceEndpoint } from "./endpoint.js";
 import {
   bootMarkerScript,
   ENTRY_REMOVED_DURING_JOB,

@@ -1,6 +1,6 @@
 import type { Device } from "../../contract/device.js";
+import type { DeviceEndpoint } from "../../contract/routers/device-endpoint.js";
 import type { Queryable } from "../database/database.js";
-import type { DeviceEndpoint } from "./endpoint.js";
 import {
   openPassword,
   type RouterKeyring,

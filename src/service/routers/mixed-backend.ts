@@ -2,9 +2,14 @@
  * Simulated routers and real devices side by side: each router goes to the back end its kind needs (a router
  * attached with a device endpoint is a device), and every later call follows it there.
  */
+
+import type { DeviceEndpoint } from "../../contract/routers/device-endpoint.js";
+import {
+  type RouterBackend,
+  RouterUnreachableError,
+  type ScriptOutcome,
+} from "../../contract/routers/router-backend.js";
 import type { RouterRecord } from "../../contract/sync.js";
-import { type RouterBackend, RouterUnreachableError, type ScriptOutcome } from "./backend.js";
-import type { DeviceEndpoint } from "./endpoint.js";
 
 export class MixedBackend implements RouterBackend {
   private readonly owners = new Map<string, RouterBackend>();

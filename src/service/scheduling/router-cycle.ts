@@ -4,19 +4,20 @@
  * saved it), run, save the state when the back end says the work may have changed it (with the job's
  * transition, in one transaction), and record the version saved. The back end stays private to this module.
  */
-import type { RouterRecord } from "../../contract/sync.js";
-import type { Database } from "../database/database.js";
-import { fromJsonb } from "../database/jsonb.js";
-import { isTransientConflict, retryTransient } from "../database/transient.js";
-import { type RouterRow, routerState } from "../directory.js";
-import { type ClaimedJob, finishJob, markStarted, recordBackup, saveRouterState } from "../jobs/lifecycle.js";
+
+import type { DeviceEndpoint } from "../../contract/routers/device-endpoint.js";
 import {
   type RouterBackend,
   RouterTimeoutError,
   RouterUnreachableError,
   type ScriptOutcome,
-} from "../routers/backend.js";
-import type { DeviceEndpoint } from "../routers/endpoint.js";
+} from "../../contract/routers/router-backend.js";
+import type { RouterRecord } from "../../contract/sync.js";
+import { type RouterRow, routerState } from "../auth/directory.js";
+import type { Database } from "../database/database.js";
+import { fromJsonb } from "../database/jsonb.js";
+import { isTransientConflict, retryTransient } from "../database/transient.js";
+import { type ClaimedJob, finishJob, markStarted, recordBackup, saveRouterState } from "../jobs/lifecycle.js";
 
 /** What the cycle needs of a router row. */
 export type RouterRef = Pick<RouterRow, "id" | "name" | "online" | "state_version">;

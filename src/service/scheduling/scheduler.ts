@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { formatDuration } from "../../contract/duration.js";
+import { routerForRun } from "../auth/directory.js";
 import type { Database } from "../database/database.js";
-import { routerForRun } from "../directory.js";
 import {
   deadClaimants,
   forgetExpired,

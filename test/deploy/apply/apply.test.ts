@@ -7,10 +7,10 @@ import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
 import { markDescription, parseMarker, stripMarker, tagOf } from "../../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import { type ApplyContext, applyJob } from "../../../src/deploy/apply/apply.js";
-import type { ResourceKnowledge } from "../../../src/deploy/apply/attempts.js";
-import { failureReason } from "../../../src/deploy/apply/failure-reason.js";
+import type { DeployKnowledge } from "../../../src/deploy/apply/deploy-knowledge.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
-import type { DeployKnowledge } from "../../../src/deploy/reconcile/deploy-knowledge.js";
+import type { ResourceKnowledge } from "../../../src/deploy/job-list/attempts.js";
+import { failureReason } from "../../../src/deploy/job-list/failure-reason.js";
 import type { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import {
   clientOf,

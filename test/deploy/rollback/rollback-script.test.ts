@@ -8,7 +8,7 @@ import { markDescription, parseMarker, tagOf } from "../../../src/contract/attem
 import type { JobListItem } from "../../../src/contract/job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../../src/contract/limits.js";
 import { parseWaveCheck } from "../../../src/contract/wave-check.js";
-import { decide } from "../../../src/deploy/apply/attempts.js";
+import { decide } from "../../../src/deploy/job-list/attempts.js";
 import { rollBackFailedJob, rollbackWanted } from "../../../src/deploy/rollback/rollback-on-failure.js";
 import {
   parseRestoreMarker,

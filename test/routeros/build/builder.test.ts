@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { UsageError } from "../../../src/errors.js";
 import { type BuildValue, buildCommand } from "../../../src/routeros/build/builder.js";
-import type { CommandCall, CommandHost, RosValue } from "../../../src/routeros/host.js";
+import type { CommandCall, CommandHost, RosValue } from "../../../src/routeros/language/host.js";
 import { runScript } from "../../../src/routeros/runtime/interpreter.js";
 import { testCatalog } from "../recording-host.js";
 

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RouterOsError } from "../../../src/routeros/errors.js";
-import type { CommandCatalog } from "../../../src/routeros/host.js";
 import type { CommandNode } from "../../../src/routeros/language/ast.js";
+import type { CommandCatalog } from "../../../src/routeros/language/host.js";
 import { tokenize } from "../../../src/routeros/language/lexer.js";
 import { parseScript } from "../../../src/routeros/language/parser.js";
 import { quoteValue } from "../../../src/routeros/language/quote.js";

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { CommandCall, RosValue } from "../../../src/routeros/host.js";
+import type { CommandCall, RosValue } from "../../../src/routeros/language/host.js";
 import { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
 
 export const fixedNow = () => new Date("2026-11-22T10:00:00Z");

@@ -1,6 +1,6 @@
 /** `:execute` on the simulated router: background script jobs in `/system script job`. */
 import { describe, expect, it } from "vitest";
-import { MAX_BACKGROUND_JOBS } from "../../../src/routeros/runtime/limits.js";
+import { MAX_BACKGROUND_JOBS } from "../../../src/routeros/limits.js";
 import { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
 import { fail, fixedNow, freshRouter, run } from "./helpers.js";
 

@@ -4,10 +4,10 @@
  * embedded store (PGlite, in memory), its statements counted.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { revokeToken } from "../../../src/service/auth/directory.js";
 import { Verified } from "../../../src/service/auth/verified.js";
 import { VerifiedTokens } from "../../../src/service/auth/verified-tokens.js";
 import type { Database, Queryable } from "../../../src/service/database/database.js";
-import { revokeToken } from "../../../src/service/directory.js";
 import { TEAM_A, TOKEN_A, TOKEN_A2, TOKEN_B } from "../harness.js";
 import { openSeededStore, watched } from "../jobs/fixture.js";
 

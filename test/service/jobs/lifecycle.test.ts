@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureRouter } from "../../../src/service/auth/directory.js";
 import type { Database } from "../../../src/service/database/database.js";
-import { ensureRouter } from "../../../src/service/directory.js";
 import {
   claimNextJob,
   deleteJobTx,

@@ -4,9 +4,9 @@
  * simulated router's files, with a cap on `contents` as older RouterOS versions have.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { RouterCommandError } from "../../../src/contract/routers/router-backend.js";
 import type { CommandHandler } from "../../../src/routeros/api/server.js";
 import type { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
-import { RouterCommandError } from "../../../src/service/routers/backend.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
 import { PASSWORD, startDevice, USER } from "../../routeros/api/device.js";
 

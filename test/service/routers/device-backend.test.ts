@@ -3,11 +3,11 @@
  * (src/routeros/simulator/adapters/api-front-end.ts behind src/routeros/api/server.ts), pinned by its certificate's fingerprint.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { DeviceEndpoint } from "../../../src/contract/routers/device-endpoint.js";
+import { RouterCommandError, RouterUnreachableError } from "../../../src/contract/routers/router-backend.js";
 import type { CommandHandler } from "../../../src/routeros/api/server.js";
 import { quoteString } from "../../../src/routeros/language/quote.js";
-import { RouterCommandError, RouterUnreachableError } from "../../../src/service/routers/backend.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
-import type { DeviceEndpoint } from "../../../src/service/routers/endpoint.js";
 import { jobWrapper, RESUMED_WITHOUT_ENTRY, startedComment } from "../../../src/service/routers/job-entry.js";
 import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros/api/device.js";
 

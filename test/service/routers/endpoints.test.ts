@@ -4,9 +4,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DeviceEndpoint } from "../../../src/contract/routers/device-endpoint.js";
 import { type Database, openDatabase } from "../../../src/service/database/database.js";
 import { migrate } from "../../../src/service/database/migrations.js";
-import type { DeviceEndpoint } from "../../../src/service/routers/endpoint.js";
 import {
   clearEndpoint,
   readEndpoint,

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { compileQuery } from "../../api/query.js";
 import { type ApiCommand, ApiTrap, type CommandHandler, type HandlerResult } from "../../api/server.js";
 import { RouterOsError } from "../../errors.js";
-import type { CommandCall, RosValue } from "../../host.js";
+import type { CommandCall, RosValue } from "../../language/host.js";
 import { toText } from "../../runtime/values.js";
 import { matches } from "../items.js";
 import type { SimulatedRouter } from "../router.js";

@@ -2,7 +2,7 @@
  * The synchronous API view: a RouterOS API path (`/ip/arp/print`) plus API words, answered with records in
  * the service's keys (`.id` -> `id`, `-` -> `_`, every value a string).
  *
- * Words of `parameters` are split as every back end splits them (`src/routeros/api/service-view.ts`). Supported
+ * Words of `parameters` are split as every back end splits them (`src/contract/routers/sync-view.ts`). Supported
  * words: `=name=value` (arguments; `=.id=` selects items),
  * `=.proplist=a,b`, `?name=value` (equality query), `?name` / `?-name` (has / lacks a value), `.tag=` (ignored).
  *
@@ -11,10 +11,11 @@
  * value as `ret` (`add` -> `[{"ret":"*1"}]`) or nothing. `/export` (and `/ip/export`...) answers
  * `[{"ret": "<export text>"}]`, the configuration read of `routerjobs plan`.
  */
+
+import { splitWords, toServiceRecord } from "../../../contract/routers/sync-view.js";
 import type { RouterRecord } from "../../../contract/sync.js";
-import { splitWords, toServiceRecord } from "../../api/service-view.js";
 import { RouterOsError } from "../../errors.js";
-import type { CommandCall, ItemProperties, RosValue } from "../../host.js";
+import type { CommandCall, ItemProperties, RosValue } from "../../language/host.js";
 import { toText } from "../../runtime/values.js";
 import { matches } from "../items.js";
 import type { SimulatedRouter } from "../router.js";

@@ -3,14 +3,15 @@
  * a tunnel that goes down (`setOnline`), `/system reboot` taking the router offline for a while, and random
  * `failure: timeout` faults. Every random choice comes from one seeded PRNG, so a run repeats exactly.
  */
-import type { RouterRecord } from "../../../contract/sync.js";
-import { UsageError } from "../../../errors.js";
+
 import {
   type RouterBackend,
   RouterCommandError,
   RouterUnreachableError,
   type ScriptOutcome,
-} from "../../../service/routers/backend.js";
+} from "../../../contract/routers/router-backend.js";
+import type { RouterRecord } from "../../../contract/sync.js";
+import { UsageError } from "../../../errors.js";
 import { RouterOsError } from "../../errors.js";
 import { allMenus } from "../all-menus.js";
 import { exportConfig } from "../export.js";

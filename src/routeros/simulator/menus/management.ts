@@ -1,6 +1,6 @@
 /** `/user`, `/snmp` and `/log`. */
 import { RouterOsError } from "../../errors.js";
-import type { ItemProperties } from "../../host.js";
+import type { ItemProperties } from "../../language/host.js";
 import { pick } from "../print.js";
 import {
   bool,

@@ -3,7 +3,7 @@
  * `/system reset-configuration` (reset-configuration.ts).
  */
 import { RouterOsError } from "../../errors.js";
-import type { CommandCall } from "../../host.js";
+import type { CommandCall } from "../../language/host.js";
 import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
 import {
   bool,

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { isParsedToken, parseToken } from "../../../contract/token.js";
 import { bearerToken } from "../../../platform/http/bearer.js";
+import { authenticate, type Caller } from "../../auth/directory.js";
 import { VerifiedTokens } from "../../auth/verified-tokens.js";
-import { authenticate, type Caller } from "../../directory.js";
 import { HttpError } from "../http-error.js";
 
 declare module "fastify" {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
+import type { RouterBackend } from "../../../contract/routers/router-backend.js";
 import { Notifier } from "../../notifications/notifier.js";
 import type { NotifyDestinations } from "../../notifications/notify-destinations.js";
-import type { RouterBackend } from "../../routers/backend.js";
 import { readEndpoint, readStoredEndpoint } from "../../routers/endpoints.js";
 import { serviceKeyring } from "../../routers/router-secrets.js";
 import { RouterCycle } from "../../scheduling/router-cycle.js";

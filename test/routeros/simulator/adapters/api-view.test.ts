@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { splitWords } from "../../../../src/routeros/api/service-view.js";
+import { splitWords } from "../../../../src/contract/routers/sync-view.js";
 import { apiCommand } from "../../../../src/routeros/simulator/adapters/api-view.js";
 import { freshRouter, run } from "../helpers.js";
 

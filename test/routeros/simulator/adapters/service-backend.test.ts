@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
+import {
+  RouterCommandError,
+  RouterUnreachableError,
+} from "../../../../src/contract/routers/router-backend.js";
 import { SimulatedBackend } from "../../../../src/routeros/simulator/adapters/service-backend.js";
-import { RouterCommandError, RouterUnreachableError } from "../../../../src/service/routers/backend.js";
 import { manualClock } from "../../../helpers/manual-clock.js";
 import { waitFor } from "../../../helpers/wait-for.js";
 import { smallOffice } from "../corpus.js";

@@ -4,6 +4,7 @@ import * as z from "zod";
 import { deviceSchema } from "../../../../contract/device.js";
 import { uuidSchema } from "../../../../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../../../../contract/limits.js";
+import { describeEndpoint } from "../../../../contract/routers/device-endpoint.js";
 import { textField } from "../../../../contract/text-field.js";
 import { RouterjobsError, UsageError } from "../../../../errors.js";
 import { bearerToken } from "../../../../platform/http/bearer.js";
@@ -14,10 +15,9 @@ import {
   removeRouter,
   revokeToken,
   setRouterOnline,
-} from "../../../directory.js";
+} from "../../../auth/directory.js";
 import { deleteJobTx } from "../../../jobs/lifecycle.js";
 import { outboxCounts } from "../../../notifications/outbox.js";
-import { describeEndpoint } from "../../../routers/endpoint.js";
 import {
   clearEndpoint,
   endpointFromDevice,

@@ -4,7 +4,7 @@ import * as z from "zod";
 import { successEnvelope } from "../../../../contract/envelope.js";
 import { describeValue } from "../../../../contract/ids.js";
 import { JOB_STATUSES, jobRecordSchema, type KnownJobStatus } from "../../../../contract/job.js";
-import { findRouter } from "../../../directory.js";
+import { findRouter } from "../../../auth/directory.js";
 import {
   InvalidCursorError,
   isKnownStatus,

@@ -9,7 +9,7 @@ import {
   siteParamsSchema,
   siteScriptSchema,
 } from "../../../../contract/sites.js";
-import { findRouter } from "../../../directory.js";
+import { findRouter } from "../../../auth/directory.js";
 import { jobListJson } from "../../../jobs/job-page.js";
 import { submitJob } from "../../../jobs/submit.js";
 import { HttpError } from "../../http-error.js";

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { syncRequestSchema } from "../../../../contract/sync.js";
-import { findRouter } from "../../../directory.js";
+import { findRouter } from "../../../auth/directory.js";
 import { routerFailure, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";

@@ -7,7 +7,7 @@
  * (`=comment=office uplink`). `=script=` consumes the whole rest of the string, because scripts contain spaces,
  * newlines and `=`.
  */
-import type { RouterRecord } from "../../contract/sync.js";
+import type { RouterRecord } from "../sync.js";
 
 export function splitWords(parameters: string): string[] {
   const words: string[] = [];

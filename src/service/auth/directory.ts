@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto";
-import { TOKEN_SECRET_CHARS } from "../contract/limits.js";
-import { isParsedToken, parseToken } from "../contract/token.js";
-import { UsageError } from "../errors.js";
-import { revoking } from "./auth/revocations.js";
-import type { Database, Queryable } from "./database/database.js";
-import { deleteJobTx } from "./jobs/lifecycle.js";
-import type { JobRow } from "./jobs/rows.js";
+import { TOKEN_SECRET_CHARS } from "../../contract/limits.js";
+import { isParsedToken, parseToken } from "../../contract/token.js";
+import { UsageError } from "../../errors.js";
+import type { Database, Queryable } from "../database/database.js";
+import { deleteJobTx } from "../jobs/lifecycle.js";
+import type { JobRow } from "../jobs/rows.js";
+import { revoking } from "./revocations.js";
 
 /** Teams, their API tokens and their routers: the records the spec leaves "not shown". */
 

@@ -4,7 +4,7 @@
  * syntax and evaluation; the host knows menus, items and their rules.
  */
 
-import type { RosCode } from "./runtime/code-value.js";
+import type { RosCode } from "./code-value.js";
 
 /**
  * A value after evaluation. Arrays come from `[find]` (lists of ids) and `{a;b}` literals; code comes from

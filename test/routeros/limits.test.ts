@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RouterOsError } from "../../../src/routeros/errors.js";
-import { parseScript } from "../../../src/routeros/language/parser.js";
-import { runScript } from "../../../src/routeros/runtime/interpreter.js";
-import { MAX_NESTING, MAX_TOKEN_CHARS } from "../../../src/routeros/runtime/limits.js";
-import { failure, RecordingHost } from "../recording-host.js";
+import { RouterOsError } from "../../src/routeros/errors.js";
+import { parseScript } from "../../src/routeros/language/parser.js";
+import { MAX_NESTING, MAX_TOKEN_CHARS } from "../../src/routeros/limits.js";
+import { runScript } from "../../src/routeros/runtime/interpreter.js";
+import { failure, RecordingHost } from "./recording-host.js";
 
 const parseFailure = (source: string): RouterOsError => {
   try {

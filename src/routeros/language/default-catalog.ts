@@ -1,4 +1,4 @@
-import type { CommandCatalog } from "../host.js";
+import type { CommandCatalog } from "./host.js";
 
 /**
  * Verbs the permissive catalog knows. Without a real catalog the parser cannot tell `/ip address` (menus) from

@@ -8,7 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import * as z from "zod";
 import { type JobListItem, jobListItemSchema } from "../../contract/job.js";
 import { EnvironmentError } from "../../errors.js";
-import type { ResourceKnowledge } from "../apply/attempts.js";
+import type { ResourceKnowledge } from "../job-list/attempts.js";
 
 export const DEPLOY_FILE_ENV = "ROUTERJOBS_DEPLOY_FILE";
 

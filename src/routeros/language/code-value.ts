@@ -1,5 +1,5 @@
 /** Code as a value: what `:parse` returns, held in a variable and run with `$f` or `[$f a=1]`. */
-import type { Block } from "../language/ast.js";
+import type { Block } from "./ast.js";
 
 export class RosCode {
   constructor(

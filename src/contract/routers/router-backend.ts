@@ -1,5 +1,5 @@
-import type { RouterRecord } from "../../contract/sync.js";
-import type { DeviceEndpoint } from "./endpoint.js";
+import type { RouterRecord } from "../sync.js";
+import type { DeviceEndpoint } from "./device-endpoint.js";
 
 /**
  * What the service needs from a router. The simulated RouterOS router is the first back end; a back end for

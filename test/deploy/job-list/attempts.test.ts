@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type AttemptMarker, tagOf } from "../../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../../src/contract/job.js";
-import { type DecideInput, decide, type ResourceKnowledge } from "../../../src/deploy/apply/attempts.js";
-import { listedJob } from "./listed-job.js";
+import { type DecideInput, decide, type ResourceKnowledge } from "../../../src/deploy/job-list/attempts.js";
+import { listedJob } from "../apply/listed-job.js";
 
 const R = tagOf("office/edge-1/dns");
 const A = tagOf("definition A");
