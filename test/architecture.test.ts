@@ -86,6 +86,13 @@ describe("the layout", () => {
     expect(offenders).toEqual([]);
   });
 
+  it("has every error class under the one base, so each carries a code the CLI maps to an exit code", () => {
+    const outside = files
+      .filter((file) => file !== "errors.ts")
+      .filter((file) => /class \w+ extends Error\b/.test(readFileSync(join(SRC, file), "utf8")));
+    expect(outside).toEqual([]);
+  });
+
   it("keeps each folder to about twenty files, the rest in sub-folders", () => {
     const counts = new Map<string, number>();
     for (const file of files) counts.set(dirname(file), (counts.get(dirname(file)) ?? 0) + 1);

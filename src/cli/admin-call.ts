@@ -6,7 +6,7 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { HttpOrigin, jsonOrUndefined } from "../client/http/request.js";
-import { readErrorBody } from "../contract/errors.js";
+import { readErrorResponse } from "../client/response-errors.js";
 import { RouterjobsError, UsageError } from "../errors.js";
 
 /** The running service refused an operator command. */
@@ -63,18 +63,12 @@ export async function callAdmin(
         ? {}
         : { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
     });
-    const parsed = jsonOrUndefined(response.text);
     if (response.statusCode >= 300) {
-      const error = readErrorBody(parsed);
-      const details = error?.details.map((detail) => `${detail.field}: ${detail.message}`) ?? [];
-      throw new ServiceAdminError(
-        [
-          `the service answered ${response.statusCode}: ${error?.message ?? response.text.slice(0, 200)}`,
-          ...details,
-        ].join("; "),
-      );
+      const { body, message } = readErrorResponse(response.statusCode, response.text);
+      const details = body?.details.map((detail) => `${detail.field}: ${detail.message}`) ?? [];
+      throw new ServiceAdminError([`the admin API refused: ${message}`, ...details].join("; "));
     }
-    return (parsed as { data?: unknown } | undefined)?.data;
+    return (jsonOrUndefined(response.text) as { data?: unknown } | undefined)?.data;
   } finally {
     await service.close();
   }

@@ -11,6 +11,7 @@ import { DEPLOY_FILE_ENV, readDeployKnowledge } from "../deploy/apply/deploy-kno
 import { Journal } from "../deploy/apply/journal.js";
 import { UsageError } from "../errors.js";
 import { type ClientFlags, readFlagFile, withClientFromFlags } from "./settings/client-settings.js";
+import { untilInterrupted } from "./until-stopped.js";
 
 export interface ApplyFlags extends ClientFlags {
   readonly jobFile?: string;
@@ -34,29 +35,29 @@ export async function runApply(flags: ApplyFlags): Promise<void> {
     waitFor === "poll"
       ? undefined
       : await (await import("./settings/receiver-env.js")).receiverFromEnv(waitFor === "receiver");
-  const controller = new AbortController();
-  const stop = () =>
-    controller.abort(new UsageError("interrupted; the next apply resumes waiting for the same job"));
-  process.once("SIGINT", stop).once("SIGTERM", stop);
   try {
     // The API the construct declared, unless --api says otherwise (it wins over ROUTERJOBS_API).
     const clientFlags = flags.api === undefined && job.api !== undefined ? { ...flags, api: job.api } : flags;
-    const result = await withClientFromFlags(clientFlags, (client) =>
-      applyJob(
-        { ...job, wait_for: waitFor as typeof job.wait_for },
-        {
-          client,
-          journal: new Journal(defaultStateDir()),
-          instanceId: process.env[INSTANCE_ID_ENV] || "manual",
-          knowledge,
-          receiver: receiverClient?.client,
-          notifyUrl: receiverClient?.notifyUrl,
-          force: flags.force ?? process.env.ROUTERJOBS_FORCE === "1",
-          rollbackOnFailure: flags.rollbackOnFailure,
-          write: (line) => process.stdout.write(`${line}\n`),
-          signal: controller.signal,
-        },
-      ),
+    const result = await untilInterrupted(
+      "interrupted; the next apply resumes waiting for the same job",
+      (signal) =>
+        withClientFromFlags(clientFlags, (client) =>
+          applyJob(
+            { ...job, wait_for: waitFor as typeof job.wait_for },
+            {
+              client,
+              journal: new Journal(defaultStateDir()),
+              instanceId: process.env[INSTANCE_ID_ENV] || "manual",
+              knowledge,
+              receiver: receiverClient?.client,
+              notifyUrl: receiverClient?.notifyUrl,
+              force: flags.force ?? process.env.ROUTERJOBS_FORCE === "1",
+              rollbackOnFailure: flags.rollbackOnFailure,
+              write: (line) => process.stdout.write(`${line}\n`),
+              signal,
+            },
+          ),
+        ),
     );
     if (result.outcome === "timeout") {
       throw new TimeoutError(
@@ -72,7 +73,6 @@ export async function runApply(flags: ApplyFlags): Promise<void> {
     }
     process.stdout.write(`routerjobs: ${job.resource}: completed\n`);
   } finally {
-    process.off("SIGINT", stop).off("SIGTERM", stop);
     await receiverClient?.client.close();
   }
 }

@@ -14,7 +14,7 @@
  *
  * `routerjobs plan` alone follows terraform plan -detailed-exitcode: 0 no change, 2 changes, 1 any error.
  */
-import { RouterjobsError } from "../errors.js";
+import { type ErrorCode, RouterjobsError } from "../errors.js";
 
 export const EXIT_CODES = {
   ok: 0,
@@ -27,8 +27,10 @@ export const EXIT_CODES = {
   internal: 70,
 } as const;
 
+export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
 /** Error code (`RJ_ERR_*`) to exit code. A command adding an error code adds its row here and in docs/errors.md. */
-const BY_ERROR_CODE: Readonly<Record<string, number>> = {
+const BY_ERROR_CODE = {
   RJ_ERR_JOB_FAILED: EXIT_CODES.jobFailed,
   RJ_ERR_NOT_APPLIED: EXIT_CODES.jobFailed,
   RJ_ERR_COMMAND_FAILED: EXIT_CODES.jobFailed,
@@ -49,9 +51,14 @@ const BY_ERROR_CODE: Readonly<Record<string, number>> = {
   // `routerjobs plan` follows terraform plan -detailed-exitcode: 2 changes, 1 any error (docs/plan.md).
   RJ_ERR_PLAN_CHANGES: 2,
   RJ_ERR_PLAN_FAILED: EXIT_CODES.jobFailed,
-};
+  // A script the simulated router or the twin refused, where no job carried it: the work failed.
+  RJ_ERR_ROUTEROS: EXIT_CODES.jobFailed,
+  // The service's own answer, raised inside the service: it never reaches a command, and is a bug if it does.
+  RJ_ERR_HTTP: EXIT_CODES.internal,
+  RJ_ERR_INTERNAL: EXIT_CODES.internal,
+} as const satisfies Record<ErrorCode, ExitCode>;
 
 export function exitCodeFor(error: unknown): number {
   if (!(error instanceof RouterjobsError)) return EXIT_CODES.internal;
-  return BY_ERROR_CODE[error.code] ?? EXIT_CODES.internal;
+  return BY_ERROR_CODE[error.code];
 }

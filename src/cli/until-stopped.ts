@@ -1,3 +1,5 @@
+import { InterruptedError } from "../errors.js";
+
 /**
  * Resolves when the operator stops a long-running command (SIGTERM from a supervisor, SIGINT from Ctrl-C), so
  * the command can close what it holds and exit 0 instead of dying where it stands.
@@ -12,4 +14,26 @@ export function untilStopped(): Promise<void> {
     process.on("SIGTERM", stop);
     process.on("SIGINT", stop);
   });
+}
+
+/**
+ * Runs `work` with a signal that Ctrl-C or SIGTERM aborts, and ends it as interrupted (exit 130, `message`)
+ * whatever the work then threw: an aborted request or pause surfaces as an AbortError or as the reason, and
+ * either way the operator stopped it.
+ */
+export async function untilInterrupted<T>(
+  message: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  const stop = () => controller.abort(new InterruptedError(message));
+  process.once("SIGINT", stop).once("SIGTERM", stop);
+  try {
+    return await work(controller.signal);
+  } catch (error) {
+    if (controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    process.off("SIGINT", stop).off("SIGTERM", stop);
+  }
 }

@@ -14,12 +14,13 @@ import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
 import { RouterjobsError } from "../errors.js";
 import { ApiError, BadResponseError, RateLimitedError, TimeoutError, ValidationError } from "./errors.js";
+import { jsonOrUndefined } from "./http/request.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
+import { pause } from "./patience.js";
 import { API_PROFILE, type ApiProfile, type Exchange } from "./profiles.js";
 import { RateBudget } from "./rate-budget.js";
-import { errorFromResponse, parseJson } from "./response-errors.js";
+import { errorFromResponse } from "./response-errors.js";
 import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
-import { sleep } from "./sleep.js";
 import { Transport } from "./transport.js";
 
 /** Per-call settings; each overrides the client option of the same name. */
@@ -225,7 +226,7 @@ export class RouterJobsClient {
         const waitMs = Math.max(backoffMs(attempt, retryAfterMs, retry), holdMs);
         if (Date.now() + waitMs >= call.deadline) throw error;
         logger.debug?.(`retrying ${spec.operation} after ${error.code}`, { attempt, waitMs });
-        await sleep(waitMs, options.signal);
+        await pause(waitMs, options.signal);
       }
     }
   }
@@ -347,7 +348,7 @@ function parseSuccess<T>(
   text: string,
   requestId: string | undefined,
 ): T {
-  const json = parseJson(text);
+  const json = jsonOrUndefined(text);
   const parsed = json === undefined ? undefined : schema.safeParse(json);
   if (parsed?.success) return parsed.data.data;
   const issue = parsed?.error.issues[0];

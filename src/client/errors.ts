@@ -3,7 +3,7 @@
  * No error holds the API token: requests are never attached, only what the response said.
  */
 import type { ErrorDetail } from "../contract/errors.js";
-import { RouterjobsError } from "../errors.js";
+import { type ErrorCode, RouterjobsError } from "../errors.js";
 
 /** A request or an option broke a rule; raised before anything is sent. */
 export class ValidationError extends RouterjobsError {
@@ -33,7 +33,7 @@ export interface ApiErrorInit {
 /** The service answered with an error status. */
 export class ApiError extends RouterjobsError {
   override readonly name: string = "ApiError";
-  override readonly code: string = "RJ_ERR_API";
+  override readonly code: ErrorCode = "RJ_ERR_API";
   readonly statusCode: number;
   readonly apiCode: string | undefined;
   readonly details: readonly ErrorDetail[];

@@ -19,7 +19,7 @@ import { formatDuration, type RateLimit } from "../contract/duration.js";
 import { tryLockSync } from "../platform/fs/file-lock.js";
 import { isProcessAlive } from "../platform/fs/process-alive.js";
 import { TimeoutError } from "./errors.js";
-import { sleep } from "./sleep.js";
+import { pause } from "./patience.js";
 
 interface Grant {
   readonly id: string;
@@ -59,7 +59,7 @@ export interface BudgetClock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-const REAL_TIME: BudgetClock = { now: () => Date.now(), sleep };
+const REAL_TIME: BudgetClock = { now: () => Date.now(), sleep: pause };
 
 /** Poll interval when every slot is held by a request still in flight (its end time is unknown). */
 const IN_FLIGHT_POLL_MS = 20;

@@ -47,10 +47,15 @@ export function errorEnvelope(code: ErrorCode, message: string, details?: ErrorD
   return { status: "error", error: { code, message, ...(details?.length ? { details } : {}) } };
 }
 
+/** What an error body says, whatever its shape. */
+export interface ErrorBody {
+  readonly code?: string;
+  readonly message: string;
+  readonly details: ErrorDetail[];
+}
+
 /** What either error shape says, normalised; undefined when the body is neither. */
-export function readErrorBody(
-  body: unknown,
-): { code?: string; message: string; details: ErrorDetail[] } | undefined {
+export function readErrorBody(body: unknown): ErrorBody | undefined {
   const ours = errorEnvelopeSchema.safeParse(body);
   if (ours.success) {
     return {

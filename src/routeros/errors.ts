@@ -1,9 +1,12 @@
+import { RouterjobsError } from "../errors.js";
+
 /**
  * A failure with RouterOS's own text. `line`/`column` are 1-based and set when the failure has a place in a
  * script; `toString()` then reads like the router: `bad command name adress (line 1 column 5)`.
  */
-export class RouterOsError extends Error {
+export class RouterOsError extends RouterjobsError {
   override readonly name = "RouterOsError";
+  override readonly code = "RJ_ERR_ROUTEROS";
   constructor(
     /** The router's text without position, e.g. `failure: already have such address`. */
     readonly text: string,

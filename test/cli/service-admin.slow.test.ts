@@ -221,7 +221,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     // The refused submission made no job; the team's other token still works.
     expect(await jobs(routerD, otherTokenD)).toEqual([]);
 
-    expectOneErrorLine(await admin("token", "revoke", tokenId), 3, /answered 404: token does not exist/);
+    expectOneErrorLine(await admin("token", "revoke", tokenId), 3, /refused: token does not exist \(HTTP 404\)/);
     // A whole token would put its secret in the URL, and so in the service's log: refused before sending.
     expectOneErrorLine(await admin("token", "revoke", otherTokenD), 2, /takes the token id/, [
       secretOf(otherTokenD),
@@ -233,7 +233,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expectOneErrorLine(
       await admin("router", "add", "--team", TEAM_D, "--name", "stolen", "--id", ROUTER_A),
       3,
-      new RegExp(`answered 422: router ${ROUTER_A} belongs to another team or was removed`),
+      new RegExp(`refused: router ${ROUTER_A} belongs to another team or was removed \\(HTTP 422\\)`),
     );
     expect((await call("GET", `/api/routers/${ROUTER_A}/jobs`, { token: otherTokenD })).status).toBe(404);
     await jobs(ROUTER_A);
@@ -260,7 +260,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expect(Date.parse(ran.started_at)).toBeGreaterThanOrEqual(onlineAt);
 
     const unknown = "ffffffff-0000-4000-8000-000000000000";
-    expectOneErrorLine(await admin("router", "offline", unknown), 3, /answered 404: router does not exist/);
+    expectOneErrorLine(await admin("router", "offline", unknown), 3, /refused: router does not exist \(HTTP 404\)/);
     expectOneErrorLine(await admin("router", "online", "edge-a2"), 3, /router_id: must be a lowercase UUID/);
   });
 
@@ -285,7 +285,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expectOneErrorLine(
       await admin("job", "delete", pending.id),
       3,
-      /answered 404: a job that is not yet completed, failed or deleted/,
+      /refused: a job that is not yet completed, failed or deleted \(HTTP 404\)/,
     );
     const status = json(await admin("status"));
     expect(status.jobs).toMatchObject({ deleted: 1, completed: 2 });
@@ -311,7 +311,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     }
     // The team's other router is untouched.
     expect(await jobs(ROUTER_D2, otherTokenD)).toEqual([]);
-    expectOneErrorLine(await admin("router", "remove", routerD), 3, /answered 404: router does not exist/);
+    expectOneErrorLine(await admin("router", "remove", routerD), 3, /refused: router does not exist \(HTTP 404\)/);
     expectOneErrorLine(
       await admin("router", "add", "--team", TEAM_D, "--name", "again", "--id", routerD),
       3,
@@ -384,7 +384,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expectOneErrorLine(
       await admin("seed", file),
       3,
-      new RegExp(`answered 422: seed: router ${ROUTER_A} belongs to another team`),
+      new RegExp(`refused: seed: router ${ROUTER_A} belongs to another team \\(HTTP 422\\)`),
       [secretOf(TOKEN_E)],
     );
     // One transaction: the token that came before the conflict in the file was not created either.

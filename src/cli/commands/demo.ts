@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { InterruptedError } from "../../errors.js";
+import { untilInterrupted } from "../until-stopped.js";
 
 const HELP = `
 Runs the main job on this machine, with nothing to set up but Terraform >= 1.4 (or OpenTofu):
@@ -32,22 +32,14 @@ export function demoCommand(): Command {
     .addHelpText("after", HELP)
     .action(async (options: { keep?: boolean; dir?: string; routerProcesses?: boolean }) => {
       const { runDemo } = await import("../../demo/demo.js");
-      const controller = new AbortController();
-      const stop = () => controller.abort(new Error("interrupted"));
-      process.once("SIGINT", stop).once("SIGTERM", stop);
-      try {
-        await runDemo({
+      await untilInterrupted("demo interrupted; everything it started is stopped", (signal) =>
+        runDemo({
           keep: options.keep ?? false,
           ...(options.dir ? { dir: options.dir } : {}),
           routerProcesses: options.routerProcesses ?? false,
           write: (line) => process.stdout.write(`${line}\n`),
-          signal: controller.signal,
-        });
-      } catch (error) {
-        if (!controller.signal.aborted) throw error;
-        throw new InterruptedError("demo interrupted; everything it started is stopped");
-      } finally {
-        process.off("SIGINT", stop).off("SIGTERM", stop);
-      }
+          signal,
+        }),
+      );
     });
 }

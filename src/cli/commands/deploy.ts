@@ -6,6 +6,7 @@ import {
   readFlagFile,
   withClient,
 } from "../settings/client-options.js";
+import { untilInterrupted } from "../until-stopped.js";
 
 const HELP = `
 Runs 'terraform apply' in a working directory (a cdktf stack's cdktf.out/stacks/<stack>, or a plain
@@ -48,7 +49,7 @@ export function deployCommand(): Command {
       ]);
       const { binary } = await locateTerraform("routerjobs deploy runs Terraform");
       const env = await provisionerEnv(flags);
-      await withSignal((signal) =>
+      await untilInterrupted("interrupted; run deploy again to finish", (signal) =>
         withClient(command, (client) =>
           deployStack({
             terraform: binary,
@@ -77,17 +78,4 @@ export async function provisionerEnv(flags: ClientFlags): Promise<NodeJS.Process
   if (flags.timeout) env.ROUTERJOBS_TIMEOUT = flags.timeout;
   if (flags.tokenFile) env.ROUTERJOBS_TOKEN = (await readFlagFile(flags.tokenFile, "--token-file")).trim();
   return env;
-}
-
-/** Ctrl-C or SIGTERM stops terraform's process group, and the command ends as interrupted. */
-export async function withSignal<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const { InterruptedError } = await import("../../errors.js");
-  const controller = new AbortController();
-  const stop = () => controller.abort(new InterruptedError("interrupted; run deploy again to finish"));
-  process.once("SIGINT", stop).once("SIGTERM", stop);
-  try {
-    return await work(controller.signal);
-  } finally {
-    process.off("SIGINT", stop).off("SIGTERM", stop);
-  }
 }

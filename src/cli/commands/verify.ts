@@ -7,6 +7,7 @@ import {
   readFlagFile,
   withClient,
 } from "../settings/client-options.js";
+import { untilInterrupted } from "../until-stopped.js";
 
 const HELP = `
 What Terraform runs for the gate after each wave of a Fleet rollout (local-exec), once every job of the wave
@@ -38,20 +39,14 @@ export function verifyCommand(): Command {
         : process.env[WAVE_CHECK_ENV];
       if (!text) throw new UsageError(`no check: set ${WAVE_CHECK_ENV} or pass --check-file FILE`);
       const check = parseWaveCheck(text);
-      const controller = new AbortController();
-      const stop = () =>
-        controller.abort(new UsageError("interrupted; the next apply checks the wave again"));
-      process.once("SIGINT", stop).once("SIGTERM", stop);
-      try {
-        await withClient(command, (client) =>
+      await untilInterrupted("interrupted; the next apply checks the wave again", (signal) =>
+        withClient(command, (client) =>
           verifyWave(check, {
             client,
             write: (line) => process.stdout.write(`${line}\n`),
-            signal: controller.signal,
+            signal,
           }),
-        );
-      } finally {
-        process.off("SIGINT", stop).off("SIGTERM", stop);
-      }
+        ),
+      );
     });
 }

@@ -1,3 +1,4 @@
+import { RouterjobsError } from "../../errors.js";
 import type { RouterRecord } from "../sync.js";
 import type { DeviceEndpoint } from "./device-endpoint.js";
 
@@ -64,12 +65,18 @@ export type ScriptOutcome =
   | { readonly ok: true; readonly output: string }
   | { readonly ok: false; readonly output: string; readonly error: string; readonly line?: number };
 
-export class RouterCommandError extends Error {
+/** The router refused the command (its own text). */
+export class RouterCommandError extends RouterjobsError {
   override readonly name = "RouterCommandError";
+  override readonly code = "RJ_ERR_COMMAND_FAILED";
 }
-export class RouterUnreachableError extends Error {
+/** The router could not be reached (offline, refused, dropped). */
+export class RouterUnreachableError extends RouterjobsError {
   override readonly name = "RouterUnreachableError";
+  override readonly code = "RJ_ERR_NETWORK";
 }
-export class RouterTimeoutError extends Error {
+/** The router did not answer in time. */
+export class RouterTimeoutError extends RouterjobsError {
   override readonly name = "RouterTimeoutError";
+  override readonly code = "RJ_ERR_TIMEOUT";
 }

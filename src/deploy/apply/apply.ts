@@ -1,5 +1,6 @@
 import type { RouterJobsClient } from "../../client/client.js";
 import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "../../client/errors.js";
+import { isTransient, patiently } from "../../client/patience.js";
 import { type ApplyJob, DEFAULT_EXPRESS_EXECUTE, idempotencyKey } from "../../contract/apply-job.js";
 import {
   type AttemptMarker,
@@ -13,14 +14,7 @@ import { isTerminal, type JobStatus } from "../../contract/job.js";
 import type { ReceiverClient } from "../../service/receiver/wait-client.js";
 import { decide, type ResourceKnowledge } from "../job-list/attempts.js";
 import { failureReason } from "../job-list/failure-reason.js";
-import {
-  EXPRESS_SCHEDULE,
-  findJob,
-  isPassing,
-  type JobMatch,
-  pollJob,
-  TICK_SCHEDULE,
-} from "../job-list/poll.js";
+import { EXPRESS_SCHEDULE, findJob, type JobMatch, pollJob, TICK_SCHEDULE } from "../job-list/poll.js";
 import { rollBackFailedJob, rollbackWanted } from "../rollback/rollback-on-failure.js";
 import type { DeployKnowledge } from "./deploy-knowledge.js";
 import type { Journal } from "./journal.js";
@@ -117,13 +111,13 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
   // the look costs the same whatever the router's history, where the service filters.
   const jobs =
     context.knowledge?.routers[job.router_id] ??
-    (await lookPatiently(
+    (await patiently(
       () =>
         context.client.findJobs(job.router_id, resourceText(tags.resourceTag), {
           deadlineMs: Math.max(1, deadline - Date.now()),
           signal: context.signal,
         }),
-      deadline,
+      { deadline, signal: context.signal },
     ));
   const decision = decide({
     jobs,
@@ -241,14 +235,22 @@ async function submit(
   };
   for (;;) {
     try {
-      const { ack } = await submitPatiently(
+      // A 429 means the service did not take the submission, and the marker makes a repeat safe: so a deploy
+      // sharing its key with a busy neighbour waits (the client's shared budget holds every process until
+      // Retry-After) instead of failing, until its own timeout.
+      const { ack } = await patiently(
         () =>
           context.client.submitJob(job.router_id, request, {
             idempotencyKey: key,
             deadlineMs: Math.max(1, deadline - Date.now()),
             signal: context.signal,
           }),
-        deadline,
+        {
+          deadline,
+          signal: context.signal,
+          schedule: AT_ONCE,
+          transient: (error) => error instanceof RateLimitedError,
+        },
       );
       return { marker, serviceKey: ack.idempotency_key, seen: undefined };
     } catch (error) {
@@ -257,13 +259,13 @@ async function submit(
         `the submission may have reached the service (${(error as Error).message}); looking for it`,
       );
       const text = markerText(marker);
-      const found = await lookPatiently(
+      const found = await patiently(
         () =>
           findJob(context.client, job.router_id, byMarker(text), deadline, {
             signal: context.signal,
             text: `[${text}]`,
           }),
-        deadline,
+        { deadline, signal: context.signal },
       );
       if (found) return { marker, serviceKey: found.idempotency_key, seen: found };
     }
@@ -343,7 +345,7 @@ async function confirm(
       signal: context.signal,
       text,
     }).catch((error: unknown) => {
-      if (isPassing(error)) return undefined;
+      if (isTransient(error)) return undefined;
       throw error;
     });
     if (listed) {
@@ -369,29 +371,5 @@ function resourceText(resourceTag: string): string {
   return `[rj:${resourceTag}-`;
 }
 
-/** A look at the job list that a passing failure (429 from a neighbour, a reset, a 5xx) only delays. */
-async function lookPatiently<T>(look: () => Promise<T>, deadline: number): Promise<T> {
-  for (let delayMs = 250; ; delayMs = Math.min(5000, delayMs * 2)) {
-    try {
-      return await look();
-    } catch (error) {
-      if (!isPassing(error) || Date.now() + delayMs >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-    }
-  }
-}
-
-/**
- * A 429 means the service did not take the submission, and the marker makes a repeat safe: so a deploy sharing
- * its key with a busy neighbour waits (the client's shared budget holds every process until Retry-After)
- * instead of failing, until its own timeout.
- */
-async function submitPatiently<T>(submit: () => Promise<T>, deadline: number): Promise<T> {
-  for (;;) {
-    try {
-      return await submit();
-    } catch (error) {
-      if (!(error instanceof RateLimitedError) || Date.now() >= deadline) throw error;
-    }
-  }
-}
+/** The client's shared budget already holds a rate-limited submission until Retry-After: no pause of our own. */
+const AT_ONCE = { firstMs: 0, maxMs: 0 };

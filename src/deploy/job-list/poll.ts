@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type { RouterJobsClient } from "../../client/client.js";
-import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "../../client/errors.js";
+import { isTransient, pause, Schedule } from "../../client/patience.js";
 import type { JobListItem } from "../../contract/envelope.js";
 import { isTerminal } from "../../contract/job.js";
 
@@ -66,13 +65,15 @@ export async function pollJob(
   client: RouterJobsClient,
   options: PollOptions,
 ): Promise<JobListItem | undefined> {
-  const { firstMs, afterChangeMs, maxMs: max } = options.schedule ?? EXPRESS_SCHEDULE;
-  let delay = firstMs;
+  const { firstMs, afterChangeMs, maxMs } = options.schedule ?? EXPRESS_SCHEDULE;
+  // Looks come quickly after a change and slow down while nothing changes.
+  const looks = new Schedule({ firstMs, maxMs, growth: GROWTH });
+  let delay = looks.next();
   let last: JobListItem | undefined;
   for (;;) {
     const remaining = options.deadline - Date.now();
     if (remaining <= 0) return last;
-    await sleep(Math.min(delay, remaining), undefined, { signal: options.signal });
+    await pause(Math.min(delay, remaining), options.signal);
     if (Date.now() >= options.deadline) return last;
     let job: JobListItem | undefined;
     try {
@@ -83,8 +84,8 @@ export async function pollJob(
     } catch (error) {
       // The job is submitted; a look that failed for a passing reason (429s from another machine sharing the
       // key, a dropped connection, a 5xx) only delays the confirmation. Anything else is for the caller.
-      if (!isPassing(error)) throw error;
-      delay = Math.min(max, Math.max(delay * GROWTH, (error as { retryAfterMs?: number }).retryAfterMs ?? 0));
+      if (!isTransient(error)) throw error;
+      delay = looks.next((error as { retryAfterMs?: number }).retryAfterMs);
       continue;
     }
     if (job === undefined && last !== undefined && options.vanishedIsDeleted) {
@@ -94,23 +95,12 @@ export async function pollJob(
     }
     if (job && job.status !== last?.status) {
       options.onUpdate?.(job);
-      delay = afterChangeMs;
-    } else {
-      delay = Math.min(max, delay * GROWTH);
+      looks.restart(afterChangeMs);
     }
+    delay = looks.next();
     last = job ?? last;
     if (last && isTerminal(last.status)) return last;
   }
-}
-
-/** A failure that only delays a confirmation: the next look may well succeed. */
-export function isPassing(error: unknown): boolean {
-  return (
-    error instanceof RateLimitedError ||
-    error instanceof NetworkError ||
-    error instanceof TimeoutError ||
-    (error instanceof ApiError && error.statusCode >= 500)
-  );
 }
 
 /** Picks the awaited job out of a list. */

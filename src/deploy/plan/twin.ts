@@ -2,6 +2,7 @@
  * The digital twin: a fresh simulated router loaded with a live router's export, on which the declared jobs
  * run in Terraform's order. Nothing here talks to the service; the read happened before.
  */
+import { RouterjobsError } from "../../errors.js";
 import { SimulatedRouter } from "../../routeros/simulator/router.js";
 
 export interface TwinJob {
@@ -29,8 +30,9 @@ export interface TwinRun {
 }
 
 /** The twin cannot hold the live configuration (a menu the simulator does not know, say). */
-export class TwinLoadError extends Error {
+export class TwinLoadError extends RouterjobsError {
   override readonly name = "TwinLoadError";
+  override readonly code = "RJ_ERR_PLAN_FAILED";
 }
 
 async function exportOf(router: SimulatedRouter): Promise<string> {

@@ -11,11 +11,12 @@
  */
 import type { RouterJobsClient } from "../../client/client.js";
 import { RateLimitedError } from "../../client/errors.js";
+import { patiently } from "../../client/patience.js";
 import { tagOf } from "../../contract/attempt-marker.js";
 import { formatDuration } from "../../contract/duration.js";
 import { isTerminal, type JobListItem } from "../../contract/job.js";
 import { failureReason } from "../job-list/failure-reason.js";
-import { findJob, isPassing, pollJob } from "../job-list/poll.js";
+import { findJob, pollJob } from "../job-list/poll.js";
 import {
   backupBaseName,
   restoreDescription,
@@ -117,26 +118,27 @@ async function submit(
     needs_acknowledgement: true,
   };
   const idempotencyKey = restoreIdempotencyKey(request.routerId, resourceTag, seqId);
-  for (let delayMs = 250; ; delayMs = Math.min(5000, delayMs * 2)) {
-    try {
+  // After a failure that may have reached the service, the restore job is looked for by its marker before it
+  // is sent again: a 429 is the one failure known to leave nothing behind.
+  await patiently(
+    async (failures) => {
+      const last = failures.at(-1);
+      if (last !== undefined && !(last instanceof RateLimitedError)) {
+        const listed = await findJob(
+          request.client,
+          request.routerId,
+          (job) => job.description.endsWith(`[${marker}]`),
+          deadline,
+          { signal: request.signal, text: marker },
+        ).catch(() => undefined);
+        if (listed) return;
+      }
       await request.client.submitJob(request.routerId, body, {
         idempotencyKey,
         deadlineMs: Math.max(1, deadline - Date.now()),
         signal: request.signal,
       });
-      return;
-    } catch (error) {
-      if (!isPassing(error) || Date.now() + delayMs >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
-      if (error instanceof RateLimitedError) continue;
-      const listed = await findJob(
-        request.client,
-        request.routerId,
-        (job) => job.description.endsWith(`[${marker}]`),
-        deadline,
-        { signal: request.signal, text: marker },
-      ).catch(() => undefined);
-      if (listed) return;
-    }
-  }
+    },
+    { deadline, signal: request.signal },
+  );
 }

@@ -8,14 +8,17 @@
  * `!trap =category=2 =message=interrupted` and `!done`, then `!done` for itself; `!empty` precedes `!done`
  * when the handler says there were no records.
  */
+
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
+import { RouterjobsError } from "../../errors.js";
 import { parseSentence, replyWords } from "./sentence.js";
 import { encodeSentence, SentenceDecoder } from "./words.js";
 
 /** What a handler throws to answer `!trap`: the router's text and, when RouterOS gives one, its category. */
-export class ApiTrap extends Error {
+export class ApiTrap extends RouterjobsError {
   override readonly name = "ApiTrap";
+  override readonly code = "RJ_ERR_COMMAND_FAILED";
   constructor(
     message: string,
     readonly category?: number,

@@ -1,4 +1,5 @@
 import { parentPort } from "node:worker_threads";
+import { RouterjobsError } from "../../errors.js";
 import type { Database, Queryable } from "./database.js";
 import { openPgliteHere } from "./pglite.js";
 import { type Reply, type Request, toWire } from "./thread-protocol.js";
@@ -11,7 +12,7 @@ import { type Reply, type Request, toWire } from "./thread-protocol.js";
  */
 
 /** Thrown into PGlite's transaction to roll it back when the caller ends it without committing. */
-class RollBack extends Error {}
+class RollBack extends RouterjobsError {}
 
 interface OpenTransaction {
   readonly tx: Queryable;

@@ -1,5 +1,6 @@
 import { JOB_STATUSES, type KnownJobStatus } from "../../contract/job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
+import { RouterjobsError } from "../../errors.js";
 import type { Queryable } from "../database/database.js";
 import { PLAN_EACH_RUN } from "../database/pglite-statements.js";
 import { JOB_LIST_SELECT, JOB_RECORD_SELECT, type JobListRow } from "./rows.js";
@@ -34,8 +35,9 @@ export const JOB_PAGE_MAX = 500;
 export const JOB_TEXT_FILTER_MAX = DESCRIPTION_MAX_CHARS;
 
 /** A cursor that does not decode: the caller answers it as bad input naming the `cursor` field. */
-export class InvalidCursorError extends Error {
+export class InvalidCursorError extends RouterjobsError {
   override readonly name = "InvalidCursorError";
+  override readonly code = "RJ_ERR_VALIDATION";
 }
 
 // The cursor names the last seq_id shown. It is opaque to clients (base64url) so that its form may change.

@@ -9,9 +9,10 @@
  * address a host name resolves to, inside the connection's own lookup, so a name that resolves to a public
  * address when checked and to a private one when connecting (DNS rebinding) cannot slip through.
  */
+
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "node:dns";
 import { BlockList, isIP } from "node:net";
-import { UsageError } from "../../errors.js";
+import { RouterjobsError, UsageError } from "../../errors.js";
 
 /** Address ranges a notification never goes to by default, with the name an error gives them. */
 const FORBIDDEN: readonly (readonly [string, number, "ipv4" | "ipv6", string])[] = [
@@ -34,8 +35,9 @@ const FORBIDDEN: readonly (readonly [string, number, "ipv4" | "ipv6", string])[]
   ["64:ff9b::", 96, "ipv6", "NAT64 (an IPv4 address inside)"],
 ];
 
-export class NotifyDestinationError extends Error {
+export class NotifyDestinationError extends RouterjobsError {
   override readonly name = "NotifyDestinationError";
+  override readonly code = "RJ_ERR_VALIDATION";
 }
 
 export interface NotifyDestinations {

@@ -1,9 +1,9 @@
-import { RouterjobsError } from "../../errors.js";
+import { type ErrorCode, RouterjobsError } from "../../errors.js";
 
 /** The receiver answered with an error, or its answer could not be read. */
 export class ReceiverRequestError extends RouterjobsError {
   override readonly name: string = "ReceiverRequestError";
-  override readonly code: string = "RJ_ERR_RECEIVER";
+  override readonly code: ErrorCode = "RJ_ERR_RECEIVER";
 
   constructor(
     message: string,

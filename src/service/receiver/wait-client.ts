@@ -1,11 +1,9 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import type * as z from "zod";
-import { NetworkError, TimeoutError } from "../../client/errors.js";
 import { HttpOrigin, jsonOrUndefined } from "../../client/http/request.js";
-import { readErrorBody } from "../../contract/errors.js";
+import { isTransient, pause, Schedule } from "../../client/patience.js";
+import { readErrorResponse } from "../../client/response-errors.js";
 import { isTerminal } from "../../contract/job.js";
 import { UsageError } from "../../errors.js";
-import { fullJitterMs } from "../../platform/backoff.js";
 import { ReceiverAuthError, ReceiverRequestError } from "./errors.js";
 import { type ReceivedJob, receivedJobEnvelopeSchema, receivedJobListEnvelopeSchema } from "./job-view.js";
 import { MAX_WAIT_MS } from "./wait-routes.js";
@@ -110,7 +108,8 @@ export class ReceiverClient {
     let job: ReceivedJob | undefined;
     let lastError: Error | undefined;
     let lastNewsAt = started;
-    let failures = 0;
+    const baseMs = this.options.retryDelayMs ?? 1000;
+    const retries = new Schedule({ firstMs: baseMs, maxMs: baseMs * 8, jitter: true });
     const result = (outcome: WaitResult["outcome"]): WaitResult => ({
       outcome,
       job,
@@ -126,7 +125,7 @@ export class ReceiverClient {
       const query = new URLSearchParams({ ...name, wait: `${waitMs}ms` });
       try {
         const next = await this.fetchJob(query, options.signal, waitMs + LONG_POLL_GRACE_MS);
-        failures = 0;
+        retries.restart();
         if (next && next.last_heard_at !== job?.last_heard_at) lastNewsAt = clock();
         job = next ?? job;
         if (job && isTerminal(job.status)) return result("terminal");
@@ -134,15 +133,11 @@ export class ReceiverClient {
         // Only what a wait can outlast is retried: the network, a hung or restarting receiver (5xx). A refused
         // token or a refused query would fail the same way on every attempt.
         const transient =
-          error instanceof NetworkError ||
-          error instanceof TimeoutError ||
-          (error instanceof ReceiverRequestError && (error.statusCode ?? 500) >= 500);
+          isTransient(error) || (error instanceof ReceiverRequestError && (error.statusCode ?? 500) >= 500);
         if (!transient || options.signal?.aborted) throw error;
         lastError = error as Error;
-        const baseMs = this.options.retryDelayMs ?? 1000;
-        const backoffMs = fullJitterMs(++failures, baseMs, baseMs * 8);
-        const pauseMs = Math.min(backoffMs, deadline - clock());
-        if (pauseMs > 0) await sleep(pauseMs, undefined, { signal: options.signal });
+        const pauseMs = Math.min(retries.next(), deadline - clock());
+        if (pauseMs > 0) await pause(pauseMs, options.signal);
       }
     }
   }
@@ -195,8 +190,8 @@ function parse<T extends z.ZodType>(schema: T, statusCode: number, body: string)
       statusCode,
     );
   }
-  const message = readErrorBody(json)?.message ?? `HTTP ${statusCode}`;
+  const { message } = readErrorResponse(statusCode, body, "the receiver");
   if (statusCode === 401)
     throw new ReceiverAuthError(`the receiver refused the reader token: ${message}`, 401);
-  throw new ReceiverRequestError(`the receiver answered ${statusCode}: ${message}`, statusCode);
+  throw new ReceiverRequestError(`the receiver refused: ${message}`, statusCode);
 }
