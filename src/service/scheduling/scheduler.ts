@@ -32,7 +32,14 @@ export interface SchedulerOptions {
 }
 
 const HEARTBEAT_MS = 5000;
+
 const HOUSEKEEPING_MS = 60_000;
+
+/** A router queue being worked: its pass, and the team whose slot it takes. */
+interface ActiveQueue {
+  run: Promise<void>;
+  teamId: string | undefined;
+}
 
 /**
  * The queue pump: every tick for every router with queued jobs, at once for an express job, it claims the
@@ -44,7 +51,7 @@ export class Scheduler {
   readonly instanceId = randomUUID();
   /** Routers with work to look at, and their team where known (fairness between teams). */
   private readonly wanted = new Map<string, string | undefined>();
-  private readonly active = new Map<string, { run: Promise<void>; teamId: string | undefined }>();
+  private readonly active = new Map<string, ActiveQueue>();
   private readonly passes = new Map<string, number>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
@@ -107,25 +114,72 @@ export class Scheduler {
   }
 
   /**
-   * Starts router queues while slots are free. No team takes every slot: a quarter of them (at least one) is
-   * kept for the other teams, so one team's long jobs on many routers cannot hold another team's express job.
+   * Starts router queues while slots are free, fairly between teams (max-min): each free slot goes to the
+   * waiting team that holds fewest, and no team takes every slot: a quarter of them (at least one) is kept for
+   * the other teams, so one team's long jobs on many routers cannot hold another team's express job. Slots
+   * taken while others were idle are given back one job at a time (`givesWay`): a team that comes to a full
+   * scheduler waits for one job to end, whichever team's it was, however many teams keep it full.
    */
   private pump(): void {
+    if (this.stopped) return;
     const teamCap = Math.max(1, this.options.concurrency - Math.ceil(this.options.concurrency / 4));
+    const held = this.heldByTeam();
+    const waiting = new Map<string | undefined, string[]>();
     for (const [routerId, teamId] of this.wanted) {
-      if (this.stopped || this.active.size >= this.options.concurrency) return;
       if (this.active.has(routerId)) continue;
-      if (teamId !== undefined && this.activeOf(teamId) >= teamCap) continue;
-      this.wanted.delete(routerId);
-      const run = this.drain(routerId)
-        .catch((error) => this.options.log?.("scheduler: router queue failed", { routerId, err: error }))
-        .finally(() => {
-          this.active.delete(routerId);
-          this.passes.set(routerId, this.queuePasses(routerId) + 1);
-          this.pump();
-        });
-      this.active.set(routerId, { run, teamId });
+      const routers = waiting.get(teamId);
+      if (routers) routers.push(routerId);
+      else waiting.set(teamId, [routerId]);
     }
+    while (this.active.size < this.options.concurrency) {
+      let chosen: { teamId: string | undefined; routers: string[]; holds: number } | undefined;
+      for (const [teamId, routers] of waiting) {
+        const holds = held.get(teamId) ?? 0;
+        if (routers.length > 0 && holds < teamCap && (!chosen || holds < chosen.holds))
+          chosen = { teamId, routers, holds };
+      }
+      const routerId = chosen?.routers.shift();
+      if (!chosen || routerId === undefined) return;
+      held.set(chosen.teamId, chosen.holds + 1);
+      this.startQueue(routerId, chosen.teamId);
+    }
+  }
+
+  private startQueue(routerId: string, teamId: string | undefined): void {
+    this.wanted.delete(routerId);
+    const active: ActiveQueue = { run: Promise.resolve(), teamId };
+    this.active.set(routerId, active);
+    active.run = this.drain(routerId, active)
+      .catch((error) => this.options.log?.("scheduler: router queue failed", { routerId, err: error }))
+      .finally(() => {
+        this.active.delete(routerId);
+        this.passes.set(routerId, this.queuePasses(routerId) + 1);
+        this.pump();
+      });
+  }
+
+  /**
+   * Whether a router whose job just ended gives its slot to another team: the scheduler is full and a team
+   * waits that holds none, or at least two fewer than this router's team (one fewer would only swap who
+   * waits, except for a team that holds none: with more teams than slots, they take turns). The router goes
+   * back to the end of the line and runs its next job when a slot is its team's turn.
+   */
+  private givesWay(teamId: string | undefined): boolean {
+    if (this.active.size < this.options.concurrency) return false;
+    const held = this.heldByTeam();
+    const mine = held.get(teamId) ?? 0;
+    for (const [routerId, waitingTeam] of this.wanted) {
+      if (waitingTeam === teamId || this.active.has(routerId)) continue;
+      const theirs = held.get(waitingTeam) ?? 0;
+      if (theirs === 0 || theirs < mine - 1) return true;
+    }
+    return false;
+  }
+
+  private heldByTeam(): Map<string | undefined, number> {
+    const held = new Map<string | undefined, number>();
+    for (const { teamId } of this.active.values()) held.set(teamId, (held.get(teamId) ?? 0) + 1);
+    return held;
   }
 
   /**
@@ -137,17 +191,16 @@ export class Scheduler {
     return this.passes.get(routerId) ?? 0;
   }
 
-  private activeOf(teamId: string): number {
-    let count = 0;
-    for (const active of this.active.values()) if (active.teamId === teamId) count++;
-    return count;
-  }
-
-  /** Runs the router's jobs one after the other until its queue is empty, it is busy or offline. */
-  private async drain(routerId: string): Promise<void> {
+  /**
+   * Runs the router's jobs one after the other until its queue is empty, it is busy or offline, or its slot is
+   * another team's turn (`givesWay`).
+   */
+  private async drain(routerId: string, active: ActiveQueue): Promise<void> {
     while (!this.stopped) {
       const router = await routerForRun(this.db, routerId);
       if (!router?.online) return;
+      // An express kick from the admin API does not say whose router it is: the row does.
+      active.teamId = router.team_id;
       // Loaded before the claim: the back end knows whether the router is reachable (a reboot in progress).
       await this.routers.load(router);
       if (!this.routers.isOnline(routerId)) return;
@@ -169,6 +222,11 @@ export class Scheduler {
       // Deleted since the claim, or recovered by another instance: not ours to run any more.
       if (result === "not-started") continue;
       this.options.onChange?.(claimed.job);
+      if (this.givesWay(active.teamId)) {
+        this.wanted.delete(routerId);
+        this.wanted.set(routerId, active.teamId);
+        return;
+      }
     }
   }
 

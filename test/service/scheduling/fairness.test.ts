@@ -1,9 +1,14 @@
 /**
  * Issue 21, item 5: one team's long jobs on many routers held another team's express job pending. No team takes
- * every scheduler slot, and every job has a time limit.
+ * every scheduler slot, and every job has a time limit. Issue 45, finding 5: two busy teams held every slot
+ * and a third team's express job waited for as long as their queues lasted: a slot goes to the team holding
+ * fewest, given back by a busier team when its job ends.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ScriptOutcome } from "../../src/service/routers/backend.js";
+import { applySeed } from "../../src/service/seed.js";
+import { SimulatedBackend } from "../../src/simulator/index.js";
 import {
   ADMIN_TOKEN,
   eventually,
@@ -13,6 +18,7 @@ import {
   ROUTER_B,
   startTestService,
   TEAM_A,
+  TEAM_B,
   type TestService,
   TOKEN_B,
 } from "../harness.js";
@@ -97,5 +103,166 @@ describe("the job time limit", () => {
         ? true
         : undefined,
     );
+  });
+});
+
+/**
+ * The simulated routers, where the scripts of the routers in `held` wait for the test to let them go: which
+ * script starts next is then the scheduler's choice alone, in the order `started` records.
+ */
+class GatedBackend extends SimulatedBackend {
+  /** Router ids, in the order their scripts started. */
+  readonly started: string[] = [];
+  readonly held = new Set<string>();
+  private readonly waiting: { routerId: string; release: () => void }[] = [];
+
+  override async runScript(
+    routerId: string,
+    script: string,
+    options?: { signal?: AbortSignal; jobName?: string; resumed?: boolean },
+  ): Promise<ScriptOutcome> {
+    this.started.push(routerId);
+    if (this.held.has(routerId)) {
+      await new Promise<void>((release) => this.waiting.push({ routerId, release }));
+    }
+    return super.runScript(routerId, script, options);
+  }
+
+  /** Lets the router's waiting script run; false when none waits. */
+  release(routerId: string): boolean {
+    const index = this.waiting.findIndex((script) => script.routerId === routerId);
+    if (index < 0) return false;
+    this.waiting.splice(index, 1)[0]?.release();
+    return true;
+  }
+
+  releaseAll(): void {
+    this.held.clear();
+    for (const script of this.waiting.splice(0)) script.release();
+  }
+}
+
+const TEAM_C = "c0000000-0000-4000-8000-000000000003";
+const TOKEN_C = `cc000000-0000-4000-8000-000000000001:${TEAM_C}:${"M3n4B5v6C7".repeat(6)}pp`;
+const ROUTER_C = "c1000000-0000-4000-8000-000000000001";
+const SEED_C = { id: TEAM_C, tokens: [TOKEN_C], routers: [{ id: ROUTER_C, name: "edge-c" }] };
+
+describe("scheduler fairness between any number of teams", () => {
+  const ROUTER_A3 = "a3000000-0000-4000-8000-000000000003";
+  const ROUTER_B2 = "b2000000-0000-4000-8000-000000000002";
+  const backend = new GatedBackend({ seed: 7 });
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ schedulerConcurrency: 4, shutdownGraceMs: 100 }, backend);
+    await applySeed(svc.service.app.db, {
+      teams: [
+        { id: TEAM_A, tokens: [], routers: [{ id: ROUTER_A3, name: "edge-a3" }] },
+        { id: TEAM_B, tokens: [], routers: [{ id: ROUTER_B2, name: "edge-b2" }] },
+        SEED_C,
+      ],
+    });
+  });
+  afterAll(async () => {
+    backend.releaseAll();
+    await svc?.close();
+  });
+
+  it("gives a third team the next slot that frees while two teams' queues hold every one", async () => {
+    // GIVEN team A's three routers and team B's two, two jobs queued on each, the scripts held until released
+    const teamA = [ROUTER_A, ROUTER_A2, ROUTER_A3];
+    const teamB = [ROUTER_B, ROUTER_B2];
+    for (const routerId of [...teamA, ...teamB]) backend.held.add(routerId);
+    const flood: [string, string, string | undefined][] = [];
+    for (const [routerId, token] of [
+      ...teamA.map((id) => [id, undefined] as const),
+      ...teamB.map((id) => [id, TOKEN_B] as const),
+    ]) {
+      for (const round of [1, 2]) {
+        const ack = await svc.submit(
+          routerId,
+          { description: `flood ${round}`, script: ":put flood", express_execute: true },
+          token,
+        );
+        expect(ack.status).toBe(202);
+        flood.push([routerId, ack.body.data.idempotency_key, token]);
+      }
+    }
+    // ... and every one of the four slots taken: three by team A (its share of a full scheduler), one by B
+    await eventually(async () => (backend.started.length === 4 ? true : undefined));
+    expect(backend.started.filter((id) => teamA.includes(id))).toHaveLength(3);
+    expect(backend.started.filter((id) => teamB.includes(id))).toEqual([ROUTER_B]);
+    // WHEN team C sends one express job, then one of team A's jobs ends
+    const quick = await svc.submit(
+      ROUTER_C,
+      { description: "quick", script: ":put 1", express_execute: true },
+      TOKEN_C,
+    );
+    expect(quick.status).toBe(202);
+    expect(backend.release(ROUTER_A)).toBe(true);
+    // THEN team C's job is the next to start, before team A's router runs its next job
+    await eventually(async () => (backend.started.length >= 5 ? true : undefined));
+    expect(backend.started[4]).toBe(ROUTER_C);
+    // ... and when it ends, its slot goes to team B (one slot held) before team A (two)
+    await eventually(async () => (backend.started.length >= 6 ? true : undefined));
+    expect(backend.started[5]).toBe(ROUTER_B2);
+    // ... and the jobs' times say the same: team C's started before any job that started after A's first ended
+    backend.releaseAll();
+    const listed = await eventually(async () => {
+      const lists = await Promise.all(
+        [...flood.map(([routerId, , token]) => [routerId, token] as const), [ROUTER_C, TOKEN_C] as const].map(
+          async ([routerId, token]) => [routerId, (await svc.jobs(routerId, token)) as Loose[]] as const,
+        ),
+      );
+      return lists.every(([, jobs]) => jobs.every((job) => job.status === "completed")) ? lists : undefined;
+    });
+    const startedAt = (routerId: string, description: string): string =>
+      listed.find(([id]) => id === routerId)?.[1].find((job) => job.description === description)?.started_at;
+    const quickStarted = startedAt(ROUTER_C, "quick");
+    expect(quickStarted).toEqual(expect.any(String));
+    expect(startedAt(ROUTER_A, "flood 2") >= quickStarted).toBe(true);
+    expect(startedAt(ROUTER_B2, "flood 1") >= quickStarted).toBe(true);
+  });
+});
+
+describe("scheduler fairness with more teams than slots", () => {
+  const backend = new GatedBackend({ seed: 7 });
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ schedulerConcurrency: 1, shutdownGraceMs: 100 }, backend);
+    await applySeed(svc.service.app.db, { teams: [SEED_C] });
+  });
+  afterAll(async () => {
+    backend.releaseAll();
+    await svc?.close();
+  });
+
+  it("lets the teams take turns, one job each, instead of one team's queue running out first", async () => {
+    // GIVEN team A's first job holding the only slot, its second queued behind it
+    backend.held.add(ROUTER_A);
+    for (const n of [1, 2]) {
+      const ack = await svc.submit(ROUTER_A, {
+        description: `a${n}`,
+        script: ":put a",
+        express_execute: true,
+      });
+      expect(ack.status).toBe(202);
+    }
+    await eventually(async () => (backend.started.length === 1 ? true : undefined));
+    // WHEN teams B and C send a job each, then A's first ends
+    for (const [routerId, token] of [
+      [ROUTER_B, TOKEN_B],
+      [ROUTER_C, TOKEN_C],
+    ] as const) {
+      const ack = await svc.submit(
+        routerId,
+        { description: "quick", script: ":put 1", express_execute: true },
+        token,
+      );
+      expect(ack.status).toBe(202);
+    }
+    backend.releaseAll();
+    // THEN B's and C's jobs start before A's second
+    await eventually(async () => (backend.started.length === 4 ? true : undefined));
+    expect(backend.started).toEqual([ROUTER_A, ROUTER_B, ROUTER_C, ROUTER_A]);
   });
 });
