@@ -4,9 +4,25 @@
  * submission that was acknowledged is still there once space is back. The disk is a real tmpfs, filled for real.
  */
 import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../../src/service/app.js";
+import { resolveConfig } from "../../src/service/config.js";
+import { applySeed } from "../../src/service/seed.js";
+import { SimulatedBackend } from "../../src/simulator/index.js";
+import { type Database, openDatabase } from "../../src/store/database.js";
 import { mountSmallDisk, type SmallDisk, smallDiskAvailability } from "../helpers/small-disk.js";
-import { ROUTER_A, startTestService, type TestService } from "./harness.js";
+import {
+  ADMIN_TOKEN,
+  eventually,
+  LOOPBACK,
+  ROUTER_A,
+  SEED,
+  startTestService,
+  TEAM_A,
+  type TestService,
+  TOKEN_A,
+} from "./harness.js";
 
 const disk = smallDiskAvailability();
 
@@ -68,5 +84,122 @@ describe.skipIf(!disk.available)("a service whose disk fills up", () => {
     acknowledged++;
     const listed = await service.jobs(ROUTER_A);
     expect(listed).toHaveLength(acknowledged);
+  });
+});
+
+/** PostgreSQL's error for a file it cannot extend (SQLSTATE 53100), raised by the store itself. */
+const RAISE_DISK_FULL =
+  "DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$";
+
+/**
+ * The store as the service sees it, on a disk that fills up the moment after a claim commits, when `fillAfterClaim`
+ * is set: from then on every statement that writes is refused with the store's own disk_full error until `full`
+ * is cleared (space is back), and reads go on, as on a full disk. The instant matters, so the disk is not a
+ * tmpfs filled from outside: that cannot land between two statements of one job.
+ */
+function diskFullAfterClaims(db: Database) {
+  const disk = { fillAfterClaim: false, full: false };
+  const refuseWhileFull = async (sql?: string) => {
+    if (disk.full && (sql === undefined || !/^\s*SELECT\b/i.test(sql))) await db.query(RAISE_DISK_FULL);
+  };
+  const wrapped: Database = {
+    ...db,
+    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+      await refuseWhileFull(sql);
+      const result = await db.query<Row>(sql, params);
+      const claimed = result.rows[0];
+      if (disk.fillAfterClaim && claimed && "router_state_version" in claimed) {
+        disk.fillAfterClaim = false;
+        disk.full = true;
+      }
+      return result;
+    },
+    transaction: async (fn) => {
+      await refuseWhileFull();
+      return db.transaction(fn);
+    },
+  };
+  return { db: wrapped, disk };
+}
+
+/**
+ * Issue 45, finding 4: after a disk-full episode a router's queue stayed stuck until a restart: the claim of a
+ * job whose start the full disk refused was left behind (the job `loaded`, the queue behind it pending). Now the
+ * claim is given back once the store takes writes again, and the queue moves on by itself.
+ */
+describe("a job whose start a full disk refused", () => {
+  let db: Database;
+  let disk: ReturnType<typeof diskFullAfterClaims>["disk"];
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    db = await openDatabase({ location: "memory://" });
+    const store = diskFullAfterClaims(db);
+    disk = store.disk;
+    app = await createApp({
+      config: resolveConfig({
+        database: "memory://",
+        // The test drives the scheduler's ticks, so that it knows when the scheduler has looked again.
+        tickMs: 3_600_000,
+        adminToken: ADMIN_TOKEN,
+        rateLimit: { count: 10_000, windowMs: 1000 },
+        notifyAllow: LOOPBACK,
+      }),
+      backend: new SimulatedBackend({ seed: 7 }),
+      db: store.db,
+    });
+    await app.ready();
+    await applySeed(app.db, SEED as never);
+  });
+  afterAll(async () => {
+    disk.full = false;
+    await app?.close();
+    await db?.close();
+  });
+
+  const submit = async (n: number) => {
+    const answer = await app.inject({
+      method: "POST",
+      url: `/api/asynchronous/${ROUTER_A}`,
+      headers: { authorization: `Bearer ${TOKEN_A}` },
+      payload: { description: `job ${n}`, script: `:put ${n}` },
+    });
+    expect(answer.statusCode).toBe(202);
+  };
+  const statuses = async () =>
+    (
+      await db.query<{ status: string; execution: string }>(
+        "SELECT status, execution FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id",
+        [ROUTER_A, TEAM_A],
+      )
+    ).rows.map((row) => `${row.status}/${row.execution}`);
+  /** One tick of the scheduler, and the pass over the router's queue that it started, to its end. */
+  const tickAndPass = async () => {
+    const passes = app.scheduler.queuePasses(ROUTER_A);
+    await app.scheduler.tick();
+    await eventually(async () => (app.scheduler.queuePasses(ROUTER_A) > passes ? true : undefined));
+  };
+
+  it("gives its claim back once space is back, and the router's queue moves on without a restart", async () => {
+    // GIVEN three jobs queued on one router
+    for (const n of [1, 2, 3]) await submit(n);
+    // WHEN the disk fills up between the claim of the first and its start
+    disk.fillAfterClaim = true;
+    await tickAndPass();
+    expect(disk.full).toBe(true);
+    expect(await statuses()).toEqual(["loaded/claimed", "pending/queued", "pending/queued"]);
+    // ... and stays full for another tick: nothing runs, nothing is lost
+    await tickAndPass();
+    expect(await statuses()).toEqual(["loaded/claimed", "pending/queued", "pending/queued"]);
+    // WHEN space comes back
+    disk.full = false;
+    // THEN the scheduler's next tick gives the claim back and runs the queue, in order
+    await tickAndPass();
+    expect(await statuses()).toEqual(["completed/done", "completed/done", "completed/done"]);
+    const { rows } = await db.query<{ description: string }>(
+      "SELECT description FROM jobs WHERE router_id = $1 ORDER BY started_at",
+      [ROUTER_A],
+    );
+    expect(rows.map((row) => row.description)).toEqual(["job 1", "job 2", "job 3"]);
   });
 });

@@ -116,6 +116,24 @@ const START_JOB = `
   )
   SELECT * FROM started`;
 
+/**
+ * Gives claims this instance holds back to the queue, for jobs whose start failed (the store refused the write:
+ * a full disk): the job was never handed over, so it is queued again as it was, `loaded` already announced.
+ * A job that started meanwhile, or a claim that is not this instance's, is left alone. Returns the ids given back.
+ */
+export async function releaseClaims(
+  db: Queryable,
+  jobIds: readonly string[],
+  instanceId: string,
+): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE jobs SET execution = 'queued', claimed_by = NULL
+     WHERE id = ANY($1::uuid[]) AND execution = 'claimed' AND claimed_by = $2 RETURNING id`,
+    [jobIds, instanceId],
+  );
+  return rows.map((row) => row.id);
+}
+
 export interface Finish {
   readonly ok: boolean;
   readonly error?: string;

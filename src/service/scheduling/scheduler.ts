@@ -10,7 +10,7 @@ import {
   routersWithQueuedJobs,
   unregisterInstance,
 } from "../instances.js";
-import { claimNextJob, recoverJobs } from "../jobs/lifecycle.js";
+import { claimNextJob, recoverJobs, releaseClaims } from "../jobs/lifecycle.js";
 import type { JobRow } from "../jobs/rows.js";
 import type { RouterCycle } from "./router-cycle.js";
 
@@ -53,6 +53,11 @@ export class Scheduler {
   private readonly wanted = new Map<string, string | undefined>();
   private readonly active = new Map<string, ActiveQueue>();
   private readonly passes = new Map<string, number>();
+  /**
+   * Jobs this instance claimed whose start failed, with their router: the claim holds the router's queue until it
+   * is given back (`giveBackClaims`), which a full disk refuses too, so it is tried again on every tick.
+   */
+  private readonly stranded = new Map<string, string>();
   private readonly timers: NodeJS.Timeout[] = [];
   private stopped = false;
   private readonly shutdown = new AbortController();
@@ -81,6 +86,10 @@ export class Scheduler {
 
   async tick(): Promise<void> {
     if (this.stopped) return;
+    // Refused while the disk is still full: the queues of other routers move on meanwhile.
+    await this.giveBackClaims().catch((error) => {
+      if (!this.stopped) this.options.log?.("scheduler: giving back a claim failed", { err: error });
+    });
     try {
       if (!this.options.exclusive) await this.recover(this.now());
       for (const { routerId, teamId } of await routersWithQueuedJobs(this.db))
@@ -89,6 +98,20 @@ export class Scheduler {
     } catch (error) {
       if (!this.stopped) this.options.log?.("scheduler: tick failed", { err: error });
     }
+  }
+
+  /** Gives back the claims of jobs whose start failed, so their routers' queues move on; throws if refused. */
+  private async giveBackClaims(): Promise<void> {
+    if (this.stranded.size === 0) return;
+    const jobIds = [...this.stranded.keys()];
+    for (const jobId of await releaseClaims(this.db, jobIds, this.instanceId)) {
+      this.options.log?.("scheduler: a job whose start failed is queued again", {
+        routerId: this.stranded.get(jobId),
+        jobId,
+      });
+    }
+    // Those not given back started after all, or are no longer this instance's (deleted, recovered).
+    for (const jobId of jobIds) this.stranded.delete(jobId);
   }
 
   private async heartbeat(): Promise<void> {
@@ -210,15 +233,24 @@ export class Scheduler {
       // Closing: the claim goes back to the queue by recovery (next start, or another instance).
       if (this.stopped) return;
       const limit = AbortSignal.timeout(this.options.jobTimeoutMs);
-      const result = await this.routers.runJob(claimed, {
-        instanceId: this.instanceId,
-        signal: AbortSignal.any([this.shutdown.signal, limit]),
-        abortMessage: () =>
-          this.shutdown.signal.aborted
-            ? shutdownError(this.options.shutdownGraceMs)
-            : jobTimeLimitError(this.options.jobTimeoutMs),
-        ...(this.options.log ? { log: this.options.log } : {}),
-      });
+      let result: Awaited<ReturnType<RouterCycle["runJob"]>>;
+      try {
+        result = await this.routers.runJob(claimed, {
+          instanceId: this.instanceId,
+          signal: AbortSignal.any([this.shutdown.signal, limit]),
+          abortMessage: () =>
+            this.shutdown.signal.aborted
+              ? shutdownError(this.options.shutdownGraceMs)
+              : jobTimeLimitError(this.options.jobTimeoutMs),
+          ...(this.options.log ? { log: this.options.log } : {}),
+        });
+      } catch (error) {
+        // The store refused the start (a full disk) or the router's state could not be read: the claim would
+        // hold the queue until a restart. Given back now if the store takes it, else on a later tick.
+        this.stranded.set(claimed.job.id, routerId);
+        await this.giveBackClaims().catch(() => {});
+        throw error;
+      }
       // Deleted since the claim, or recovered by another instance: not ours to run any more.
       if (result === "not-started") continue;
       this.options.onChange?.(claimed.job);
