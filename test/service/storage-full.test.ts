@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
 import { applySeed } from "../../src/service/seed.js";
@@ -92,13 +92,16 @@ const RAISE_DISK_FULL =
   "DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$";
 
 /**
- * The store as the service sees it, on a disk that fills up the moment after a claim commits, when `fillAfterClaim`
- * is set: from then on every statement that writes is refused with the store's own disk_full error until `full`
- * is cleared (space is back), and reads go on, as on a full disk. The instant matters, so the disk is not a
- * tmpfs filled from outside: that cannot land between two statements of one job.
+ * The store as the service sees it, on a disk that fills up the moment after the statement whose first row
+ * `fillAfter` picks commits: from then on every statement that writes is refused with the store's own disk_full
+ * error until `full` is cleared (space is back), and reads go on, as on a full disk. The instant matters, so
+ * the disk is not a tmpfs filled from outside: that cannot land between two statements of one job.
  */
-function diskFullAfterClaims(db: Database) {
-  const disk = { fillAfterClaim: false, full: false };
+function diskFullAfter(db: Database) {
+  const disk: { fillAfter: ((row: Record<string, unknown>) => boolean) | undefined; full: boolean } = {
+    fillAfter: undefined,
+    full: false,
+  };
   const refuseWhileFull = async (sql?: string) => {
     if (disk.full && (sql === undefined || !/^\s*SELECT\b/i.test(sql))) await db.query(RAISE_DISK_FULL);
   };
@@ -107,9 +110,9 @@ function diskFullAfterClaims(db: Database) {
     query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
       await refuseWhileFull(sql);
       const result = await db.query<Row>(sql, params);
-      const claimed = result.rows[0];
-      if (disk.fillAfterClaim && claimed && "router_state_version" in claimed) {
-        disk.fillAfterClaim = false;
+      const row = result.rows[0] as Record<string, unknown> | undefined;
+      if (row && disk.fillAfter?.(row)) {
+        disk.fillAfter = undefined;
         disk.full = true;
       }
       return result;
@@ -122,19 +125,24 @@ function diskFullAfterClaims(db: Database) {
   return { db: wrapped, disk };
 }
 
+/** A claim's row: the job with its router's name, online flag and state version (`claimNextJob`). */
+const isClaim = (row: Record<string, unknown>) => "router_state_version" in row;
+/** A start's row: the job now running (`markStarted`). */
+const isStart = (row: Record<string, unknown>) => row.execution === "started" && row.status === "running";
+
 /**
  * Issue 45, finding 4: after a disk-full episode a router's queue stayed stuck until a restart: the claim of a
  * job whose start the full disk refused was left behind (the job `loaded`, the queue behind it pending). Now the
  * claim is given back once the store takes writes again, and the queue moves on by itself.
  */
-describe("a job whose start a full disk refused", () => {
+describe("a job whose start or outcome a full disk refused", () => {
   let db: Database;
-  let disk: ReturnType<typeof diskFullAfterClaims>["disk"];
+  let disk: ReturnType<typeof diskFullAfter>["disk"];
   let app: FastifyInstance;
 
   beforeAll(async () => {
     db = await openDatabase({ location: "memory://" });
-    const store = diskFullAfterClaims(db);
+    const store = diskFullAfter(db);
     disk = store.disk;
     app = await createApp({
       config: resolveConfig({
@@ -157,7 +165,7 @@ describe("a job whose start a full disk refused", () => {
     await db?.close();
   });
 
-  const submit = async (n: number) => {
+  const submit = async (n: number | string) => {
     const answer = await app.inject({
       method: "POST",
       url: `/api/asynchronous/${ROUTER_A}`,
@@ -166,13 +174,21 @@ describe("a job whose start a full disk refused", () => {
     });
     expect(answer.statusCode).toBe(202);
   };
+  /** The statuses of the router's open jobs and of those that ended since the test began, in seq order. */
+  let firstSeq = 0;
   const statuses = async () =>
     (
       await db.query<{ status: string; execution: string }>(
-        "SELECT status, execution FROM jobs WHERE router_id = $1 AND team_id = $2 ORDER BY seq_id",
-        [ROUTER_A, TEAM_A],
+        "SELECT status, execution FROM jobs WHERE router_id = $1 AND team_id = $2 AND seq_id >= $3 ORDER BY seq_id",
+        [ROUTER_A, TEAM_A, firstSeq],
       )
     ).rows.map((row) => `${row.status}/${row.execution}`);
+  beforeEach(async () => {
+    const { rows } = await db.query<{ next_seq: number }>("SELECT next_seq FROM routers WHERE id = $1", [
+      ROUTER_A,
+    ]);
+    firstSeq = rows[0]?.next_seq ?? 0;
+  });
   /** One tick of the scheduler, and the pass over the router's queue that it started, to its end. */
   const tickAndPass = async () => {
     const passes = app.scheduler.queuePasses(ROUTER_A);
@@ -184,7 +200,7 @@ describe("a job whose start a full disk refused", () => {
     // GIVEN three jobs queued on one router
     for (const n of [1, 2, 3]) await submit(n);
     // WHEN the disk fills up between the claim of the first and its start
-    disk.fillAfterClaim = true;
+    disk.fillAfter = isClaim;
     await tickAndPass();
     expect(disk.full).toBe(true);
     expect(await statuses()).toEqual(["loaded/claimed", "pending/queued", "pending/queued"]);
@@ -197,9 +213,26 @@ describe("a job whose start a full disk refused", () => {
     await tickAndPass();
     expect(await statuses()).toEqual(["completed/done", "completed/done", "completed/done"]);
     const { rows } = await db.query<{ description: string }>(
-      "SELECT description FROM jobs WHERE router_id = $1 ORDER BY started_at",
-      [ROUTER_A],
+      "SELECT description FROM jobs WHERE router_id = $1 AND seq_id >= $2 ORDER BY started_at",
+      [ROUTER_A, firstSeq],
     );
     expect(rows.map((row) => row.description)).toEqual(["job 1", "job 2", "job 3"]);
+  });
+
+  it("writes a job's outcome once space is back, and the router's queue moves on without a restart", async () => {
+    // GIVEN two jobs queued on one router
+    for (const n of [4, 5]) await submit(n);
+    // WHEN the disk fills up while the first one's script runs (its start committed)
+    disk.fillAfter = isStart;
+    const passes = app.scheduler.queuePasses(ROUTER_A);
+    await app.scheduler.tick();
+    await eventually(async () => (disk.full ? true : undefined));
+    // THEN it stays running, its outcome not written yet, and the next job waits for it
+    expect(await statuses()).toEqual(["running/started", "pending/queued"]);
+    // WHEN space comes back
+    disk.full = false;
+    // THEN the same pass writes the outcome and runs the next job
+    await eventually(async () => (app.scheduler.queuePasses(ROUTER_A) > passes ? true : undefined));
+    expect(await statuses()).toEqual(["completed/done", "completed/done"]);
   });
 });

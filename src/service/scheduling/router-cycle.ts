@@ -5,6 +5,7 @@
  * transition, in one transaction), and record the version saved. The back end stays private to this module.
  */
 
+import { patiently } from "../../client/patience.js";
 import type { DeviceEndpoint } from "../../contract/routers/device-endpoint.js";
 import {
   type RouterBackend,
@@ -16,6 +17,7 @@ import type { RouterRecord } from "../../contract/sync.js";
 import { type RouterRow, routerState } from "../auth/directory.js";
 import type { Database } from "../database/database.js";
 import { fromJsonb } from "../database/jsonb.js";
+import { isStorageFull, STORAGE_FULL_RETRY_AFTER_S } from "../database/storage-full.js";
 import { isTransientConflict, retryTransient } from "../database/transient.js";
 import { type ClaimedJob, finishJob, markStarted, recordBackup, saveRouterState } from "../jobs/lifecycle.js";
 
@@ -28,6 +30,8 @@ export interface JobRunOptions {
   /** Aborts the script (the service is closing); `abortMessage` then becomes the job's error. */
   readonly signal: AbortSignal;
   readonly abortMessage: () => string;
+  /** The service is closing: an outcome the store refuses is no longer retried (recovery ends the job). */
+  readonly closing?: AbortSignal;
   readonly log?: (message: string, fields?: object) => void;
 }
 
@@ -146,15 +150,21 @@ export class RouterCycle {
         : (error as Error).message || String(error);
       outcome = { ok: false, output: "", error: message };
     }
+    // A full disk: the outcome is written once space is back; meanwhile the router's queue waits for it, as it
+    // must (the next job runs on the state this one left).
     const finish = (snapshot: unknown) =>
-      retryTransient(() =>
-        finishJob(
-          this.db,
-          job,
-          { ok: outcome.ok, ...(outcome.ok ? {} : { error: describeFailure(outcome) }), snapshot },
-          this.now(),
-          options.instanceId,
-        ),
+      untilStored(
+        () =>
+          retryTransient(() =>
+            finishJob(
+              this.db,
+              job,
+              { ok: outcome.ok, ...(outcome.ok ? {} : { error: describeFailure(outcome) }), snapshot },
+              this.now(),
+              options.instanceId,
+            ),
+          ),
+        options,
       );
     let saved: Awaited<ReturnType<typeof finish>>;
     try {
@@ -202,6 +212,29 @@ export class RouterCycle {
 
   private recordSaved(routerId: string, version: number): void {
     this.versions.set(routerId, version);
+  }
+}
+
+/** `write`, tried again while the store refuses it for lack of space, until it is stored or the service closes. */
+async function untilStored<T>(write: () => Promise<T>, options: JobRunOptions): Promise<T> {
+  let refused: unknown;
+  try {
+    return await patiently(write, {
+      deadline: Number.POSITIVE_INFINITY,
+      ...(options.closing ? { signal: options.closing } : {}),
+      schedule: { firstMs: 250, maxMs: STORAGE_FULL_RETRY_AFTER_S * 1000 },
+      transient: (error) => {
+        if (!isStorageFull(error)) return false;
+        refused = error;
+        options.log?.("job outcome refused by a full disk: written again once there is space", {
+          err: error,
+        });
+        return true;
+      },
+    });
+  } catch (error) {
+    // Closing: the refusal stands, and recovery ends the job as interrupted at the next start.
+    throw options.closing?.aborted && refused !== undefined ? refused : error;
   }
 }
 

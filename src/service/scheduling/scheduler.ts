@@ -238,6 +238,7 @@ export class Scheduler {
         result = await this.routers.runJob(claimed, {
           instanceId: this.instanceId,
           signal: AbortSignal.any([this.shutdown.signal, limit]),
+          closing: this.shutdown.signal,
           abortMessage: () =>
             this.shutdown.signal.aborted
               ? shutdownError(this.options.shutdownGraceMs)
