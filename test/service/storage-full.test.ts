@@ -16,6 +16,7 @@ import {
   ADMIN_TOKEN,
   eventually,
   LOOPBACK,
+  type Loose,
   ROUTER_A,
   SEED,
   startTestService,
@@ -234,5 +235,75 @@ describe("a job whose start or outcome a full disk refused", () => {
     // THEN the same pass writes the outcome and runs the next job
     await eventually(async () => (app.scheduler.queuePasses(ROUTER_A) > passes ? true : undefined));
     expect(await statuses()).toEqual(["completed/done", "completed/done"]);
+  });
+});
+
+/**
+ * Issue 45, finding 3: the disk filling while the WAL was written hung the service for good (PostgreSQL
+ * PANICs when it cannot write the WAL; PGlite's instance lived on, and its next statement spun on the store's
+ * thread: not even /healthz answered, SIGTERM went unheard, freeing space changed nothing). Now the store is down
+ * while the disk is full (503 with Retry-After), starts again by itself once space is back (WAL replay), and
+ * every acknowledged job is there. The disk is a real tmpfs, filled for real.
+ */
+describe.skipIf(!disk.available)("a service whose disk fills up while the WAL is written", () => {
+  let small: SmallDisk;
+  let service: TestService;
+  beforeAll(async () => {
+    small = mountSmallDisk(96);
+    service = await startTestService({
+      database: join(small.path, "pglite"),
+      dataDir: small.path,
+      rateLimit: { count: 100_000, windowMs: 60_000 },
+      tickMs: 3_600_000,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    small?.free();
+    small?.unmount();
+  });
+
+  /** A WAL record of 100 kB, written and flushed: a new WAL segment (16 MiB) is needed every 160 of them. */
+  const WRITE_WAL = "SELECT pg_logical_emit_message(true, 'routerjobs-test', repeat('x', 100000))";
+
+  it("answers 503 with Retry-After while the store is down, and recovers by itself when space returns", async () => {
+    let acknowledged = 0;
+    for (let n = 0; n < 20; n++) {
+      expect((await service.submit(ROUTER_A, { description: `job ${n}`, script: ":put 1" })).status).toBe(
+        202,
+      );
+      acknowledged++;
+    }
+    // WHEN the disk fills up and the WAL needs its next segment (the data files need no new page: only WAL grows)
+    small.fill();
+    let refused: unknown;
+    for (let n = 0; n < 1_000 && refused === undefined; n++) {
+      await service.service.app.db.query(WRITE_WAL).catch((error: unknown) => {
+        refused = error;
+      });
+    }
+    expect(refused).toMatchObject({ code: "53100", message: expect.stringContaining("pg_wal/") });
+
+    // THEN /healthz and a submission answer, 503 with Retry-After: nothing hangs
+    const health = await service.call("GET", "/healthz", { token: null });
+    expect(health.status).toBe(503);
+    expect(health.headers["retry-after"]).toBe("30");
+    const submitted = await service.submit(ROUTER_A, { description: "while full", script: ":put 1" });
+    expect(submitted.status).toBe(503);
+    expect(submitted.headers["retry-after"]).toBe("30");
+
+    // WHEN space comes back
+    small.free();
+    // THEN submissions are accepted again without a restart, as soon as the store has started again
+    const accepted = await eventually(async () => {
+      const answer = await service.submit(ROUTER_A, { description: "after", script: ":put 1" });
+      if (answer.status !== 202) expect(answer.status).toBe(503);
+      return answer.status === 202 ? answer : undefined;
+    });
+    expect(accepted.status).toBe(202);
+    acknowledged++;
+    // AND every job acknowledged before and after is listed
+    const listed = (await service.jobs(ROUTER_A)) as Loose[];
+    expect(listed.filter((job) => job.description !== "while full")).toHaveLength(acknowledged);
   });
 });

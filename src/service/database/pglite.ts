@@ -6,6 +6,7 @@ import {
   DurableNodeFS,
   durableStartParams,
   mayWrite,
+  type RunStatement,
   type WalFlusher,
   walFlusher,
 } from "./pglite-durability.js";
@@ -39,7 +40,7 @@ export type PgliteSource = { readonly dataDir: string } | { readonly memory: tru
  * the heap that PGlite keeps busy, where the caller's mostly idle heap held it (+60 MiB of RSS at a fresh
  * service's start, bench/store-memory.bench.ts).
  */
-export async function openPgliteHere(source: PgliteSource): Promise<Database> {
+export async function openPgliteHere(source: PgliteSource): Promise<PgliteDatabase> {
   keepWasmAtBaselineTier();
   const pgliteWasmModule = await compiledPglite();
   // A throwaway database has no disk to reach: it keeps PGlite's own start (no fsync, synchronous commits).
@@ -51,7 +52,7 @@ export async function openPgliteHere(source: PgliteSource): Promise<Database> {
       postgresqlconf: [...PGLITE_SETTINGS],
       extensions: EXTENSIONS,
     });
-    return wrapPglite(db, preparedStatements(db), { noteWrite: () => {}, durable: async () => {} });
+    return wrapPglite(db, preparedStatements(db), () => ({ noteWrite: () => {}, durable: async () => {} }));
   }
   await initialiseDataDirectory(source.dataDir);
   const db = await PGlite.create({
@@ -62,12 +63,7 @@ export async function openPgliteHere(source: PgliteSource): Promise<Database> {
     postgresqlconf: [...PGLITE_SETTINGS],
     extensions: EXTENSIONS,
   });
-  const statements = preparedStatements(db);
-  return wrapPglite(
-    db,
-    statements,
-    walFlusher((sql) => statements.query(sql, [], false)),
-  );
+  return wrapPglite(db, preparedStatements(db), walFlusher);
 }
 
 /** A compiled wasm module: this project's TypeScript libraries (ES2023, node) declare no WebAssembly API. */
@@ -112,39 +108,122 @@ class TarballBlob extends Blob {
   }
 }
 
+/** A PGlite database, and whether PostgreSQL panicked in it (then nothing is sent to it any more). */
+export interface PgliteDatabase extends Database {
+  /** The PANIC (or FATAL) that ended the instance; undefined while it serves. */
+  readonly stopped: Error | undefined;
+}
+
+/** Whether PostgreSQL said its backend is gone (a real server starts another; PGlite's instance is unusable). */
+function isFatal(error: unknown): boolean {
+  const severity = (error as { severity?: unknown } | undefined)?.severity;
+  return severity === "PANIC" || severity === "FATAL";
+}
+
+/** The error of a statement after the instance stopped: the PANIC's code (53100 for a full disk), and why. */
+export function stoppedError(cause: Error): Error {
+  const error = new Error(
+    `the database stopped (${cause.message}) and starts again once it can write; nothing of this statement was done`,
+    { cause },
+  );
+  const code = (cause as { code?: unknown }).code;
+  if (typeof code === "string") Object.assign(error, { code });
+  return error;
+}
+
 /**
  * `flusher.durable()` resolves once what was committed so far is on disk: every query and transaction waits for
  * it before it resolves, so nothing is answered from a commit that a power loss could undo.
+ *
+ * A PostgreSQL PANIC (the WAL could not be written: a full disk) ends a real backend; PGlite's instance lives
+ * on with the backend half torn down, and its next statement that writes WAL spins for ever on the thread
+ * (every database of the process stuck, SIGTERM unheard: issue 45, finding 3). So the calls reach PGlite one at
+ * a time, each once the one before it has settled and been looked at (PGlite runs them one at a time anyway;
+ * the wait for durability is outside the turn, so group commit still shares one flush): after a PANIC the
+ * instance is never called again, not even to roll back or close, and every call fails (`stopped`).
  */
-function wrapPglite(db: PGlite, statements: PreparedStatements, flusher: WalFlusher): Database {
+function wrapPglite(
+  db: PGlite,
+  statements: PreparedStatements,
+  flusherFor: (run: RunStatement) => WalFlusher,
+): PgliteDatabase {
+  let stopped: Error | undefined;
+  let tail: Promise<unknown> = Promise.resolve();
+  /** Runs `call` into PGlite in its turn, unless the instance stopped; a PANIC stops it. */
+  const inTurn = <T>(call: () => Promise<T>): Promise<T> => {
+    const run = tail.then(() => guarded(call));
+    tail = run.catch(() => {});
+    return run;
+  };
+  const guarded = async <T>(call: () => Promise<T>): Promise<T> => {
+    if (stopped) throw stoppedError(stopped);
+    try {
+      return await call();
+    } catch (error) {
+      if (isFatal(error)) stopped ??= error as Error;
+      throw error;
+    }
+  };
+  // The flush is a statement too (it writes WAL): in its turn, and a PANIC in it stops the instance.
+  const flusher = flusherFor((sql) => inTurn(() => statements.query(sql, [], false)));
   return {
     kind: "pglite",
+    get stopped() {
+      return stopped;
+    },
     query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-      const rows = await statements.query<Row>(sql, params, false);
+      const rows = await inTurn(() => statements.query<Row>(sql, params, false));
       if (mayWrite(sql)) flusher.noteWrite();
       await flusher.durable();
       return { rows };
     },
     transaction: async (fn) => {
-      // PGlite's transaction: BEGIN, then COMMIT or (when `fn` throws) ROLLBACK, holding its transaction lock.
-      let open = true;
-      const value = await db
-        .transaction(() =>
-          fn({
-            query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-              // As PGlite's own transaction object: once it has ended, a statement would run outside it.
-              if (!open) throw new Error("the transaction has ended: a statement cannot run in it");
-              return { rows: await statements.query<Row>(sql, params, true) };
-            },
+      const value = await inTurn(
+        () =>
+          new Promise<Awaited<ReturnType<typeof fn>>>((resolve, reject) => {
+            // PGlite's transaction: BEGIN, then COMMIT or (when `fn` throws) ROLLBACK, holding its transaction
+            // lock. Once the instance stopped, PGlite's transaction is left unsettled: its ROLLBACK would spin.
+            let open = true;
+            const abandon = (error: unknown) => {
+              open = false;
+              reject(error);
+              return new Promise<never>(() => {});
+            };
+            db.transaction(async () => {
+              let value: Awaited<ReturnType<typeof fn>>;
+              try {
+                value = await fn({
+                  query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
+                    // As PGlite's own transaction object: once it has ended, a statement would run outside it.
+                    if (!open) throw new Error("the transaction has ended: a statement cannot run in it");
+                    return { rows: await guarded(() => statements.query<Row>(sql, params, true)) };
+                  },
+                });
+              } catch (error) {
+                if (stopped) return abandon(error);
+                throw error;
+              }
+              if (stopped) return abandon(stoppedError(stopped));
+              return value;
+            }).then(
+              (value) => {
+                open = false;
+                resolve(value as Awaited<ReturnType<typeof fn>>);
+              },
+              (error: unknown) => {
+                open = false;
+                if (isFatal(error)) stopped ??= error as Error;
+                reject(error);
+              },
+            );
           }),
-        )
-        .finally(() => {
-          open = false;
-        });
+      );
       flusher.noteWrite();
       await flusher.durable();
       return value;
     },
-    close: () => db.close(),
+    close: async () => {
+      if (!stopped) await inTurn(() => db.close());
+    },
   };
 }
