@@ -40,14 +40,14 @@ export interface JobDefinition {
   /**
    * Absent: `routerjobs apply` decides ({@link DEFAULT_EXPRESS_EXECUTE}). Express only says when the job runs,
    * not what runs, so an absent flag keys as `false` did before express became the default: upgrading leaves
-   * every existing job's key, and so its resource, as it was (docs/decisions.md, issue 20).
+   * every existing job's key, and so its resource, as it was (docs/decisions.md).
    */
   readonly express_execute?: boolean | undefined;
   readonly needs_acknowledgement: boolean;
   readonly notify_url?: string | undefined;
 }
 
-/** What `routerjobs apply` submits when the job JSON leaves `express_execute` out: at once (issue 20). */
+/** What `routerjobs apply` submits when the job JSON leaves `express_execute` out: at once. */
 export const DEFAULT_EXPRESS_EXECUTE = true;
 
 /**

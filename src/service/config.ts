@@ -14,7 +14,7 @@ export interface ServiceConfig extends NotifySettings {
   readonly rateLimit: RateLimit;
   /**
    * Scheduler period for jobs without express execution. The spec's; declared deploys submit express by
-   * default (docs/decisions.md, issue 20), so only jobs that asked to be batched wait for it. @default 10 s
+   * default (docs/decisions.md), so only jobs that asked to be batched wait for it. @default 10 s
    */
   readonly tickMs: number;
   /** A synchronous command that takes longer answers 504. @default 10 s */

@@ -221,7 +221,11 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     // The refused submission made no job; the team's other token still works.
     expect(await jobs(routerD, otherTokenD)).toEqual([]);
 
-    expectOneErrorLine(await admin("token", "revoke", tokenId), 3, /refused: token does not exist \(HTTP 404\)/);
+    expectOneErrorLine(
+      await admin("token", "revoke", tokenId),
+      3,
+      /refused: token does not exist \(HTTP 404\)/,
+    );
     // A whole token would put its secret in the URL, and so in the service's log: refused before sending.
     expectOneErrorLine(await admin("token", "revoke", otherTokenD), 2, /takes the token id/, [
       secretOf(otherTokenD),
@@ -260,7 +264,11 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expect(Date.parse(ran.started_at)).toBeGreaterThanOrEqual(onlineAt);
 
     const unknown = "ffffffff-0000-4000-8000-000000000000";
-    expectOneErrorLine(await admin("router", "offline", unknown), 3, /refused: router does not exist \(HTTP 404\)/);
+    expectOneErrorLine(
+      await admin("router", "offline", unknown),
+      3,
+      /refused: router does not exist \(HTTP 404\)/,
+    );
     expectOneErrorLine(await admin("router", "online", "edge-a2"), 3, /router_id: must be a lowercase UUID/);
   });
 
@@ -311,7 +319,11 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     }
     // The team's other router is untouched.
     expect(await jobs(ROUTER_D2, otherTokenD)).toEqual([]);
-    expectOneErrorLine(await admin("router", "remove", routerD), 3, /refused: router does not exist \(HTTP 404\)/);
+    expectOneErrorLine(
+      await admin("router", "remove", routerD),
+      3,
+      /refused: router does not exist \(HTTP 404\)/,
+    );
     expectOneErrorLine(
       await admin("router", "add", "--team", TEAM_D, "--name", "again", "--id", routerD),
       3,

@@ -6,11 +6,11 @@
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { SimulatedBackend } from "../../src/routeros/simulator/index.js";
 import { createApp } from "../../src/service/app.js";
 import { resolveConfig } from "../../src/service/config.js";
+import { type Database, openDatabase } from "../../src/service/database/database.js";
 import { applySeed } from "../../src/service/seed.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
-import { type Database, openDatabase } from "../../src/store/database.js";
 import { mountSmallDisk, type SmallDisk, smallDiskAvailability } from "../helpers/small-disk.js";
 import {
   ADMIN_TOKEN,

@@ -1,6 +1,6 @@
 /**
  * The entry bin/routerjobs.js takes for `routerjobs apply`: Terraform starts one per declared script, so its
- * start-up is paid once per job (issue 20). It loads what apply needs and nothing else: no commander, no other
+ * start-up is paid once per job. It loads what apply needs and nothing else: no commander, no other
  * command. A command line it does not read (help, a typo) goes to the full CLI, which answers as always.
  */
 import { createRequire } from "node:module";

@@ -1,6 +1,6 @@
 /**
  * A CommonJS bundle run with V8's code for it kept on disk: `routerjobs apply`'s body (apply-main.ts), which
- * Terraform starts once per declared script (issue 20).
+ * Terraform starts once per declared script.
  *
  * Node's own compile cache (`module.enableCompileCache`, Node >= 22.1, which bin/routerjobs.js turns on for the
  * rest of the CLI) stores a module's code when the module is compiled, before it runs: it holds the top level

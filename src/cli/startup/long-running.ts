@@ -1,5 +1,5 @@
 /**
- * How `bin/routerjobs.js` starts the commands that run until stopped, for their memory (issue 20: the service and
+ * How `bin/routerjobs.js` starts the commands that run until stopped, for their memory (the service and
  * the receiver <= 200 MiB each, idle and under the soak). `apply` lives a second and starts as it is.
  */
 export const LONG_RUNNING_COMMANDS: readonly string[] = ["service", "receiver"];

@@ -7,8 +7,7 @@
  * `request()` on our own dispatcher, not the global fetch: Node's fetch bundles another undici copy that
  * ignores this dispatcher (NOTES.md). The Pool and `request` come from their own modules, not from undici's
  * index: the index also loads fetch, WebSocket, the mock agents, the caches and every interceptor, twice the
- * code, and that cost 0.03 s of CPU and 8 MiB in every `routerjobs apply` process (issue 20,
- * docs/decisions.md). undici has no `exports` map, so these paths are public by Node's rules;
+ * code, and that cost 0.03 s of CPU and 8 MiB in every `routerjobs apply` process (docs/decisions.md). undici has no `exports` map, so these paths are public by Node's rules;
  * undici-parts.d.ts types them.
  */
 import type { Dispatcher } from "undici";

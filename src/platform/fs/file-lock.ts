@@ -4,7 +4,7 @@
  * asynchronous lock touches it every half of that while it holds it. The rules are proper-lockfile's, which
  * made the lock a directory: on ext4 here a mkdir + rmdir costs 0.7 ms against 0.04 ms for a file's create +
  * unlink, and loading proper-lockfile, graceful-fs and signal-exit cost each `routerjobs apply` some 6% of its
- * CPU (issue 20). A lock directory that an older routerjobs made at the same path still counts as held (our
+ * CPU. A lock directory that an older routerjobs made at the same path still counts as held (our
  * O_EXCL create fails on it, as its mkdir fails on our file), and is removed the same way when stale.
  */
 import { closeSync, openSync, rmdirSync, statSync, unlinkSync, utimesSync } from "node:fs";

@@ -5,7 +5,7 @@
  * awaited `setImmediate`, every script paused at that moment would resume in the same check phase, one after
  * the other, before the loop polled again: with four runaway scripts of one team, another team's synchronous
  * call waited four turns. Here the paused scripts queue, and one resumes per iteration, so a request waits at
- * most one script's turn whatever the number of scripts running (issue 21: one tenant cannot starve another).
+ * most one script's turn whatever the number of scripts running (one tenant cannot starve another).
  */
 const waiting: Array<() => void> = [];
 let scheduled = false;

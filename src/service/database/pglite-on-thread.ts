@@ -7,7 +7,7 @@ import { fromWire, type Reply, type Request } from "./thread-protocol.js";
 /**
  * Embedded PGlite on a thread of its own. PostgreSQL in wasm, and PGlite's parsing of each result, took half of
  * the service's CPU under a long router's list requests, all of it on the event loop that also answers every
- * other router's calls (issue 20: a synchronous call's p99 at 7-10x idle while another router's pages were
+ * other router's calls (a synchronous call's p99 at 7-10x idle while another router's pages were
  * read). On its own thread that work runs beside the event loop, on another core; the caller only receives
  * rows by structured clone.
  *

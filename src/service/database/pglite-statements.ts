@@ -1,7 +1,7 @@
 import { type PGlite, parse, protocol } from "@electric-sql/pglite";
 
 /**
- * The store's statements on PGlite, each parsed and planned once (issue 20). `PGlite.query` sends every
+ * The store's statements on PGlite, each parsed and planned once. `PGlite.query` sends every
  * statement through six calls into PostgreSQL (parse, describe, bind, describe, execute, sync) and PostgreSQL
  * parses, analyses and plans its text again each time: for the submission's statement 2.3-2.6 ms of CPU, where
  * the statement's own execution is 0.37 ms; `SELECT $1::uuid` 0.34 ms. Here a statement text is parsed once as

@@ -137,7 +137,7 @@ export function stoppedError(cause: Error): Error {
  *
  * A PostgreSQL PANIC (the WAL could not be written: a full disk) ends a real backend; PGlite's instance lives
  * on with the backend half torn down, and its next statement that writes WAL spins for ever on the thread
- * (every database of the process stuck, SIGTERM unheard: issue 45, finding 3). So the calls reach PGlite one at
+ * (every database of the process stuck, SIGTERM unheard). So the calls reach PGlite one at
  * a time, each once the one before it has settled and been looked at (PGlite runs them one at a time anyway;
  * the wait for durability is outside the turn, so group commit still shares one flush): after a PANIC the
  * instance is never called again, not even to roll back or close, and every call fails (`stopped`).

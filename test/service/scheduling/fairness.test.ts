@@ -6,9 +6,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptOutcome } from "../../src/service/routers/backend.js";
-import { applySeed } from "../../src/service/seed.js";
-import { SimulatedBackend } from "../../src/simulator/index.js";
+import type { ScriptOutcome } from "../../../src/contract/routers/router-backend.js";
+import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
+import { applySeed } from "../../../src/service/seed.js";
 import {
   ADMIN_TOKEN,
   eventually,
