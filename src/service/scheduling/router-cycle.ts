@@ -217,24 +217,33 @@ export class RouterCycle {
 
 /** `write`, tried again while the store refuses it for lack of space, until it is stored or the service closes. */
 async function untilStored<T>(write: () => Promise<T>, options: JobRunOptions): Promise<T> {
+  const refusedForSpace = (error: unknown) => {
+    if (!isStorageFull(error)) return false;
+    options.log?.("job outcome refused by a full disk: written again once there is space", { err: error });
+    return true;
+  };
+  // Written once whatever happens, closing or not: a closing service still records what the script did.
   let refused: unknown;
+  try {
+    return await write();
+  } catch (error) {
+    if (!refusedForSpace(error) || options.closing?.aborted) throw error;
+    refused = error;
+  }
   try {
     return await patiently(write, {
       deadline: Number.POSITIVE_INFINITY,
       ...(options.closing ? { signal: options.closing } : {}),
       schedule: { firstMs: 250, maxMs: STORAGE_FULL_RETRY_AFTER_S * 1000 },
       transient: (error) => {
-        if (!isStorageFull(error)) return false;
+        if (!refusedForSpace(error)) return false;
         refused = error;
-        options.log?.("job outcome refused by a full disk: written again once there is space", {
-          err: error,
-        });
         return true;
       },
     });
   } catch (error) {
     // Closing: the refusal stands, and recovery ends the job as interrupted at the next start.
-    throw options.closing?.aborted && refused !== undefined ? refused : error;
+    throw options.closing?.aborted ? refused : error;
   }
 }
 

@@ -17,7 +17,7 @@ import { RouterOSAPI } from "routeros-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PASSWORD, startDevice, type TestDevice } from "./device.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PYTHON = "/usr/bin/python3";
 
 function librouterosAvailability(): { available: boolean; reason?: string } {

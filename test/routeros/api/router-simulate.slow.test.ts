@@ -9,7 +9,7 @@ import { RouterApiClient } from "../../../src/routeros/api/client.js";
 import { runCli } from "../../helpers/cli.js";
 import { scratchDir } from "../../helpers/scratch.js";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 let dir: string;
 let passwordFile: string;
 beforeAll(() => {

@@ -66,7 +66,7 @@ describe("PGlite on the database thread", () => {
     expect((duplicate as Error).message).toMatch(
       /duplicate key value violates unique constraint "item_pkey"/,
     );
-    expect((duplicate as Error).stack).toContain("pglite-on-thread.test.ts");
+    expect((duplicate as Error).stack).toContain("pglite-on-thread.slow.test.ts");
     await expect(db.query("SELEC 1")).rejects.toMatchObject({ code: "42601" });
   });
 

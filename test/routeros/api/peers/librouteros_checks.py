@@ -1,5 +1,5 @@
 """Checks our simulated RouterOS device with Debian's python3-librouteros (a protocol implementation we did
-not write). Run by test/routeros-api/peers.test.ts with /usr/bin/python3; prints one JSON object of results.
+not write). Run by test/routeros/api/peers.slow.test.ts with /usr/bin/python3; prints one JSON object of results.
 The password comes from the environment (ROUTER_PASSWORD), never the command line."""
 import hashlib
 import json
