@@ -57,7 +57,7 @@ const common = {
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  // CommonJS dependencies (commander, undici, proper-lockfile) call require(), which ESM output does not have.
+  // CommonJS dependencies (commander, undici) call require(), which ESM output does not have.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },

@@ -48,6 +48,30 @@ export function tryLockSync(file: string, options: LockOptions = {}): (() => voi
 }
 
 /**
+ * Takes the lock of `file` now and holds it until released, touching it every half of `staleMs` so that others
+ * do not take it as stale (a long-lived holder: a database's data directory). Returns undefined while another
+ * process holds it. `onCompromised` hears when a touch fails or another process took the lock over.
+ */
+export function tryHoldLock(
+  file: string,
+  staleMs: number,
+  onCompromised: (error: Error) => void,
+): (() => void) | undefined {
+  const unlock = tryLockSync(file, { staleMs });
+  if (!unlock) return undefined;
+  const lock = `${file}.lock`;
+  // A lock taken over is another process's now: releasing it later must not remove theirs.
+  const stopRefresh = refreshWhileHeld(lock, staleMs, (error) => {
+    held.delete(lock);
+    onCompromised(error);
+  });
+  return () => {
+    stopRefresh();
+    unlock();
+  };
+}
+
+/**
  * Holds the cross-process lock of `file` while `fn` runs. `onTimeout` builds the error thrown when the lock
  * is not free before `deadline` (epoch ms). `file` itself need not exist. While held, the lock is touched
  * every half stale time; `onCompromised` hears when that fails or another process took the lock over.

@@ -1,8 +1,8 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import lockfile from "proper-lockfile";
 import { EnvironmentError, RouterjobsError } from "../../errors.js";
+import { tryHoldLock } from "../../platform/fs/file-lock.js";
 import { isProcessAlive } from "../../platform/fs/process-alive.js";
 
 /**
@@ -16,8 +16,9 @@ const RETRY_MS = 250;
 const held = new Set<string>();
 
 /**
- * PGlite serves one process per data directory: a second one would corrupt it. The lock is `<dir>.lock` (a
- * proper-lockfile directory, refreshed while held) and `<dir>.lock.pid` names its holder for the error message.
+ * PGlite serves one process per data directory: a second one would corrupt it. The lock is `<dir>.lock` (the
+ * project's file lock, refreshed while held; an older routerjobs's lock directory counts as held too) and
+ * `<dir>.lock.pid` names its holder for the error message.
  * A live holder's pid fails the open at once; after a crash the lock stays fresh for up to STALE_MS, so an
  * open waits that long before taking it over. Resolves to the release function.
  */
@@ -29,46 +30,35 @@ export async function lockDataDirectory(
   const pidFile = `${path}.lock.pid`;
   if (held.has(path)) throw inUse(path, process.pid);
   await mkdir(dirname(path), { recursive: true });
-  // A dead holder's last refresh may lie up to 1 s ahead (proper-lockfile rounds it up to the second).
   const deadline = Date.now() + STALE_MS + 1500;
-  let release: () => Promise<void>;
+  let release: () => void;
   for (;;) {
-    try {
-      release = await lockfile.lock(path, {
-        lockfilePath: `${path}.lock`,
-        realpath: false,
-        stale: STALE_MS,
-        retries: 0,
-        // The default throws from a timer and ends the process. Another process may hold the directory now:
-        // the owner (the database) stops writing at once and tells its user, who stops serving.
-        onCompromised: (error) => {
-          const lost = new DataDirectoryLostError(
-            `the lock of data directory ${path} was lost (${error.message}): another process may be using it, so this one stops writing to it`,
-          );
-          if (onLost) onLost(lost);
-          else process.emitWarning(lost.message);
-        },
-      });
+    // Another process may hold the directory now: the owner (the database) stops writing at once and tells its
+    // user, who stops serving.
+    const taken = tryHoldLock(path, STALE_MS, (error) => {
+      const lost = new DataDirectoryLostError(
+        `the lock of data directory ${path} was lost (${error.message}): another process may be using it, so this one stops writing to it`,
+      );
+      if (onLost) onLost(lost);
+      else process.emitWarning(lost.message);
+    });
+    if (taken) {
+      release = taken;
       break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ELOCKED") throw error;
-      const owner = await readPid(pidFile);
-      // Our own pid in the file is a previous holder's (a restarted container reuses pids), never a live one. A
-      // dead holder's pid taken by an unrelated process within STALE_MS fails the open too; the message names it.
-      const running = owner !== undefined && owner !== process.pid && isProcessAlive(owner);
-      if (running || Date.now() > deadline) throw inUse(path, running ? owner : undefined);
-      await sleep(RETRY_MS);
     }
+    const owner = await readPid(pidFile);
+    // Our own pid in the file is a previous holder's (a restarted container reuses pids), never a live one. A
+    // dead holder's pid taken by an unrelated process within STALE_MS fails the open too; the message names it.
+    const running = owner !== undefined && owner !== process.pid && isProcessAlive(owner);
+    if (running || Date.now() > deadline) throw inUse(path, running ? owner : undefined);
+    await sleep(RETRY_MS);
   }
   held.add(path);
   await writeFile(pidFile, `${process.pid}\n`);
   return async () => {
     held.delete(path);
     await rm(pidFile, { force: true });
-    await release().catch((error: NodeJS.ErrnoException) => {
-      // Already released when the lock was compromised (the warning said so).
-      if (error.code !== "ERELEASED") throw error;
-    });
+    release();
   };
 }
 

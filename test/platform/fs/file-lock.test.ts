@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/p
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LOCK_STALE_MS, tryLockSync, withFileLock } from "../../../src/platform/fs/file-lock.js";
+import { LOCK_STALE_MS, tryHoldLock, tryLockSync, withFileLock } from "../../../src/platform/fs/file-lock.js";
+import { waitFor } from "../../helpers/wait-for.js";
 
 describe("file lock", () => {
   let dir: string;
@@ -22,6 +23,29 @@ describe("file lock", () => {
     const again = tryLockSync(file);
     expect(again).toBeTypeOf("function");
     again?.();
+  });
+
+  it("held long, keeps its lock fresh; once another process took it over, says so and leaves theirs on release", async () => {
+    let lost: Error | undefined;
+    const release = tryHoldLock(file, 400, (error) => {
+      lost = error;
+    });
+    expect(release).toBeTypeOf("function");
+    expect(tryHoldLock(file, 400, () => {})).toBeUndefined();
+    // WHEN another process takes it over (its time changes behind the holder's back)
+    const past = new Date(Date.now() - 60_000);
+    await waitFor(
+      async () => {
+        if (lost) return true;
+        await utimes(`${file}.lock`, past, past);
+        return undefined;
+      },
+      { what: "the holder to hear that its lock was taken over", intervalMs: 50 },
+    );
+    expect(lost?.message).toMatch(/taken over by another process/);
+    // THEN releasing it later leaves the new holder's lock in place
+    release?.();
+    await expect(stat(`${file}.lock`)).resolves.toBeDefined();
   });
 
   it("takes over a lock untouched for the stale time (its holder died), a file or an older version's folder", async () => {
