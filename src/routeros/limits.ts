@@ -37,3 +37,26 @@ export const MAX_CALL_DEPTH = 100;
  * all the jobs a script starts share its statement count; this bounds how many hold memory at the same time.
  */
 export const MAX_BACKGROUND_JOBS = 16;
+
+/**
+ * Regular expressions of `~` (src/routeros/regex.ts). RE2 matches in time linear in the subject times the
+ * pattern's compiled program, whatever the pattern, so these bound one match before it starts, at about what
+ * the costliest other statements take (a pattern built to defeat RE2's DFA runs on its NFA, the slow end:
+ * docs/reliability.md has the figures). Patterns of configuration scripts are tens of characters and compile
+ * to tens of instructions.
+ * - the pattern's length, and its program's size (`(ab|cd){900}` is 13 characters and 6,302 instructions),
+ *   which compiling costs in proportion to;
+ * - the work of one match, (subject characters + 1) x instructions: a 16 KiB text against a pattern of 16
+ *   instructions, a value of 256 characters against one of 1,000.
+ */
+export const MAX_REGEX_CHARS = 4096;
+export const MAX_REGEX_INSTRUCTIONS = 10_000;
+export const MAX_REGEX_WORK = 1 << 18;
+
+/**
+ * Milliseconds one `find`/`print ... where` may spend matching `~` over the items of its menu. The simulator
+ * tests the items in one go (the condition is a synchronous predicate), so the script cannot take a turn of
+ * the event loop between them: this bounds the command as MAX_REGEX_WORK bounds one match, far above what a
+ * large table with short values takes (docs/reliability.md).
+ */
+export const MAX_WHERE_REGEX_MS = 250;

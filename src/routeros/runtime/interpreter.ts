@@ -553,6 +553,8 @@ class Interpreter {
         throw new RouterOsError("division by zero");
       return arithmetic(this.number(left), divisor);
     }
+    // Matches are bounded one by one (regex.ts); many in one statement take turns as statements do.
+    if (operator === "~" && performance.now() >= this.yieldAt) await this.pause(expr);
     return compare(operator, left, right);
   }
 

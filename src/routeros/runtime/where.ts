@@ -7,6 +7,8 @@
 import { RouterOsError } from "../errors.js";
 import type { BinaryOperator, Expr } from "../language/ast.js";
 import type { ItemProperties, RosValue } from "../language/host.js";
+import { MAX_WHERE_REGEX_MS } from "../limits.js";
+import { compileRegex, matchesRegex, type Regex } from "./regex.js";
 import { isTrue, normalizeBoolean, sameValue, toNumber, toText } from "./values.js";
 
 export type Predicate = (item: ItemProperties) => boolean;
@@ -39,16 +41,8 @@ function order(left: RosValue, right: RosValue): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-export function toRegExp(pattern: string): RegExp {
-  try {
-    return new RegExp(pattern);
-  } catch {
-    throw new RouterOsError(`invalid regular expression ${pattern}`);
-  }
-}
-
 /** A comparison operator applied to two values, as both `where` and `( )` expressions use it. */
-export function compare(operator: BinaryOperator, left: RosValue, right: RosValue, regexp?: RegExp): boolean {
+export function compare(operator: BinaryOperator, left: RosValue, right: RosValue): boolean {
   switch (operator) {
     case "=":
       return sameValue(left, right);
@@ -63,7 +57,7 @@ export function compare(operator: BinaryOperator, left: RosValue, right: RosValu
     case ">=":
       return order(left, right) >= 0;
     case "~":
-      return (regexp ?? toRegExp(toText(right))).test(toText(left));
+      return matchesRegex(toText(left), toText(right));
     case "in":
       return ipIn(toText(left), toText(right));
     default:
@@ -80,8 +74,32 @@ function getter(expr: Expr): Getter {
   throw new RouterOsError("syntax error", expr.line, expr.column);
 }
 
+/**
+ * Time a condition has spent matching `~`, held to MAX_WHERE_REGEX_MS: the host tests every item of a menu in
+ * one go, so each match is bounded (MAX_REGEX_WORK) and so is their sum.
+ */
+class MatchClock {
+  private spentMs = 0;
+
+  test(regex: Regex, subject: string): boolean {
+    const start = performance.now();
+    const matched = regex.test(subject);
+    this.spentMs += performance.now() - start;
+    if (this.spentMs > MAX_WHERE_REGEX_MS) {
+      throw new RouterOsError(
+        `regular expression matching of this command took more than ${MAX_WHERE_REGEX_MS} ms, the limit of this router`,
+      );
+    }
+    return matched;
+  }
+}
+
 /** Compiles a bound condition (only properties, literals, `not`, comparisons, `and`/`or`). */
 export function compileWhere(expr: Expr): Predicate {
+  return compileCondition(expr, new MatchClock());
+}
+
+function compileCondition(expr: Expr, clock: MatchClock): Predicate {
   switch (expr.type) {
     case "property":
       return (item) => normalizeBoolean(item[expr.name] ?? "") === "true";
@@ -90,21 +108,24 @@ export function compileWhere(expr: Expr): Predicate {
       return () => value;
     }
     case "not": {
-      const operand = compileWhere(expr.operand);
+      const operand = compileCondition(expr.operand, clock);
       return (item) => !operand(item);
     }
     case "binary": {
       const { operator } = expr;
       if (operator === "and" || operator === "or") {
-        const left = compileWhere(expr.left);
-        const right = compileWhere(expr.right);
+        const left = compileCondition(expr.left, clock);
+        const right = compileCondition(expr.right, clock);
         return operator === "and" ? (item) => left(item) && right(item) : (item) => left(item) || right(item);
       }
       const left = getter(expr.left);
       const right = getter(expr.right);
-      const regexp =
-        operator === "~" && expr.right.type === "literal" ? toRegExp(toText(right({}))) : undefined;
-      return (item) => compare(operator, left(item), right(item), regexp);
+      if (operator === "~") {
+        // A literal pattern (the usual case) is compiled once for all the items.
+        const regex = expr.right.type === "literal" ? compileRegex(toText(right({}))) : undefined;
+        return (item) => clock.test(regex ?? compileRegex(toText(right(item))), toText(left(item)));
+      }
+      return (item) => compare(operator, left(item), right(item));
     }
     default:
       throw new RouterOsError("syntax error", expr.line, expr.column);

@@ -1,8 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { RouterOsError } from "../../../src/routeros/errors.js";
 import type { CommandNode } from "../../../src/routeros/language/ast.js";
+import type { ItemProperties } from "../../../src/routeros/language/host.js";
 import { parseScript } from "../../../src/routeros/language/parser.js";
+import { quoteString } from "../../../src/routeros/language/quote.js";
+import { MAX_REGEX_WORK, MAX_WHERE_REGEX_MS } from "../../../src/routeros/limits.js";
 import { compileWhere, ipIn } from "../../../src/routeros/runtime/where.js";
+import { NFA_PATTERN, nfaSubject } from "./regex-subjects.js";
 
 /** Compiles the condition of `print where <condition>` (no variables, so nothing to bind first). */
 function predicate(condition: string) {
@@ -45,7 +49,22 @@ describe("compileWhere", () => {
 
   it("fails clearly on an invalid regular expression", () => {
     expect(() => predicate('comment~"("')).toThrow(RouterOsError);
-    expect(() => predicate('comment~"("')).toThrow("invalid regular expression (");
+    expect(() => predicate('comment~"("')).toThrow('invalid regular expression "(": missing closing )');
+  });
+
+  it("stops a command whose matches over its items take more than MAX_WHERE_REGEX_MS in all", () => {
+    // Each match is within MAX_REGEX_WORK, and keeps RE2 on its NFA (milliseconds each); 2,000 items of them
+    // take seconds on any machine. The host calls the predicate item after item, in one go, as `find` does.
+    const comment = nfaSubject(Math.floor(MAX_REGEX_WORK / 40));
+    const items = Array.from({ length: 2000 }, () => ({ comment }));
+    const matching = predicate(`comment~${quoteString(NFA_PATTERN)}`);
+    expect(() => items.filter(matching)).toThrow(
+      `regular expression matching of this command took more than ${MAX_WHERE_REGEX_MS} ms, the limit of this router`,
+    );
+    // The next command has a budget of its own.
+    expect(predicate(`comment~${quoteString(NFA_PATTERN)}`)(items[0] as ItemProperties)).toBe(
+      new RegExp(NFA_PATTERN).test(comment),
+    );
   });
 });
 
