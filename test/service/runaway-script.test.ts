@@ -59,4 +59,19 @@ describe("a runaway script", () => {
     const failed = await finished(ROUTER_A2, loop.idempotency_key);
     expect(failed.error).toMatch(/statement/);
   });
+
+  // Issue 45, finding 1: JavaScript's RegExp took 44 s for this pattern against 40 characters, and the time
+  // doubled with each more; the whole service waited, out of reach of the sync timeout.
+  it("whose regular expression backtracks in JavaScript answers its synchronous call, and the service serves meanwhile", async () => {
+    const script = `:put ("${"a".repeat(60)}>" ~ "(a+)+b")`;
+    const call = svc.call("POST", `/api/synchronous/${ROUTER_B}`, {
+      token: TOKEN_B,
+      body: { command: "/execute", parameters: `=script=${script}` },
+    });
+    const health = await svc.call("GET", "/healthz", { token: null });
+    const answer = await call;
+    expect(health.status).toBe(200);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.data).toEqual([{ ret: "false" }]);
+  });
 });
