@@ -2,13 +2,15 @@
  * RouterOS language throughput: parsing a job-sized script (~2,000 characters, the service's limit) and a
  * 5,000-line `export`-style script, and running the job script against a host that does nothing. Baseline:
  * `JSON.parse` of a JSON document of the same size, in the same run; ratios say how many times slower we are.
+ * Then the `~` operator: its matcher (RE2, src/routeros/runtime/regex.ts) against JavaScript's RegExp on the patterns
+ * of configuration scripts, and a loop of `~` against the same loop comparing with `=`.
  */
-
 import type { Statement } from "../src/routeros/language/ast.js";
 import { permissiveCatalog } from "../src/routeros/language/default-catalog.js";
 import type { CommandHost } from "../src/routeros/language/host.js";
 import { parseScript } from "../src/routeros/language/parser.js";
 import { runScript } from "../src/routeros/runtime/interpreter.js";
+import { compileRegex } from "../src/routeros/runtime/regex.js";
 import { type BenchReport, opsPerSecond, round } from "./harness.js";
 
 /** A realistic job: interfaces, addresses, firewall, guarded removal, a loop; cut at about 2,000 characters. */
@@ -78,6 +80,38 @@ function jsonOfSize(size: number): string {
   return JSON.stringify(records);
 }
 
+/** Patterns and subjects as configuration scripts have them: names, versions, comments, addresses. */
+const TYPICAL_MATCHES: ReadonlyArray<readonly [pattern: string, subject: string]> = [
+  ["^ether[0-9]+$", "ether12"],
+  ["^(ether|sfp|qsfp)[0-9]+(-[0-9]+)?$", "sfp28-1"],
+  ["^7\\.(1[5-9]|2[0-9])", "7.24.1 (stable)"],
+  ["uplink|ISP", "site 17; vlan 20; uplink to the ISP"],
+  ["^[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}/24$", "10.17.0.1/24"],
+  ["[[:space:]]auto$", "blocked by rule 12 auto"],
+];
+
+/** The `~` matcher against RegExp, cached patterns both; a script loop of `~` against the loop with `=`. */
+async function regexMatching(metrics: Record<string, number>): Promise<string[]> {
+  const ours = TYPICAL_MATCHES.map(([pattern, subject]) => [compileRegex(pattern), subject] as const);
+  const theirs = TYPICAL_MATCHES.map(([pattern, subject]) => [new RegExp(pattern, "s"), subject] as const);
+  const countMatches = (pairs: ReadonlyArray<readonly [{ test(text: string): boolean }, string]>) =>
+    pairs.filter(([regex, subject]) => regex.test(subject)).length;
+  const oursOps = await opsPerSecond(() => countMatches(ours), 1500);
+  const theirsOps = await opsPerSecond(() => countMatches(theirs), 1500);
+  metrics.regexMatchesPerSec = round(oursOps * ours.length, 0);
+  metrics.regexVsRegExpRatio = round(theirsOps / oursOps);
+  const loop = (operator: string) =>
+    `:local n 0\n:foreach name in={"ether1";"ether2";"sfp1";"bridge";"wlan1";"ether10"} do={ :for i from=1 to=50 do={ :if ($name ${operator} "^ether[0-9]+\\$") do={ :set n ($n + 1) } } }`;
+  const tildeOps = await opsPerSecond(() => runScript(loop("~"), noopHost), 1500);
+  const equalsOps = await opsPerSecond(() => runScript(loop("="), noopHost), 1500);
+  metrics.tildeLoopRunsPerSec = round(tildeOps, 0);
+  metrics.tildeLoopVsEqualsRatio = round(equalsOps / tildeOps);
+  return [
+    `~ matcher (RE2): ${metrics.regexMatchesPerSec} matches/s of ${ours.length} typical patterns, ${metrics.regexVsRegExpRatio}x the time of RegExp`,
+    `a loop of 300 \`:if ($name ~ ...)\`: ${metrics.tildeLoopRunsPerSec} runs/s, ${metrics.tildeLoopVsEqualsRatio}x the time of the same loop with =`,
+  ];
+}
+
 const noopHost: CommandHost = {
   catalog: permissiveCatalog,
   execute: () => ({}),
@@ -116,5 +150,6 @@ export async function run(): Promise<BenchReport> {
   lines.push(
     `job run (no-op host): ${metrics.jobRunsPerSec} scripts/s, ${metrics.jobRunVsParseRatio}x the parse time alone`,
   );
+  lines.push(...(await regexMatching(metrics)));
   return { title: "RouterOS parse and run throughput vs JSON.parse", metrics, lines };
 }
