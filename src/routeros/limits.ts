@@ -41,9 +41,9 @@ export const MAX_BACKGROUND_JOBS = 16;
 /**
  * Regular expressions of `~` (src/routeros/regex.ts). RE2 matches in time linear in the subject times the
  * pattern's compiled program, whatever the pattern, so these bound one match before it starts, at about what
- * the costliest other statements take (a pattern built to defeat RE2's DFA runs on its NFA, the slow end:
- * docs/reliability.md has the figures). Patterns of configuration scripts are tens of characters and compile
- * to tens of instructions.
+ * a `find` over a table of tens of thousands of items takes anyway (a pattern built to defeat RE2's DFA runs
+ * on its NFA, the slow end: docs/reliability.md has the figures). Patterns of configuration scripts are tens
+ * of characters and compile to tens of instructions.
  * - the pattern's length, and its program's size (`(ab|cd){900}` is 13 characters and 6,302 instructions),
  *   which compiling costs in proportion to;
  * - the work of one match, (subject characters + 1) x instructions: a 16 KiB text against a pattern of 16
