@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { RE2JS } from "re2js";
 import { describe, expect, it } from "vitest";
@@ -5,8 +7,7 @@ import type { CommandCall } from "../../../src/routeros/language/host.js";
 import { quoteString } from "../../../src/routeros/language/quote.js";
 import { MAX_REGEX_CHARS, MAX_REGEX_INSTRUCTIONS, MAX_REGEX_WORK } from "../../../src/routeros/limits.js";
 import { runScript } from "../../../src/routeros/runtime/interpreter.js";
-import { estimatedInstructions, matchesRegex } from "../../../src/routeros/runtime/regex.js";
-import { RecordingHost } from "../recording-host.js";
+import { compileRegex, estimatedInstructions, matchesRegex } from "../../../src/routeros/runtime/regex.js";
 import { fail, freshRouter, run } from "../simulator/helpers.js";
 import { NFA_PATTERN, nfaSubject } from "./regex-subjects.js";
 
@@ -117,6 +118,21 @@ describe("the ~ operator's syntax", () => {
     expect(() => matchesRegex("y".repeat(longest + 1), "x")).toThrow(
       `regular expression "x" (3 instructions) against ${longest + 1} characters: more than ${MAX_REGEX_WORK} steps of matching, the limit of this router`,
     );
+  });
+});
+
+describe("the cache of compiled patterns", () => {
+  it("keeps a few MiB, whatever states its patterns made RE2's DFA build", () => {
+    // RE2 builds up to 8 MiB of DFA states a pattern: 64 such patterns cached with all their states would hold
+    // ten times this bound.
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const subject = nfaSubject(5000);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let k = 0; k < 64; k++) compileRegex(`a[ab]{${30 + (k % 5)}}$|x${k}`).test(subject);
+    gc();
+    expect((process.memoryUsage().heapUsed - before) / 2 ** 20).toBeLessThan(16);
   });
 });
 
