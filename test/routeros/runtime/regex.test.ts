@@ -8,6 +8,7 @@ import { quoteString } from "../../../src/routeros/language/quote.js";
 import { MAX_REGEX_CHARS, MAX_REGEX_INSTRUCTIONS, MAX_REGEX_WORK } from "../../../src/routeros/limits.js";
 import { runScript } from "../../../src/routeros/runtime/interpreter.js";
 import { compileRegex, estimatedInstructions, matchesRegex } from "../../../src/routeros/runtime/regex.js";
+import { RecordingHost } from "../recording-host.js";
 import { fail, freshRouter, run } from "../simulator/helpers.js";
 import { NFA_PATTERN, nfaSubject } from "./regex-subjects.js";
 
