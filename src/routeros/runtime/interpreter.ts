@@ -15,7 +15,7 @@ import { nextTurn } from "./event-loop-turns.js";
 import { callFunction } from "./functions.js";
 import { MemoryBudget, textBytes } from "./memory.js";
 import { type Cell, Scope } from "./scope.js";
-import { isTrue, parseDuration, timeText, toNumber, toText } from "./values.js";
+import { isTrue, parseDelayTime, timeText, toNumber, toText } from "./values.js";
 import { compare, compileWhere } from "./where.js";
 
 export interface RunOptions {
@@ -232,7 +232,7 @@ class Interpreter {
         this.host.log(["script", statement.level], toText(await this.evaluate(statement.message, scope)));
         return null;
       case "delay":
-        await this.delay(parseDuration(await this.evaluate(statement.duration, scope)));
+        await this.delay(parseDelayTime(await this.evaluate(statement.duration, scope)));
         return null;
       case "error":
         throw new RouterOsError(

@@ -62,7 +62,7 @@ const CLOCK = /^(?:(\d+)d)?(\d+):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,3}))?)?$/;
  * `00:10:00`, `00:00:01.5`, `1d00:10:00`, `12:30` (hours and minutes). The one reader of times: the language
  * (`:delay`) and the simulated router's values use it.
  */
-export function readDuration(text: string): number | undefined {
+export function readRouterOsTime(text: string): number | undefined {
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const clock = CLOCK.exec(text);
   if (clock) {
@@ -85,9 +85,31 @@ export function readDuration(text: string): number | undefined {
   return consumed === text.length && consumed > 0 ? total : undefined;
 }
 
+const timeUnits: readonly [string, number][] = [
+  ["w", 604_800_000],
+  ["d", 86_400_000],
+  ["h", 3_600_000],
+  ["m", 60_000],
+  ["s", 1_000],
+  ["ms", 1],
+];
+
+/** A time in the compact form RouterOS v7 prints (`1d2h3m`, `500ms`): what `readRouterOsTime` reads. */
+export function formatRouterOsTime(ms: number): string {
+  if (ms === 0) return "0s";
+  let rest = ms;
+  let text = "";
+  for (const [unit, size] of timeUnits) {
+    const count = Math.floor(rest / size);
+    if (count > 0) text += `${count}${unit}`;
+    rest -= count * size;
+  }
+  return text;
+}
+
 /** `:delay`'s argument in milliseconds; anything else than a time fails as RouterOS says. */
-export function parseDuration(value: RosValue): number {
-  const ms = readDuration(toText(value).trim());
+export function parseDelayTime(value: RosValue): number {
+  const ms = readRouterOsTime(toText(value).trim());
   if (ms === undefined) throw new RouterOsError("invalid value for argument delay-time");
   return ms;
 }

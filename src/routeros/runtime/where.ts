@@ -8,29 +8,12 @@ import { RouterOsError } from "../errors.js";
 import type { BinaryOperator, Expr } from "../language/ast.js";
 import type { ItemProperties, RosValue } from "../language/host.js";
 import { MAX_WHERE_REGEX_MS } from "../limits.js";
+import { ipIn } from "./ipv4.js";
 import { compileRegex, matchesRegex, type Regex } from "./regex.js";
 import { isTrue, normalizeBoolean, sameValue, toNumber, toText } from "./values.js";
 
 export type Predicate = (item: ItemProperties) => boolean;
 type Getter = (item: ItemProperties) => RosValue;
-
-function parseIpv4(text: string): { address: number; bits: number } | undefined {
-  const match = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/(\d{1,2}))?$/.exec(text);
-  if (!match) return undefined;
-  const octets = match.slice(1, 5).map(Number);
-  const bits = match[5] === undefined ? 32 : Number(match[5]);
-  if (octets.some((octet) => octet > 255) || bits > 32) return undefined;
-  return { address: octets.reduce((sum, octet) => sum * 256 + octet, 0), bits };
-}
-
-/** `10.0.0.1/24 in 10.0.0.0/8`: the left network lies inside the right one (IPv4). */
-export function ipIn(left: string, right: string): boolean {
-  const inner = parseIpv4(left);
-  const outer = parseIpv4(right);
-  if (!inner || !outer || inner.bits < outer.bits) return false;
-  const size = 2 ** (32 - outer.bits);
-  return Math.floor(inner.address / size) === Math.floor(outer.address / size);
-}
 
 function order(left: RosValue, right: RosValue): number {
   const a = toNumber(left);

@@ -4,18 +4,10 @@
  * `where` and the API show (names again). Errors carry RouterOS's own texts.
  */
 import { RouterOsError } from "../errors.js";
-import { readDuration } from "../runtime/values.js";
+import { parseIp, parsePrefix } from "../runtime/ipv4.js";
+import { formatRouterOsTime, readRouterOsTime } from "../runtime/values.js";
 import type { PropDef, RouterState, ValueType } from "./schema.js";
-import {
-  formatDuration,
-  isHost,
-  isIpRangeOrPrefix,
-  isIpv6Prefix,
-  isPortList,
-  parseIp,
-  parseMac,
-  parsePrefix,
-} from "./values.js";
+import { isHost, isIpRangeOrPrefix, isIpv6Prefix, isPortList, parseMac } from "./values.js";
 
 export const formatId = (id: number): string => `*${id.toString(16).toUpperCase()}`;
 
@@ -52,7 +44,7 @@ function parseOne(name: string, type: ValueType, text: string, router: RouterSta
       if (parseIp(text) === undefined && (text.includes("/") || !isIpv6Prefix(text))) throw invalid(name);
       return text;
     case "interval":
-      if (!intervalWords.has(text) && !text.split("-").every((part) => readDuration(part) !== undefined))
+      if (!intervalWords.has(text) && !text.split("-").every((part) => readRouterOsTime(part) !== undefined))
         throw invalid(name);
       return text;
     case "ipv6-prefix":
@@ -85,9 +77,9 @@ function parseOne(name: string, type: ValueType, text: string, router: RouterSta
       if (text === "no" || text === "false") return "no";
       throw invalid(name);
     case "time": {
-      const ms = readDuration(text);
+      const ms = readRouterOsTime(text);
       if (ms === undefined) throw invalid(name);
-      return formatDuration(ms);
+      return formatRouterOsTime(ms);
     }
     case "ports":
       if (!isPortList(text)) throw invalid(name);

@@ -3,11 +3,12 @@
  * for simulated neighbours on each configured subnet. Neighbours come from a hash of the router's seed and
  * the subnet, so the same configuration always shows the same neighbours, whatever the order of changes.
  */
+
+import { formatIp, networkOf, networkPrefix, parsePrefix } from "../runtime/ipv4.js";
 import { formatId } from "./convert.js";
 import { anyInterface } from "./menus/targets.js";
 import { hash32, macFrom } from "./random.js";
 import type { RouterState } from "./schema.js";
-import { formatIp, networkOf, networkPrefix, parsePrefix } from "./values.js";
 
 /** Changes to these tables can change derived items; others skip the recomputation. */
 export const sourceTables: ReadonlySet<string> = new Set(["ip-address", "interface"]);

@@ -5,7 +5,8 @@ import type { ItemProperties } from "../../../src/routeros/language/host.js";
 import { parseScript } from "../../../src/routeros/language/parser.js";
 import { quoteString } from "../../../src/routeros/language/quote.js";
 import { MAX_REGEX_WORK, MAX_WHERE_REGEX_MS } from "../../../src/routeros/limits.js";
-import { compileWhere, ipIn } from "../../../src/routeros/runtime/where.js";
+import { ipIn } from "../../../src/routeros/runtime/ipv4.js";
+import { compileWhere } from "../../../src/routeros/runtime/where.js";
 import { NFA_PATTERN, nfaSubject } from "./regex-subjects.js";
 
 /** Compiles the condition of `print where <condition>` (no variables, so nothing to bind first). */

@@ -1,19 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readDuration } from "../../../src/routeros/runtime/values.js";
-import {
-  formatDuration,
-  formatIp,
-  isIpRangeOrPrefix,
-  isPortList,
-  networkPrefix,
-  parseIp,
-  parseMac,
-  parsePrefix,
-} from "../../../src/routeros/simulator/values.js";
+import { formatIp, networkPrefix, parseIp, parsePrefix } from "../../../src/routeros/runtime/ipv4.js";
+import { formatRouterOsTime, readRouterOsTime } from "../../../src/routeros/runtime/values.js";
+import { isIpRangeOrPrefix, isPortList, parseMac } from "../../../src/routeros/simulator/values.js";
 
 // The simulator reads times with the language's one reader.
-const parseDuration = readDuration;
+const parseDuration = readRouterOsTime;
 
 describe("value parsers", () => {
   it("reads IPv4 addresses and rejects what RouterOS rejects", () => {
@@ -51,13 +43,16 @@ describe("value parsers", () => {
     // What the language's :delay took before the two readers were one: fractions of a second on a clock.
     expect(parseDuration("00:00:01.5")).toBe(1500);
     expect(parseDuration("1m30s")).toBe(90_000);
-    expect(formatDuration(0)).toBe("0s");
-    expect(formatDuration(5_400_000)).toBe("1h30m");
+    expect(formatRouterOsTime(0)).toBe("0s");
+    expect(formatRouterOsTime(5_400_000)).toBe("1h30m");
   });
 
   it("round-trips any duration through its printed form", () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10 ** 12 }), (ms) => parseDuration(formatDuration(ms)) === ms),
+      fc.property(
+        fc.integer({ min: 0, max: 10 ** 12 }),
+        (ms) => parseDuration(formatRouterOsTime(ms)) === ms,
+      ),
     );
   });
 

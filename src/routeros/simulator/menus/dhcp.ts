@@ -1,6 +1,7 @@
 /** `/ip dhcp-server` with its `network` and `lease` tables. */
+
+import { networkPrefix, parsePrefix } from "../../runtime/ipv4.js";
 import { bool, commonProps, int, type MenuDef, oneOf, type PropDef, ref, str } from "../schema.js";
-import { networkPrefix, parsePrefix } from "../values.js";
 import { anyInterface, dhcpServer, ipPool } from "./targets.js";
 
 const ipList: PropDef = { type: { kind: "ip" }, list: true };

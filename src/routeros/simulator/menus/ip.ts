@@ -3,9 +3,9 @@
  * and connected routes are dynamic items the router derives from addresses (see `derived.ts`).
  */
 import { RouterOsError } from "../../errors.js";
+import { formatIp, networkOf, parseIp, parsePrefix } from "../../runtime/ipv4.js";
 import type { Flag } from "../schema.js";
 import { bool, commonProps, int, type MenuDef, oneOf, type PropDef, ref, str } from "../schema.js";
-import { formatIp, networkOf, parseIp, parsePrefix } from "../values.js";
 import { anyInterface, ipPool } from "./targets.js";
 
 const ip: PropDef = { type: { kind: "ip" } };

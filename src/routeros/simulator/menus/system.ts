@@ -4,6 +4,7 @@
  */
 import { RouterOsError } from "../../errors.js";
 import type { CommandCall } from "../../language/host.js";
+import { formatRouterOsTime } from "../../runtime/values.js";
 import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
 import {
   bool,
@@ -15,7 +16,6 @@ import {
   str,
   valueText,
 } from "../schema.js";
-import { formatDuration } from "../values.js";
 import { targets } from "../verbs.js";
 
 const policies = [
@@ -73,7 +73,7 @@ export const systemMenus: readonly MenuDef[] = [
     virtual: {
       // Time since the router's clock day began: enough for scripts that read and compare it.
       uptime: {
-        get: (router) => formatDuration(router.now().getTime() % 86_400_000),
+        get: (router) => formatRouterOsTime(router.now().getTime() % 86_400_000),
         set: () => {
           throw new RouterOsError("failure: uptime is read-only");
         },
