@@ -18,6 +18,8 @@ import { routerCommand } from "./commands/router-simulate.js";
 import { serviceCommand } from "./commands/service.js";
 import { submitCommand } from "./commands/submit.js";
 import { verifyCommand } from "./commands/verify.js";
+import { addFlags } from "./settings/client-options.js";
+import { GLOBAL_FLAGS } from "./settings/flag-table.js";
 
 /**
  * Every command, in help order. To add one (service, receiver, apply, demo): write
@@ -40,10 +42,9 @@ const COMMANDS: ReadonlyArray<() => Command> = [
 ];
 
 export function buildProgram(): Command {
-  const program = new Command("routerjobs")
+  const program = addFlags(new Command("routerjobs"), GLOBAL_FLAGS)
     .description("Run RouterOS scripts on routers through the router job execution service.")
     .version(VERSION, "-V, --version", "print the version")
-    .option("--verbose", "on failure, print the error code, HTTP status, request id and cause")
     .helpCommand(false)
     .addHelpText(
       "after",

@@ -293,7 +293,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expectOneErrorLine(
       await admin("job", "delete", pending.id),
       3,
-      /refused: a job that is not yet completed, failed or deleted \(HTTP 404\)/,
+      /refused: a job that is not yet completed, failed or deleted.*\(HTTP 404\)/,
     );
     const status = json(await admin("status"));
     expect(status.jobs).toMatchObject({ deleted: 1, completed: 2 });
@@ -396,7 +396,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     expectOneErrorLine(
       await admin("seed", file),
       3,
-      new RegExp(`refused: seed: router ${ROUTER_A} belongs to another team \\(HTTP 422\\)`),
+      new RegExp(`refused: seed: router ${ROUTER_A} belongs to another team.*\\(HTTP 422\\)`),
       [secretOf(TOKEN_E)],
     );
     // One transaction: the token that came before the conflict in the file was not created either.
@@ -483,7 +483,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
       [
         [...args, ...device, "--tls-fingerprint", "sha1:00"],
         3,
-        /answered 422.*device\.tls_fingerprint: tls_fingerprint must be sha256:/,
+        /refused: .*\(HTTP 422\); device\.tls_fingerprint: tls_fingerprint must be sha256:/,
       ],
     ];
     for (const [argv, code, message] of refusals)

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { ApplyFlags } from "../apply-run.js";
-import { addClientOptions, CLIENT_ENV_HELP } from "../settings/client-options.js";
+import { addClientOptions, addFlags, CLIENT_ENV_HELP } from "../settings/client-options.js";
+import { APPLY_FLAGS } from "../settings/flag-table.js";
 
 const HELP = `
 What Terraform runs for each RouterScript (local-exec): finds this change's attempts in the router's job
@@ -23,15 +24,8 @@ Example (plain Terraform):
   ROUTERJOBS_JOB='{"version":1,...}' routerjobs apply`;
 
 export function applyCommand(): Command {
-  return addClientOptions(new Command("apply"))
+  return addFlags(addClientOptions(new Command("apply")), APPLY_FLAGS)
     .description("submit one declared job (with a backup) and wait until the router completed it")
-    .option("--job-file <file>", "read the job JSON from FILE instead of ROUTERJOBS_JOB")
-    .option("--wait-for <mode>", "poll | receiver | auto (overrides the job's wait_for)")
-    .option("--force", "run the job again although its latest attempt completed (or ROUTERJOBS_FORCE=1)")
-    .option(
-      "--rollback-on-failure",
-      "when the job fails, restore the router from the backup it took (as the job's rollback: on-failure)",
-    )
     .addHelpText("after", HELP)
     .action(async (_options: ApplyFlags, command: Command) => {
       const { runApply } = await import("../apply-run.js");

@@ -5,6 +5,7 @@
 import { type Command, Option } from "commander";
 import type { RouterJobsClient } from "../../client/index.js";
 import { type ClientFlags, withClientFromFlags } from "./client-settings.js";
+import { CLIENT_FLAGS, type FlagSpec } from "./flag-table.js";
 
 export {
   type ClientFlags,
@@ -25,20 +26,16 @@ Connection (flags win over environment variables):
 
 /** Adds the shared connection flags to a command. */
 export function addClientOptions(command: Command): Command {
-  return command
-    .option("--url <url>", "service base URL (env ROUTERJOBS_URL)")
-    .option("--api <profile>", "job API: spec (default) or sdx, the sites API (env ROUTERJOBS_API)")
-    .option("--token-file <file>", "read the API token from FILE (else env ROUTERJOBS_TOKEN)")
-    .option("--ca-file <file>", "PEM CA certificate to trust for https (env ROUTERJOBS_CA_FILE)")
-    .option(
-      "--rate-limit <n/duration>",
-      "request budget for the token, like 60/1m (env ROUTERJOBS_RATE_LIMIT)",
-    )
-    .option(
-      "--timeout <duration>",
-      "overall time per call, retries included, like 30s (env ROUTERJOBS_TIMEOUT)",
-    )
-    .addOption(new Option("--token <token>").hideHelp());
+  return addFlags(command, CLIENT_FLAGS);
+}
+
+/** Adds the flags of a table to a command, as the lean entry reads them too. */
+export function addFlags(command: Command, flags: readonly FlagSpec[]): Command {
+  for (const spec of flags) {
+    if (spec.hidden) command.addOption(new Option(spec.flag).hideHelp());
+    else command.option(spec.flag, spec.help);
+  }
+  return command;
 }
 
 /** Builds a client from a command's flags, runs `work`, and always closes the client. */

@@ -5,24 +5,16 @@
  * messages and help stay the one version users see.
  */
 import type { ApplyFlags } from "../apply-run.js";
+import { APPLY_FLAGS, CLIENT_FLAGS, flagName, GLOBAL_FLAGS } from "../settings/flag-table.js";
 
-/** Flags that take a value, by their name on the command line; the same as apply.ts declares. */
-const VALUED: Readonly<Record<string, keyof ApplyFlags>> = {
-  "--url": "url",
-  "--api": "api",
-  "--token-file": "tokenFile",
-  "--ca-file": "caFile",
-  "--rate-limit": "rateLimit",
-  "--timeout": "timeout",
-  "--token": "token",
-  "--job-file": "jobFile",
-  "--wait-for": "waitFor",
-};
-const SWITCHES: Readonly<Record<string, keyof ApplyFlags>> = {
-  "--force": "force",
-  "--rollback-on-failure": "rollbackOnFailure",
-  "--verbose": "verbose",
-};
+const FLAGS = [...CLIENT_FLAGS, ...APPLY_FLAGS, ...GLOBAL_FLAGS].map((spec) => ({ ...flagName(spec), spec }));
+/** Flags that take a value, by their name on the command line. */
+const VALUED: Readonly<Record<string, string>> = Object.fromEntries(
+  FLAGS.filter((flag) => flag.valued).map((flag) => [flag.name, flag.spec.key]),
+);
+const SWITCHES: Readonly<Record<string, string>> = Object.fromEntries(
+  FLAGS.filter((flag) => !flag.valued).map((flag) => [flag.name, flag.spec.key]),
+);
 
 /** `args` follow `apply`; undefined when the full CLI must read them. */
 export function parseApplyArgs(args: readonly string[]): ApplyFlags | undefined {

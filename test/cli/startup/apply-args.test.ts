@@ -36,3 +36,21 @@ describe("apply's lean entry reads its flags without commander", () => {
       expect(parseApplyArgs(args)).toBeUndefined();
   });
 });
+
+describe("the lean entry and the full CLI", () => {
+  it("read the same flags into the same keys: every flag commander declares for apply, and --verbose", async () => {
+    const { applyCommand } = await import("../../../src/cli/commands/apply.js");
+    const { buildProgram } = await import("../../../src/cli/index.js");
+    const options = [...applyCommand().options, ...buildProgram().options].filter(
+      (option) => option.long !== "--version",
+    );
+    expect(options.length).toBeGreaterThan(8);
+    for (const option of options) {
+      const args = option.required ? [option.long as string, "value"] : [option.long as string];
+      // THEN the lean parser takes it (undefined would hand the line to commander) into commander's key
+      expect(parseApplyArgs(args), option.long).toEqual({
+        [option.attributeName()]: option.required ? "value" : true,
+      });
+    }
+  });
+});
