@@ -37,6 +37,16 @@ export interface ServiceConfig extends NotifySettings {
   readonly adminRemote: boolean;
   /** Serve the read-only web portal at `/portal` (docs/portal.md). @default true */
   readonly portal: boolean;
+  /**
+   * Portal sign-in attempts from one client address, whatever token they name. Apart from the API's budget:
+   * a sign-in never spends the key's requests. @default 20 per 60 s
+   */
+  readonly portalSignInPerAddress: RateLimit;
+  /**
+   * Portal sign-in attempts naming one token id (the admin token counts as one), right secret or wrong, from
+   * any address. @default 10 per 60 s
+   */
+  readonly portalSignInPerToken: RateLimit;
 }
 
 export type ServiceConfigInput = Partial<ServiceConfig> & Pick<ServiceConfig, "database">;
@@ -58,6 +68,8 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     jobTimeoutMs: input.jobTimeoutMs ?? 3_600_000,
     adminRemote: input.adminRemote ?? false,
     portal: input.portal ?? true,
+    portalSignInPerAddress: input.portalSignInPerAddress ?? { count: 20, windowMs: 60_000 },
+    portalSignInPerToken: input.portalSignInPerToken ?? { count: 10, windowMs: 60_000 },
   };
   for (const key of [
     "tickMs",
@@ -72,6 +84,14 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
   for (const key of ["notifyConcurrency", "schedulerConcurrency"] as const) {
     if (!Number.isInteger(config[key]) || config[key] < 1) {
       throw new UsageError(`${key} must be a whole number of at least 1 (got ${config[key]})`);
+    }
+  }
+  for (const key of ["portalSignInPerAddress", "portalSignInPerToken"] as const) {
+    const { count, windowMs } = config[key];
+    if (!Number.isSafeInteger(count) || count < 1 || !(windowMs > 0)) {
+      throw new UsageError(
+        `${key} must admit a whole number of at least 1 per window of more than 0 ms (got ${count} per ${windowMs} ms)`,
+      );
     }
   }
   parseAllowList(config.notifyAllow);

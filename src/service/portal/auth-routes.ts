@@ -3,6 +3,7 @@ import { isParsedToken, parseToken } from "../../contract/token.js";
 import { authenticate } from "../auth/directory.js";
 import { clearCookie, cookie, readCookie, SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from "./cookies.js";
 import type { LiveStreams } from "./events.js";
+import { signInLimits } from "./limits.js";
 import { messagePage } from "./pages/layout.js";
 import { signInPage } from "./pages/sign-in.js";
 import { signedIn, toSignIn } from "./session-guard.js";
@@ -19,6 +20,8 @@ import {
 
 const NOT_ACCEPTED = "That token was not accepted. Check that it is your team's current API token.";
 const FORM_EXPIRED = "The sign-in form expired. Please enter the token again.";
+/** The admin token's key in the per-token sign-in limit: not a token id (those are UUIDs). */
+const ADMIN_SIGN_IN_KEY = "admin";
 // The sign-in form's double-submit cookie lives as long as someone may leave the form open.
 const SIGN_IN_FORM_SECONDS = 3600;
 
@@ -46,25 +49,21 @@ function startSession(reply: FastifyReply, sessionId: string): FastifyReply {
 }
 
 export function authRoutes(app: FastifyInstance, live: LiveStreams): void {
+  const limits = signInLimits(app);
   /**
-   * Whose token this is, counted against that token's rate limit first (the admin token has its own key).
-   * Wrong and unknown tokens take the same path and the same constant-time comparison (`authenticate`).
+   * Whose token this is, the attempt counted first against the sign-in limits of its client address and of
+   * the token id it names (the admin token is one id), never against the key's API budget. Wrong and unknown
+   * tokens take the same path and the same constant-time comparison (`authenticate`).
    */
-  async function ownerOf(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    token: string,
-  ): Promise<SessionOwner | undefined> {
+  async function ownerOf(request: FastifyRequest, token: string): Promise<SessionOwner | undefined> {
     const admin = app.config.adminToken;
     if (admin && sameSecret(token, admin)) {
-      request.caller = { tokenId: "portal-admin", teamId: "" };
-      await app.rateLimit(request, reply);
+      await limits.admit(request.ip, ADMIN_SIGN_IN_KEY);
       return { teamId: null, tokenId: null };
     }
     const parsed = parseToken(token);
+    await limits.admit(request.ip, isParsedToken(parsed) ? parsed.tokenId : undefined);
     if (!isParsedToken(parsed)) return undefined;
-    request.caller = { tokenId: parsed.tokenId, teamId: parsed.teamId };
-    await app.rateLimit(request, reply);
     const caller = await authenticate(app.db, token);
     return caller ? { teamId: caller.teamId, tokenId: caller.tokenId } : undefined;
   }
@@ -75,7 +74,7 @@ export function authRoutes(app: FastifyInstance, live: LiveStreams): void {
     if (!expected || !form.csrf || !sameSecret(form.csrf, expected)) {
       return sendSignInForm(reply, 403, FORM_EXPIRED);
     }
-    const owner = await ownerOf(request, reply, (form.token ?? "").trim());
+    const owner = await ownerOf(request, (form.token ?? "").trim());
     if (!owner) return sendSignInForm(reply, 401, NOT_ACCEPTED);
     const session = await createSession(app.db, owner, new Date());
     return startSession(reply, session.id);

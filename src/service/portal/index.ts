@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
+import { HttpError } from "../http-error.js";
 import { ASSETS } from "./assets.js";
 import { authRoutes } from "./auth-routes.js";
 import { backupRoute } from "./backup-route.js";
@@ -56,10 +57,9 @@ export default async function portal(app: FastifyInstance): Promise<void> {
           "60",
       );
       reply.header("retry-after", retry);
-      const page = messagePage(
-        "Too many attempts",
-        `Too many requests for this token. Try again in ${retry} s.`,
-      );
+      // The portal's limits (limits.ts) name themselves and the wait; a message from elsewhere is not shown.
+      const text = error instanceof HttpError ? error.message : `too many requests; try again in ${retry} s`;
+      const page = messagePage("Too many requests", `${text[0]?.toUpperCase()}${text.slice(1)}.`);
       return reply.code(429).type("text/html; charset=utf-8").send(page.text);
     }
     if (status >= 400 && status < 500) {

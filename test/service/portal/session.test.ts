@@ -10,7 +10,6 @@ import {
   TEAM_A,
   type TestService,
   TOKEN_A,
-  TOKEN_B,
 } from "../harness.js";
 import { hiddenCsrf, PortalClient, setCookies } from "./portal-client.js";
 
@@ -208,23 +207,6 @@ describe("portal sessions and sign-in (HTTP)", () => {
     expect(page.status).toBe(404);
     expect(page.headers["content-type"]).toMatch(/^text\/html/);
     expect(page.headers["content-security-policy"]).toBeDefined();
-  });
-
-  it("counts sign-in attempts against the rate limit of the token they name", async () => {
-    const limited = await startTestService({ tickMs: 60_000, rateLimit: { count: 2, windowMs: 60_000 } });
-    const browser = new PortalClient(limited);
-    try {
-      expect((await browser.signIn(WRONG_SECRET)).status).toBe(401);
-      expect((await browser.signIn(WRONG_SECRET)).status).toBe(401);
-      const third = await browser.signIn(TOKEN_A);
-      expect(third.status).toBe(429);
-      expect(third.headers["retry-after"]).toMatch(/^\d+$/);
-      // Another token's budget is its own.
-      expect((await browser.signIn(TOKEN_B)).status).toBe(303);
-    } finally {
-      await browser.close();
-      await limited.close();
-    }
   });
 
   it("is not served with portal: false (--no-portal)", async () => {

@@ -1,8 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
-import { formatDuration } from "../../../contract/duration.js";
-import { DatabaseRateLimiter, MemoryRateLimiter, type RateLimiter } from "../../auth/rate-limiter.js";
+import { formatDuration, type RateLimit } from "../../../contract/duration.js";
 import { HttpError } from "../http-error.js";
+import {
+  DatabaseRateLimiter,
+  MemoryRateLimiter,
+  type RateDecision,
+  type RateLimiter,
+} from "../../auth/rate-limiter.js";
 import { callerOf } from "./auth.js";
 
 declare module "fastify" {
@@ -13,6 +18,12 @@ declare module "fastify" {
     readonly admittedRequests: ReadonlyMap<string, number>;
     /** Requests answered 429 per token id since this instance started. */
     readonly rateLimitedRequests: ReadonlyMap<string, number>;
+    /**
+     * Another limit over the same mechanism (the portal's sign-in and page limits): in memory on PGlite, in the
+     * database on PostgreSQL, on the same clock, closed with the app. Its keys must not be token ids, which
+     * are the API budget's.
+     */
+    rateLimiter(limit: RateLimit): (key: string) => Promise<RateDecision>;
   }
 }
 
@@ -24,11 +35,23 @@ export default fp(
   async function rateLimit(app: FastifyInstance, options: { clock?: () => number }) {
     const clock = options.clock ?? Date.now;
     const { rateLimit: limit } = app.config;
-    const limiter: RateLimiter =
-      app.db.kind === "postgres"
-        ? new DatabaseRateLimiter(app.db, limit)
-        : new MemoryRateLimiter(limit, clock);
-    app.addHook("onClose", async () => limiter.close?.());
+    const limiters: RateLimiter[] = [];
+    const limiterOf = (each: RateLimit): RateLimiter => {
+      const made: RateLimiter =
+        app.db.kind === "postgres"
+          ? new DatabaseRateLimiter(app.db, each)
+          : new MemoryRateLimiter(each, clock);
+      limiters.push(made);
+      return made;
+    };
+    const limiter = limiterOf(limit);
+    app.addHook("onClose", async () => {
+      for (const each of limiters) each.close?.();
+    });
+    app.decorate("rateLimiter", (each: RateLimit) => {
+      const made = limiterOf(each);
+      return (key: string) => made.take(key, clock());
+    });
     const admitted = new Map<string, number>();
     const limited = new Map<string, number>();
     app.decorate("admittedRequests", admitted);

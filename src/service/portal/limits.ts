@@ -1,0 +1,54 @@
+import type { FastifyInstance } from "fastify";
+import { formatDuration, type RateLimit } from "../../contract/duration.js";
+import { HttpError } from "../http-error.js";
+import type { RateDecision } from "../rate-limiter.js";
+
+/** Keys of the portal's limits: never a bare token id, which is the API budget's key (plugins/rate-limit.ts). */
+const KEY_PREFIX = "portal:";
+
+/** The 429 of a portal limit: the error page (index.ts) shows its message and Retry-After. */
+export function portalLimitReached(message: string, retryAfterSeconds: number): HttpError {
+  return new HttpError("rate_limited", `${message}; try again in ${retryAfterSeconds} s`, [], {
+    "retry-after": String(retryAfterSeconds),
+  });
+}
+
+const perWindow = (limit: RateLimit, what: string, per: string) =>
+  `at most ${limit.count} ${what} per ${formatDuration(limit.windowMs)} per ${per}`;
+
+/** A limit (`name` in its keys) that throws the portal's 429, naming itself, when `key` has used it up. */
+function limitOf(app: FastifyInstance, name: string, limit: RateLimit, what: string, per: string) {
+  const take = app.rateLimiter(limit);
+  const message = perWindow(limit, what, per);
+  return async (key: string): Promise<void> => {
+    const decision: RateDecision = await take(`${KEY_PREFIX}${name}:${key}`);
+    if (!decision.allowed) throw portalLimitReached(message, decision.retryAfterSeconds ?? 1);
+  };
+}
+
+export interface SignInLimits {
+  /**
+   * Counts a sign-in attempt from `address` that names `tokenId` (undefined: a malformed token), before its
+   * secret is looked at; throws the 429 of the first limit used up. The API key's budget is not touched: a
+   * stranger who knows a token id can keep that id from the sign-in form for a while, never from the API.
+   */
+  admit(address: string, tokenId: string | undefined): Promise<void>;
+}
+
+export function signInLimits(app: FastifyInstance): SignInLimits {
+  const { portalSignInPerAddress, portalSignInPerToken } = app.config;
+  const byAddress = limitOf(
+    app,
+    "sign-in-address",
+    portalSignInPerAddress,
+    "sign-in attempts",
+    "client address",
+  );
+  const byToken = limitOf(app, "sign-in-token", portalSignInPerToken, "sign-in attempts", "token");
+  return {
+    async admit(address, tokenId) {
+      await byAddress(address);
+      if (tokenId !== undefined) await byToken(tokenId);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from "fastify";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ServiceConfigInput } from "../../../src/service/config.js";
+import { ROUTER_A, startTestService, TEAM_A, type TestService, TOKEN_A, TOKEN_B } from "../harness.js";
+import { hiddenCsrf, PortalClient, setCookies } from "./portal-client.js";
+
+/** Team A's token with another secret: a known token id, the wrong secret. */
+const WRONG_SECRET = `${TOKEN_A.slice(0, TOKEN_A.lastIndexOf(":") + 1)}${"x".repeat(62)}`;
+/** A well-formed token of team A whose id is `n`'s own and unknown to the service. */
+const unknownToken = (n: number) =>
+  `ee000000-0000-4000-8000-${String(n).padStart(12, "0")}:${TEAM_A}:${"y".repeat(62)}`;
+
+/** A browser at `address` (not this test's loopback) posting the sign-in form, through `inject`. */
+async function signInFrom(app: FastifyInstance, address: string, token: string) {
+  const form = await app.inject({ method: "GET", url: "/portal", remoteAddress: address });
+  const [cookie = ""] = setCookies(form.headers["set-cookie"] as string | string[] | undefined);
+  return app.inject({
+    method: "POST",
+    url: "/portal/sign-in",
+    remoteAddress: address,
+    headers: { cookie: cookie.split(";")[0] as string, "content-type": "application/x-www-form-urlencoded" },
+    payload: new URLSearchParams({ csrf: hiddenCsrf(form.body), token }).toString(),
+  });
+}
+
+describe("portal limits", () => {
+  const started: { close(): Promise<void> }[] = [];
+  const service = async (config: Partial<ServiceConfigInput>): Promise<TestService> => {
+    const svc = await startTestService({ tickMs: 60_000, ...config });
+    started.push(svc);
+    return svc;
+  };
+  const browserOf = (svc: TestService) => {
+    const browser = new PortalClient(svc);
+    started.unshift(browser);
+    return browser;
+  };
+  afterEach(async () => {
+    for (const each of started.splice(0)) await each.close();
+  });
+
+  it("limits sign-in attempts per token id without spending the key's API budget", async () => {
+    const svc = await service({
+      rateLimit: { count: 2, windowMs: 60_000 },
+      portalSignInPerToken: { count: 3, windowMs: 60_000 },
+    });
+    const browser = browserOf(svc);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect((await browser.signIn(WRONG_SECRET)).status).toBe(401);
+    }
+    const refused = await browser.signIn(WRONG_SECRET);
+    expect(refused.status).toBe(429);
+    expect(refused.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+    expect(refused.headers["content-type"]).toMatch(/^text\/html/);
+    expect(refused.text).toContain("At most 3 sign-in attempts per 1m per token");
+    expect(refused.text).toContain(`try again in ${refused.headers["retry-after"]} s`);
+    // The id is held at the sign-in form whatever the secret: a 303 for the right one would be an oracle.
+    expect((await browser.signIn(TOKEN_A)).status).toBe(429);
+    // The owner's API calls were not counted: the whole budget of 2 is there.
+    const first = await svc.call("GET", `/api/routers/${ROUTER_A}/jobs`);
+    expect(first.status).toBe(200);
+    expect(first.headers["x-ratelimit-remaining"]).toBe("1");
+    expect((await svc.call("GET", `/api/routers/${ROUTER_A}/jobs`)).status).toBe(200);
+    // Another token id's sign-in limit is its own.
+    expect((await browser.signIn(TOKEN_B)).status).toBe(303);
+  });
+
+  it("limits sign-in attempts per client address, whatever token (or none) they name", async () => {
+    const svc = await service({ portalSignInPerAddress: { count: 3, windowMs: 60_000 } });
+    const { app } = svc.service;
+    for (const token of [unknownToken(1), unknownToken(2), "not-a-token"]) {
+      expect((await signInFrom(app, "192.0.2.7", token)).statusCode).toBe(401);
+    }
+    const refused = await signInFrom(app, "192.0.2.7", TOKEN_A);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+    expect(refused.body).toContain("At most 3 sign-in attempts per 1m per client address");
+    expect(refused.headers["set-cookie"]).not.toEqual(expect.stringContaining("__Host-rj_session="));
+    // Another address signs in with the same token.
+    expect((await signInFrom(app, "192.0.2.8", TOKEN_A)).statusCode).toBe(303);
+  });
+});
