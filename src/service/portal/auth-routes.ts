@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isParsedToken, parseToken } from "../../contract/token.js";
+import { adminReachableFrom } from "../admin-access.js";
 import { authenticate } from "../auth/directory.js";
 import { clearCookie, cookie, readCookie, SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from "./cookies.js";
 import type { LiveStreams } from "./events.js";
@@ -57,7 +58,8 @@ export function authRoutes(app: FastifyInstance, live: LiveStreams): void {
    */
   async function ownerOf(request: FastifyRequest, token: string): Promise<SessionOwner | undefined> {
     const admin = app.config.adminToken;
-    if (admin && sameSecret(token, admin)) {
+    // From where the admin API would refuse it, the admin token is one more token that is not accepted.
+    if (admin && sameSecret(token, admin) && adminReachableFrom(app.config, request.socket.remoteAddress)) {
       await limits.admit(request.ip, ADMIN_SIGN_IN_KEY);
       return { teamId: null, tokenId: null };
     }

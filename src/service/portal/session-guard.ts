@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Verified } from "../auth/verified.js";
 import type { Database } from "../database/database.js";
+import { adminReachableFrom } from "../admin-access.js";
+import { Verified } from "../auth/verified.js";
 import { readCookie, SESSION_COOKIE } from "./cookies.js";
 import { csrfToken, findSession, type PortalSession } from "./sessions.js";
 
@@ -26,6 +27,10 @@ export async function signedIn(app: FastifyInstance, request: FastifyRequest): P
   const id = readCookie(request.headers.cookie, SESSION_COOKIE);
   const session = id ? await liveSession(app.db, id, new Date()) : undefined;
   if (!session) return undefined;
+  // The all-teams view, like the admin API, only where the admin token may be used: a cookie carried elsewhere
+  // opens nothing.
+  if (session.teamId === null && !adminReachableFrom(app.config, request.socket.remoteAddress))
+    return undefined;
   const scope = session.teamId === null ? "admin: all teams" : `team ${session.teamId}`;
   return { session, chrome: { csrf: csrfToken(session.id), scope } };
 }

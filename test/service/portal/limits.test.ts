@@ -1,7 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServiceConfigInput } from "../../../src/service/config.js";
-import { ROUTER_A, startTestService, TEAM_A, type TestService, TOKEN_A, TOKEN_B } from "../harness.js";
+import {
+  ADMIN_TOKEN,
+  ROUTER_A,
+  ROUTER_B,
+  startTestService,
+  TEAM_A,
+  type TestService,
+  TOKEN_A,
+  TOKEN_B,
+} from "../harness.js";
 import { hiddenCsrf, PortalClient, setCookies } from "./portal-client.js";
 
 /** Team A's token with another secret: a known token id, the wrong secret. */
@@ -22,6 +31,12 @@ async function signInFrom(app: FastifyInstance, address: string, token: string) 
     payload: new URLSearchParams({ csrf: hiddenCsrf(form.body), token }).toString(),
   });
 }
+
+/** The session cookie a sign-in answer set, as a Cookie header. */
+const sessionCookie = (answer: { headers: Record<string, unknown> }) =>
+  setCookies(answer.headers["set-cookie"] as string | string[] | undefined)
+    .find((line) => line.startsWith("__Host-rj_session="))
+    ?.split(";")[0];
 
 describe("portal limits", () => {
   const started: { close(): Promise<void> }[] = [];
@@ -78,5 +93,49 @@ describe("portal limits", () => {
     expect(refused.headers["set-cookie"]).not.toEqual(expect.stringContaining("__Host-rj_session="));
     // Another address signs in with the same token.
     expect((await signInFrom(app, "192.0.2.8", TOKEN_A)).statusCode).toBe(303);
+  });
+
+  it("opens the all-teams view only where the admin API answers (loopback, unless adminRemote)", async () => {
+    const svc = await service({});
+    const { app } = svc.service;
+    const remote = "203.0.113.7";
+    const refused = await signInFrom(app, remote, ADMIN_TOKEN);
+    expect(refused.statusCode).toBe(401);
+    expect(refused.body).toContain("That token was not accepted");
+    expect(sessionCookie(refused)).toBeUndefined();
+    // A session opened on loopback, its cookie carried to another address, opens nothing there.
+    const local = await signInFrom(app, "127.0.0.1", ADMIN_TOKEN);
+    expect(local.statusCode).toBe(303);
+    const cookie = sessionCookie(local) as string;
+    const get = (url: string, remoteAddress: string) =>
+      app.inject({ method: "GET", url, remoteAddress, headers: { cookie } });
+    expect((await get(`/portal/routers/${ROUTER_B}`, "127.0.0.1")).statusCode).toBe(200);
+    expect((await get(`/portal/routers/${ROUTER_B}`, remote)).statusCode).toBe(303);
+    const list = await get("/portal", remote);
+    expect(list.body).toContain('action="/portal/sign-in"');
+    expect(list.body).not.toContain("edge-b");
+    expect((await get("/portal/events", remote)).statusCode).toBe(401);
+    // The admin API refuses that address too: one rule for both.
+    const api = await app.inject({
+      method: "GET",
+      url: "/admin/status",
+      remoteAddress: remote,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(api.statusCode).toBe(404);
+  });
+
+  it("with adminRemote, opens the all-teams view from other addresses as the admin API does", async () => {
+    const svc = await service({ adminRemote: true });
+    const signedIn = await signInFrom(svc.service.app, "203.0.113.7", ADMIN_TOKEN);
+    expect(signedIn.statusCode).toBe(303);
+    const list = await svc.service.app.inject({
+      method: "GET",
+      url: "/portal",
+      remoteAddress: "203.0.113.7",
+      headers: { cookie: sessionCookie(signedIn) as string },
+    });
+    expect(list.body).toContain("admin: all teams");
+    expect(list.body).toContain("edge-b");
   });
 });

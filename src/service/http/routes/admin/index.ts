@@ -4,10 +4,14 @@ import * as z from "zod";
 import { deviceSchema } from "../../../../contract/device.js";
 import { uuidSchema } from "../../../../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../../../../contract/limits.js";
-import { describeEndpoint } from "../../../../contract/routers/device-endpoint.js";
 import { textField } from "../../../../contract/text-field.js";
 import { RouterjobsError, UsageError } from "../../../../errors.js";
 import { bearerToken } from "../../../../platform/http/bearer.js";
+import { adminReachableFrom } from "../../../admin-access.js";
+import { HttpError } from "../../http-error.js";
+import { serviceKeyring } from "../../../routers/router-secrets.js";
+import { describeEndpoint } from "../../../../contract/routers/device-endpoint.js";
+import { applySeed, seedSchema } from "../../../seed.js";
 import {
   createToken,
   ensureRouter,
@@ -30,8 +34,6 @@ import { serviceKeyring } from "../../../routers/router-secrets.js";
 import { applySeed, seedSchema } from "../../../seed.js";
 import { HttpError } from "../../http-error.js";
 
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
-
 const routerIdParams = z.object({ router_id: uuidSchema });
 const ok = <T>(data: T) => ({ status: "success" as const, data });
 const notFound = (what: string) => new HttpError("not_found", `${what} does not exist`);
@@ -46,7 +48,7 @@ const described = (stored: StoredEndpoint) => describeEndpoint({ ...stored, pass
 const admin: FastifyPluginAsyncZod = async (app) => {
   const expected = Buffer.from(app.config.adminToken ?? "");
   app.addHook("onRequest", async (request) => {
-    if (!app.config.adminRemote && !LOOPBACK.test(request.socket.remoteAddress ?? "")) {
+    if (!adminReachableFrom(app.config, request.socket.remoteAddress)) {
       throw new HttpError("not_found", "the admin API answers loopback callers only");
     }
     const given = Buffer.from(bearerToken(request.headers.authorization) ?? "");
