@@ -10,6 +10,8 @@ import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { resolveConfig } from "../src/service/config.js";
 import { mintSignInCode } from "../src/service/portal/index.js";
 import { type RunningService, startService } from "../src/service/server.js";
+import { SimulatedBackend } from "../src/routeros/simulator/index.js";
+import { redeemSignInLink } from "../test/service/portal/portal-client.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 
 const TEAM = "a0000000-0000-4000-8000-000000000001";
@@ -85,13 +87,12 @@ export async function run(): Promise<BenchReport> {
     await fillJobs(service, SMALL, SMALL_JOBS);
     await fillJobs(service, FIFTY, 50);
     const code = await mintSignInCode(service.app.db, { teamId: TEAM, tokenId: TOKEN_ID }, new Date());
-    const signIn = await pool.request({ method: "GET", path: `/portal/sign-in/code/${code}` });
-    await signIn.body.dump();
+    const signIn = await redeemSignInLink(`${service.url}/portal/sign-in/code/${code}`, pool);
     const session = [signIn.headers["set-cookie"] ?? []]
       .flat()
       .find((line) => line.startsWith("__Host-rj_session="))
       ?.split(";")[0];
-    if (!session) throw new Error(`the sign-in link gave no session (HTTP ${signIn.statusCode})`);
+    if (!session) throw new Error(`the sign-in link gave no session (HTTP ${signIn.status})`);
 
     const kinds = {
       portalBig: () => get(pool, `/portal/routers/${BIG}`, { cookie: session }),

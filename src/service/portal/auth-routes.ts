@@ -6,7 +6,7 @@ import { clearCookie, cookie, readCookie, SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } 
 import type { LiveStreams } from "./events.js";
 import { signInLimits } from "./limits.js";
 import { messagePage } from "./pages/layout.js";
-import { signInPage } from "./pages/sign-in.js";
+import { signInLinkPage, signInPage } from "./pages/sign-in.js";
 import { signedIn, toSignIn } from "./session-guard.js";
 import {
   createSession,
@@ -21,6 +21,8 @@ import {
 
 const NOT_ACCEPTED = "That token was not accepted. Check that it is your team's current API token.";
 const FORM_EXPIRED = "The sign-in form expired. Please enter the token again.";
+const LINK_FORM_EXPIRED =
+  "That sign-in form did not come from this browser's visit to its link. Open the link again, or sign in with the token.";
 /** The admin token's key in the per-token sign-in limit: not a token id (those are UUIDs). */
 const ADMIN_SIGN_IN_KEY = "admin";
 // The sign-in form's double-submit cookie lives as long as someone may leave the form open.
@@ -103,10 +105,28 @@ export function authRoutes(app: FastifyInstance, live: LiveStreams): void {
       .send();
   });
 
-  /** The one-time link (`mintSignInCode`): a code that is not the token, good once, for a few minutes. */
+  /**
+   * The one-time link (`mintSignInCode`): a code that is not the token, good once, for a few minutes. Following
+   * it only shows a form; the form's POST redeems the code. A link that signed in by itself would let any page
+   * sign a visitor in to the team of a code it holds (login CSRF), and the visitor would act in that view as
+   * in their own; the POST carries the form's double-submit value, which another site can neither read nor set.
+   */
   app.get("/sign-in/code/:code", async (request, reply) => {
     const { code } = request.params as { code: string };
-    const owner = await redeemSignInCode(app.db, code, new Date());
+    const csrf = randomId();
+    return reply
+      .header("set-cookie", cookie(SIGN_IN_CSRF_COOKIE, csrf, SIGN_IN_FORM_SECONDS))
+      .type("text/html; charset=utf-8")
+      .send(signInLinkPage(csrf, code).text);
+  });
+
+  app.post("/sign-in/code", async (request, reply) => {
+    const form = (request.body ?? {}) as Form;
+    const expected = readCookie(request.headers.cookie, SIGN_IN_CSRF_COOKIE);
+    if (!expected || !form.csrf || !sameSecret(form.csrf, expected)) {
+      return sendSignInForm(reply, 403, LINK_FORM_EXPIRED);
+    }
+    const owner = await redeemSignInCode(app.db, form.code ?? "", new Date());
     if (!owner) return sendSignInForm(reply, 401, "That sign-in link was used already or has expired.");
     const session = await createSession(app.db, owner, new Date());
     return startSession(reply, session.id);

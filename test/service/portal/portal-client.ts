@@ -1,4 +1,4 @@
-import { Agent, request } from "undici";
+import { Agent, type Dispatcher, request } from "undici";
 import type { TestService } from "../harness.js";
 
 /** A browser's view of the portal over HTTP: a cookie jar, forms posted as a browser posts them. */
@@ -33,6 +33,16 @@ export class PortalClient {
   async signIn(token: string): Promise<PortalAnswer> {
     const csrf = await this.signInForm();
     return this.post("/portal/sign-in", { csrf, token });
+  }
+
+  /** Follows a one-time sign-in link as a browser does: its page, then the page's button (a POST). */
+  async followSignInLink(path: string): Promise<PortalAnswer> {
+    const page = await this.get(path);
+    if (page.status !== 200) return page;
+    return this.post("/portal/sign-in/code", {
+      csrf: hiddenCsrf(page.text),
+      code: hiddenField(page.text, "code"),
+    });
   }
 
   async close(): Promise<void> {
@@ -74,7 +84,32 @@ export function setCookies(header: string | string[] | undefined): string[] {
 }
 
 export function hiddenCsrf(page: string): string {
-  const match = /name="csrf" value="([^"]+)"/.exec(page);
-  if (!match?.[1]) throw new Error("no CSRF field in the page");
+  return hiddenField(page, "csrf");
+}
+
+export function hiddenField(page: string, name: string): string {
+  const match = new RegExp(`name="${name}" value="([^"]+)"`).exec(page);
+  if (!match?.[1]) throw new Error(`no ${name} field in the page`);
   return match[1];
+}
+
+/**
+ * A one-time sign-in link (`https://host/portal/sign-in/code/<code>`) followed as a browser does, without a
+ * cookie jar: its page, then the page's button, a POST with the page's CSRF cookie. The POST's answer.
+ */
+export async function redeemSignInLink(link: string, dispatcher: Dispatcher): Promise<PortalAnswer> {
+  const page = await request(link, { dispatcher });
+  const text = await page.body.text();
+  if (page.statusCode !== 200) return { status: page.statusCode, headers: page.headers, text };
+  const [csrfCookie = ""] = setCookies(page.headers["set-cookie"]);
+  const answer = await request(new URL("/portal/sign-in/code", link).href, {
+    method: "POST",
+    dispatcher,
+    headers: {
+      cookie: csrfCookie.split(";")[0] as string,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ csrf: hiddenCsrf(text), code: hiddenField(text, "code") }).toString(),
+  });
+  return { status: answer.statusCode, headers: answer.headers, text: await answer.body.text() };
 }

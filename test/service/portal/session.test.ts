@@ -167,18 +167,40 @@ describe("portal sessions and sign-in (HTTP)", () => {
     expect((await browser.get(`/portal/routers/${ROUTER_B}`)).status).toBe(200);
   });
 
-  it("redeems a one-time sign-in code once", async () => {
+  it("redeems a one-time sign-in link once, by the POST of its page's button, never by following it", async () => {
     const code = await mintSignInCode(
       svc.service.app.db,
       { teamId: TEAM_A, tokenId: TOKEN_A.split(":")[0] as string },
       new Date(),
     );
+    const link = `/portal/sign-in/code/${code}`;
+    const codeRows = async () =>
+      (
+        await svc.service.app.db.query("SELECT 1 FROM portal_sign_in_codes WHERE code_hash = $1", [
+          createHash("sha256").update(code).digest("hex"),
+        ])
+      ).rows.length;
+    // Following the link (as an <img> or a redirect from another site would) signs nobody in and uses nothing up.
+    const visitor = client();
+    const page = await visitor.get(link);
+    expect(page.status).toBe(200);
+    expect(visitor.cookies.has("__Host-rj_session")).toBe(false);
+    expect(page.text).toContain('<form method="post" action="/portal/sign-in/code"');
+    expect(await codeRows()).toBe(1);
+    // Another site's form posts the code without this browser's sign-in cookie (SameSite=Strict): refused.
+    const forged = await client().post("/portal/sign-in/code", { csrf: "forged", code });
+    expect(forged.status).toBe(403);
+    expect(forged.headers["set-cookie"]).not.toEqual(expect.stringContaining("__Host-rj_session="));
+    expect(await codeRows()).toBe(1);
+    // The page's button signs in, once.
     const first = client();
-    expect((await first.get(`/portal/sign-in/code/${code}`)).status).toBe(303);
+    expect((await first.followSignInLink(link)).status).toBe(303);
     expect((await first.get("/portal")).text).toContain("edge-a");
+    expect(await codeRows()).toBe(0);
     const second = client();
-    const again = await second.get(`/portal/sign-in/code/${code}`);
+    const again = await second.followSignInLink(link);
     expect(again.status).toBe(401);
+    expect(again.text).toContain("That sign-in link was used already or has expired.");
     expect(second.cookies.has("__Host-rj_session")).toBe(false);
   });
 
