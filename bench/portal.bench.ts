@@ -59,6 +59,9 @@ export async function run(): Promise<BenchReport> {
       database: "memory://",
       tickMs: 60_000,
       rateLimit: { count: 1_000_000_000, windowMs: 1000 },
+      // The bench measures a page's cost, not the portal's limits: one session asks for thousands a minute.
+      portalPagesPerSession: { count: 1_000_000_000, windowMs: 1000 },
+      portalPagesPerTeam: { count: 1_000_000_000, windowMs: 1000 },
     }),
     backend: new SimulatedBackend(),
     host: "127.0.0.1",

@@ -47,6 +47,20 @@ export interface ServiceConfig extends NotifySettings {
    * any address. @default 10 per 60 s
    */
   readonly portalSignInPerToken: RateLimit;
+  /**
+   * Portal requests of one signed-in session: pages, the refreshes of live pages, streams opened, downloads.
+   * A live page refreshes at most once a poll (1 s), so a few open tabs stay well inside. @default 300 per 60 s
+   */
+  readonly portalPagesPerSession: RateLimit;
+  /** The same, of all sessions of one team together (the admin's sessions count as one team). @default 1200 per 60 s */
+  readonly portalPagesPerTeam: RateLimit;
+  /**
+   * Event streams (live pages) one session may hold open at once in one instance; each polls the database
+   * once a second. @default 8
+   */
+  readonly portalStreamsPerSession: number;
+  /** The same, of all sessions of one team together. @default 32 */
+  readonly portalStreamsPerTeam: number;
 }
 
 export type ServiceConfigInput = Partial<ServiceConfig> & Pick<ServiceConfig, "database">;
@@ -70,6 +84,10 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
     portal: input.portal ?? true,
     portalSignInPerAddress: input.portalSignInPerAddress ?? { count: 20, windowMs: 60_000 },
     portalSignInPerToken: input.portalSignInPerToken ?? { count: 10, windowMs: 60_000 },
+    portalPagesPerSession: input.portalPagesPerSession ?? { count: 300, windowMs: 60_000 },
+    portalPagesPerTeam: input.portalPagesPerTeam ?? { count: 1200, windowMs: 60_000 },
+    portalStreamsPerSession: input.portalStreamsPerSession ?? 8,
+    portalStreamsPerTeam: input.portalStreamsPerTeam ?? 32,
   };
   for (const key of [
     "tickMs",
@@ -81,12 +99,22 @@ export function resolveConfig(input: ServiceConfigInput): ServiceConfig {
   ] as const) {
     if (!(config[key] > 0)) throw new UsageError(`${key} must be greater than zero (got ${config[key]})`);
   }
-  for (const key of ["notifyConcurrency", "schedulerConcurrency"] as const) {
+  for (const key of [
+    "notifyConcurrency",
+    "schedulerConcurrency",
+    "portalStreamsPerSession",
+    "portalStreamsPerTeam",
+  ] as const) {
     if (!Number.isInteger(config[key]) || config[key] < 1) {
       throw new UsageError(`${key} must be a whole number of at least 1 (got ${config[key]})`);
     }
   }
-  for (const key of ["portalSignInPerAddress", "portalSignInPerToken"] as const) {
+  for (const key of [
+    "portalSignInPerAddress",
+    "portalSignInPerToken",
+    "portalPagesPerSession",
+    "portalPagesPerTeam",
+  ] as const) {
     const { count, windowMs } = config[key];
     if (!Number.isSafeInteger(count) || count < 1 || !(windowMs > 0)) {
       throw new UsageError(

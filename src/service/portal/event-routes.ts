@@ -22,7 +22,7 @@ export function eventRoutes(app: FastifyInstance, live: LiveStreams): void {
     const current = await signedIn(app, request);
     if (!current) return signedOut(reply);
     const teamId = current.session.teamId;
-    live.open(reply, current.session.id, () => routersFingerprint(app.db, teamId), since(request.query));
+    live.open(reply, current.session, () => routersFingerprint(app.db, teamId), since(request.query));
   });
 
   app.get("/routers/:routerId/events", stream, async (request, reply) => {
@@ -33,7 +33,7 @@ export function eventRoutes(app: FastifyInstance, live: LiveStreams): void {
       ? await portalRouter(app.db, current.session.teamId, routerId)
       : undefined;
     if (!router) return notFoundPage(reply, current.chrome);
-    live.open(reply, current.session.id, () => routerFingerprint(app.db, router.id), since(request.query));
+    live.open(reply, current.session, () => routerFingerprint(app.db, router.id), since(request.query));
   });
 
   app.get("/jobs/:jobId/events", stream, async (request, reply) => {
@@ -44,7 +44,7 @@ export function eventRoutes(app: FastifyInstance, live: LiveStreams): void {
     if (!job) return notFoundPage(reply, current.chrome);
     live.open(
       reply,
-      current.session.id,
+      current.session,
       () => jobFingerprint(app.db, job.id, job.router_id),
       since(request.query),
     );

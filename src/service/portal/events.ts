@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Fingerprint } from "./fingerprints.js";
+import { streamCapReached, teamKey } from "./limits.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
-import { findSession } from "./sessions.js";
+import { findSession, type PortalSession } from "./sessions.js";
 
 /**
  * Server-sent events for the open pages (routers, a router, a job): one mechanism for all three. Each stream
@@ -11,17 +12,40 @@ import { findSession } from "./sessions.js";
  * and within one poll on any other.
  */
 export interface LiveStreams {
-  /** `since`: the fingerprint the page was rendered at, so that a change before the stream opened is not lost. */
-  open(reply: FastifyReply, sessionId: string, fingerprint: Fingerprint, since: string | undefined): void;
+  /**
+   * `since`: the fingerprint the page was rendered at, so that a change before the stream opened is not lost.
+   * Throws the portal's 429 (nothing sent yet) when the session or its team holds its cap of open streams.
+   */
+  open(
+    reply: FastifyReply,
+    session: PortalSession,
+    fingerprint: Fingerprint,
+    since: string | undefined,
+  ): void;
   /** Ends the streams of one session (sign-out on this instance). */
   endSession(sessionId: string): void;
   endAll(): void;
 }
 
+/**
+ * Streams are capped per session and per team (config `portalStreamsPerSession`, `portalStreamsPerTeam`): each
+ * one polls the store once a second, and thousands from one session slowed every team's calls. Counted in this
+ * instance, where their polls cost.
+ */
 export function liveStreams(app: FastifyInstance, pollMs: number): LiveStreams {
   const streams = new Map<string, Set<() => void>>();
+  const openPerTeam = new Map<string, number>();
   return {
-    open(reply, sessionId, fingerprintNow, since) {
+    open(reply, session, fingerprintNow, since) {
+      const sessionId = session.id;
+      const { portalStreamsPerSession, portalStreamsPerTeam } = app.config;
+      if ((streams.get(sessionId)?.size ?? 0) >= portalStreamsPerSession) {
+        throw streamCapReached(portalStreamsPerSession, "session");
+      }
+      const team = teamKey(session);
+      const teamOpen = openPerTeam.get(team) ?? 0;
+      if (teamOpen >= portalStreamsPerTeam) throw streamCapReached(portalStreamsPerTeam, "team");
+      openPerTeam.set(team, teamOpen + 1);
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, {
@@ -40,6 +64,9 @@ export function liveStreams(app: FastifyInstance, pollMs: number): LiveStreams {
         ended = true;
         clearTimeout(timer);
         streams.get(sessionId)?.delete(end);
+        const left = (openPerTeam.get(team) ?? 1) - 1;
+        if (left > 0) openPerTeam.set(team, left);
+        else openPerTeam.delete(team);
         if (!response.writableEnded) response.end("event: end\ndata: {}\n\n");
       };
       const poll = async () => {

@@ -5,6 +5,7 @@ import { authRoutes } from "./auth-routes.js";
 import { backupRoute } from "./backup-route.js";
 import { eventRoutes } from "./event-routes.js";
 import { liveStreams } from "./events.js";
+import { pageLimits } from "./limits.js";
 import { LIVE_POLL_MS, notFoundPage, pageRoutes } from "./page-routes.js";
 import { messagePage } from "./pages/layout.js";
 import { SECURITY_HEADERS } from "./security-headers.js";
@@ -20,6 +21,7 @@ const FORM_MAX_BYTES = 8192;
  * its form parser, headers and error pages stay out of the API.
  */
 export default async function portal(app: FastifyInstance): Promise<void> {
+  app.decorate("portalPageLimits", pageLimits(app));
   const live = liveStreams(app, LIVE_POLL_MS);
   // Open streams would hold the server open: end them before it closes.
   app.addHook("preClose", async () => live.endAll());

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { formatDuration, type RateLimit } from "../../contract/duration.js";
 import { HttpError } from "../http-error.js";
 import type { RateDecision } from "../rate-limiter.js";
+import { type PortalSession, sessionIdHash } from "./sessions.js";
 
 /** Keys of the portal's limits: never a bare token id, which is the API budget's key (plugins/rate-limit.ts). */
 const KEY_PREFIX = "portal:";
@@ -52,3 +53,34 @@ export function signInLimits(app: FastifyInstance): SignInLimits {
     },
   };
 }
+
+/** The key of a session's team in the per-team limits: every admin session (all teams) counts as one. */
+export const teamKey = (session: Pick<PortalSession, "teamId">): string => session.teamId ?? "all-teams";
+
+export interface PageLimits {
+  /** Counts a request of a signed-in session (a page, a live page's refresh, a stream opened, a download). */
+  admit(session: PortalSession): Promise<void>;
+}
+
+/**
+ * Requests per session and per team, so that one session (or one team's many) cannot keep the store busy
+ * for everyone: a session is named by its id's hash, never the id (on PostgreSQL the key is stored).
+ */
+export function pageLimits(app: FastifyInstance): PageLimits {
+  const { portalPagesPerSession, portalPagesPerTeam } = app.config;
+  const bySession = limitOf(app, "pages-session", portalPagesPerSession, "pages", "session");
+  const byTeam = limitOf(app, "pages-team", portalPagesPerTeam, "pages", "team");
+  return {
+    async admit(session) {
+      await bySession(sessionIdHash(session.id));
+      await byTeam(teamKey(session));
+    },
+  };
+}
+
+/** A refused stream cannot know when another one ends: the browser's EventSource retry interval. */
+export const STREAM_RETRY_AFTER_SECONDS = 5;
+
+/** The 429 of the open-stream caps. */
+export const streamCapReached = (cap: number, per: string): HttpError =>
+  portalLimitReached(`at most ${cap} open event streams per ${per}`, STREAM_RETRY_AFTER_SECONDS);

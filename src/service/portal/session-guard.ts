@@ -3,7 +3,15 @@ import type { Database } from "../database/database.js";
 import { adminReachableFrom } from "../admin-access.js";
 import { Verified } from "../auth/verified.js";
 import { readCookie, SESSION_COOKIE } from "./cookies.js";
+import type { PageLimits } from "./limits.js";
 import { csrfToken, findSession, type PortalSession } from "./sessions.js";
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The portal's per-session and per-team request limits (limits.ts); decorated inside /portal only. */
+    readonly portalPageLimits: PageLimits;
+  }
+}
 
 /** What a signed-in page needs: the session, and the header's scope and sign-out CSRF token. */
 export interface SignedIn {
@@ -23,6 +31,10 @@ async function liveSession(db: Database, id: string, now: Date): Promise<PortalS
   return verified.verify(id, () => findSession(db, id, now));
 }
 
+/**
+ * The session of the request's cookie, counted against the session's and its team's request limits (a 429
+ * thrown when one is used up), or undefined when there is none to serve here.
+ */
 export async function signedIn(app: FastifyInstance, request: FastifyRequest): Promise<SignedIn | undefined> {
   const id = readCookie(request.headers.cookie, SESSION_COOKIE);
   const session = id ? await liveSession(app.db, id, new Date()) : undefined;
@@ -31,6 +43,7 @@ export async function signedIn(app: FastifyInstance, request: FastifyRequest): P
   // opens nothing.
   if (session.teamId === null && !adminReachableFrom(app.config, request.socket.remoteAddress))
     return undefined;
+  await app.portalPageLimits.admit(session);
   const scope = session.teamId === null ? "admin: all teams" : `team ${session.teamId}`;
   return { session, chrome: { csrf: csrfToken(session.id), scope } };
 }

@@ -26,6 +26,9 @@ export interface SessionOwner {
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
+/** What the database keeps of a session id (`id_hash`), and what names a session anywhere else (limits). */
+export const sessionIdHash = sha256;
+
 /** 32 random bytes: unguessable, and URL/cookie-safe as base64url. */
 export const randomId = (): string => randomBytes(32).toString("base64url");
 

@@ -1,14 +1,17 @@
 import type { FastifyInstance } from "fastify";
+import { Agent, request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServiceConfigInput } from "../../../src/service/config.js";
 import {
   ADMIN_TOKEN,
+  eventually,
   ROUTER_A,
   ROUTER_B,
   startTestService,
   TEAM_A,
   type TestService,
   TOKEN_A,
+  TOKEN_A2,
   TOKEN_B,
 } from "../harness.js";
 import { hiddenCsrf, PortalClient, setCookies } from "./portal-client.js";
@@ -137,5 +140,80 @@ describe("portal limits", () => {
     });
     expect(list.body).toContain("admin: all teams");
     expect(list.body).toContain("edge-b");
+  });
+
+  it("limits the pages of one session and of one team, with a 429 page naming the limit", async () => {
+    const svc = await service({
+      rateLimit: { count: 5, windowMs: 60_000 },
+      portalPagesPerSession: { count: 3, windowMs: 60_000 },
+      portalPagesPerTeam: { count: 5, windowMs: 60_000 },
+    });
+    const first = browserOf(svc);
+    await first.signIn(TOKEN_A);
+    for (const path of ["/portal", `/portal/routers/${ROUTER_A}`, "/portal"]) {
+      expect((await first.get(path)).status).toBe(200);
+    }
+    const refused = await first.get(`/portal/routers/${ROUTER_A}`);
+    expect(refused.status).toBe(429);
+    expect(refused.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+    expect(refused.headers["content-type"]).toMatch(/^text\/html/);
+    expect(refused.text).toContain("At most 3 pages per 1m per session");
+    expect(refused.text).not.toContain("edge-a");
+    // Another session of the team has its own 3, within the team's 5 (3 of them spent above).
+    const second = browserOf(svc);
+    await second.signIn(TOKEN_A2);
+    expect((await second.get("/portal")).status).toBe(200);
+    expect((await second.get("/portal")).status).toBe(200);
+    const teamFull = await second.get("/portal");
+    expect(teamFull.status).toBe(429);
+    expect(teamFull.text).toContain("At most 5 pages per 1m per team");
+    // Another team's pages and the team's own API budget are untouched.
+    const other = browserOf(svc);
+    await other.signIn(TOKEN_B);
+    expect((await other.get("/portal")).status).toBe(200);
+    const api = await svc.call("GET", `/api/routers/${ROUTER_A}/jobs`);
+    expect(api.status).toBe(200);
+    expect(api.headers["x-ratelimit-remaining"]).toBe("4");
+  });
+
+  it("caps the event streams open per session and per team; the next one is refused with 429", async () => {
+    const svc = await service({ portalStreamsPerSession: 2, portalStreamsPerTeam: 3 });
+    const dispatcher = new Agent({ connect: { ca: svc.service.ca as string } });
+    started.push(dispatcher);
+    const stream = (browser: PortalClient) =>
+      request(`${svc.url}/portal/events`, {
+        dispatcher,
+        headers: { cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join("; ") },
+      });
+    const first = browserOf(svc);
+    await first.signIn(TOKEN_A);
+    const open = [await stream(first), await stream(first)];
+    for (const each of open) expect(each.statusCode).toBe(200);
+    const third = await stream(first);
+    expect(third.statusCode).toBe(429);
+    expect(third.headers["retry-after"]).toMatch(/^[1-9]\d*$/);
+    expect(await third.body.text()).toContain("At most 2 open event streams per session");
+    // The team's third stream from another session, then its cap.
+    const second = browserOf(svc);
+    await second.signIn(TOKEN_A2);
+    const teamsLast = await stream(second);
+    expect(teamsLast.statusCode).toBe(200);
+    const overTeam = await stream(second);
+    expect(overTeam.statusCode).toBe(429);
+    expect(await overTeam.body.text()).toContain("At most 3 open event streams per team");
+    // Another team streams.
+    const other = browserOf(svc);
+    await other.signIn(TOKEN_B);
+    const theirs = await stream(other);
+    expect(theirs.statusCode).toBe(200);
+    // A stream closed gives its place back: the session opens one again.
+    open[0]?.body.destroy();
+    const again = await eventually(async () => {
+      const answer = await stream(first);
+      if (answer.statusCode === 200) return answer;
+      await answer.body.dump();
+      return undefined;
+    });
+    for (const each of [again, open[1], teamsLast, theirs]) each?.body.destroy();
   });
 });
