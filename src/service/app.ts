@@ -28,6 +28,9 @@ import sites from "./http/routes/sites/index.js";
 import synchronous from "./http/routes/synchronous/index.js";
 import portal from "./portal/index.js";
 
+/** One year, this host only: the names a service answers to have subdomains that are not its own. */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
+
 export interface AppOptions {
   readonly config: ServiceConfig;
   readonly backend: RouterBackend;
@@ -47,6 +50,11 @@ async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<vo
   // Only JSON bodies: without its parser, text/plain is refused with 415 like any other type.
   app.removeContentTypeParser("text/plain");
 
+  // Over HTTPS, browsers are told to use nothing else for a year (the portal's cookies are Secure already):
+  // a first visit typed as http:// cannot be downgraded afterwards. Never over plain HTTP (RFC 6797 8.1).
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.protocol === "https") reply.header("strict-transport-security", STRICT_TRANSPORT_SECURITY);
+  });
   await app.register(errors);
   await app.register(config, { config: options.config });
   await app.register(database, options.db ? { db: options.db } : {});

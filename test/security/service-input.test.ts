@@ -4,6 +4,7 @@
  */
 
 import { Writable } from "node:stream";
+import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSigningSecret } from "../../src/contract/signing-secret.js";
 import { rawTlsRequest } from "../helpers/raw-tls.js";
@@ -17,6 +18,7 @@ import {
   TOKEN_A,
   TOKEN_B,
 } from "../service/harness.js";
+import { PortalClient } from "../service/portal/portal-client.js";
 
 const SECRET_A = TOKEN_A.split(":")[2] as string;
 
@@ -156,6 +158,40 @@ describe("hostile input to the service", () => {
     );
     expect(JSON.stringify(clash.body)).not.toContain("Zz9Zz9");
     expect((await seed({ tokens: [TOKEN_A] })).status).toBe(200);
+  });
+
+  it("sends Strict-Transport-Security on its HTTPS answers (API, errors, portal pages and streams), none over HTTP", async () => {
+    const hsts = "max-age=31536000";
+    for (const [path, token] of [
+      [`/api/routers/${ROUTER_A}/jobs`, TOKEN_A],
+      [`/api/routers/${ROUTER_A}/jobs`, null],
+      ["/api/no-such-thing", TOKEN_A],
+      ["/healthz", null],
+      ["/portal", null],
+    ] as const) {
+      const answer = await service.call("GET", path, { token });
+      expect(answer.headers["strict-transport-security"], path).toBe(hsts);
+    }
+    const browser = new PortalClient(service);
+    try {
+      await browser.signIn(TOKEN_A);
+      const page = await browser.get(`/portal/routers/${ROUTER_A}`);
+      expect(page.headers["strict-transport-security"]).toBe(hsts);
+      const dispatcher = new Agent({ connect: { ca: service.service.ca as string } });
+      const events = await request(`${service.url}/portal/events`, {
+        dispatcher,
+        headers: { cookie: [...browser.cookies].map(([name, value]) => `${name}=${value}`).join("; ") },
+      });
+      expect(events.statusCode).toBe(200);
+      expect(events.headers["strict-transport-security"]).toBe(hsts);
+      events.body.destroy();
+      await dispatcher.destroy();
+    } finally {
+      await browser.close();
+    }
+    // Over plain HTTP a browser must ignore it, and a service must not send it.
+    const plain = await service.service.app.inject({ method: "GET", url: "/healthz" });
+    expect(plain.headers["strict-transport-security"]).toBeUndefined();
   });
 
   it("keeps every token out of its log, for accepted and refused requests alike", async () => {

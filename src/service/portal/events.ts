@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from "node:http";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Fingerprint } from "./fingerprints.js";
 import { streamCapReached, teamKey } from "./limits.js";
@@ -48,7 +49,9 @@ export function liveStreams(app: FastifyInstance, pollMs: number): LiveStreams {
       openPerTeam.set(team, teamOpen + 1);
       reply.hijack();
       const response = reply.raw;
+      // A hijacked reply sends none of the headers set on it: the portal's and the service's are carried over.
       response.writeHead(200, {
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
         ...SECURITY_HEADERS,
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-store",
