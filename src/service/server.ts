@@ -2,13 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import type { RouterBackend } from "../contract/routers/router-backend.js";
-import { type LoggerOptions, serverLogger } from "../platform/http/server-logging.js";
-import {
-  DEFAULT_SERVER_TIMEOUTS,
-  fastifyTimeouts,
-  type ServerTimeouts,
-} from "../platform/http/server-timeouts.js";
+import { type LoggedRequest, type LoggerOptions, redactedUrl, serverLogger } from "../platform/http/server-logging.js";
+import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../platform/http/server-timeouts.js";
 import {
   certificateHosts,
   generateLocalTls,
@@ -19,6 +14,13 @@ import { createApp } from "./app.js";
 import type { ServiceConfig } from "./config.js";
 import { serviceKeyring } from "./routers/router-secrets.js";
 import { applySeed, type Seed } from "./seed.js";
+
+/**
+ * The request log's URL: credentials redacted (`redactedUrl`), and so is a one-time sign-in link's code, which
+ * signs in whoever posts it first.
+ */
+const loggedUrl = (request: LoggedRequest): string =>
+  redactedUrl(request.url).replace(/^(\/portal\/sign-in\/code\/)[^?#]+/, "$1***");
 
 export interface StartOptions {
   readonly config: ServiceConfig;
@@ -76,7 +78,7 @@ export async function startService(options: StartOptions): Promise<RunningServic
     },
     {
       ...timeouts,
-      logger: serverLogger(options.logger ?? { level: "info" }),
+      logger: serverLogger(options.logger ?? { level: "info" }, loggedUrl),
       ...(tls ? { https: { ...server, cert: tls.cert, key: tls.key } } : { http: server }),
     } as Parameters<typeof createApp>[1],
   );

@@ -7,6 +7,7 @@ import { Writable } from "node:stream";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseSigningSecret } from "../../src/contract/signing-secret.js";
+import { mintSignInCode } from "../../src/service/portal/index.js";
 import { rawTlsRequest } from "../helpers/raw-tls.js";
 import {
   ADMIN_TOKEN,
@@ -208,6 +209,29 @@ describe("hostile input to the service", () => {
     // Node's parse errors (the 431 above) would carry the raw bytes received, the token among them, as numbers.
     expect(text).toContain("header_overflow");
     expect(text).not.toContain("rawPacket");
+  });
+
+  it("keeps a token put in a URL, and a sign-in link's code, out of its request log", async () => {
+    const from = log.length;
+    const encoded = TOKEN_A.replaceAll(":", "%3A");
+    await service.call("GET", `/api/routers/${ROUTER_A}/jobs?token=${TOKEN_A}`, { token: null });
+    await service.call("GET", `/api/routers/${ROUTER_A}/jobs?access_token=${encoded}`, { token: null });
+    await service.call("GET", `/api/routers/${TOKEN_A}/jobs`);
+    await service.call("GET", `/portal/${encoded}`, { token: null });
+    const code = await mintSignInCode(
+      service.service.app.db,
+      { teamId: TEAM_A, tokenId: TOKEN_A.split(":")[0] as string },
+      new Date(),
+    );
+    await service.call("GET", `/portal/sign-in/code/${code}`, { token: null });
+    const text = log.slice(from).join("");
+    // The requests were logged, with what may be logged of them.
+    expect(text).toContain("token=***");
+    expect(text).toContain("access_token=***");
+    expect(text).toContain(`/api/routers/${TOKEN_A.split(":")[0]}:***/jobs`);
+    expect(text).toContain("/portal/sign-in/code/***");
+    expect(text).not.toContain(SECRET_A);
+    expect(text).not.toContain(code);
   });
 });
 

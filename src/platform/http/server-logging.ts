@@ -20,10 +20,46 @@ export interface LoggedRequest {
   readonly socket?: { readonly remotePort?: number };
 }
 
-/** Fastify `logger` options: `true` means info to stdout. `loggedUrl` hides secrets that travel in paths. */
+const UUID = "[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}";
+/** An API token (`<token_id>:<team_id>:<secret>`) anywhere in a URL, its colons as written or percent-encoded. */
+const TOKEN_IN_URL = new RegExp(`(${UUID})(?::|%3[Aa])${UUID}(?::|%3[Aa])[A-Za-z0-9]{62}`, "g");
+/** Query parameters whose value is a credential by its name (`?token=`, `?access_token=`, `?api-key=`...). */
+const CREDENTIAL_PARAMETER =
+  /^(access[-_]?token|api[-_]?key|apikey|auth|authorization|bearer|code|key|password|secret|token)$/i;
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll("+", " "));
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * A request's URL as our logs may hold it: an API token anywhere in it keeps only its id, and the value of a
+ * query parameter named like a credential is replaced. Clients do put tokens there (`?token=`, a token pasted
+ * into a path), and the request line is logged at info level.
+ */
+export function redactedUrl(url: string): string {
+  const start = url.indexOf("?");
+  const query =
+    start < 0
+      ? ""
+      : url
+          .slice(start)
+          .replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (whole, separator: string, name: string) =>
+            CREDENTIAL_PARAMETER.test(decoded(name)) ? `${separator}${name}=***` : whole,
+          );
+  return `${start < 0 ? url : url.slice(0, start)}${query}`.replace(TOKEN_IN_URL, "$1:***");
+}
+
+/**
+ * Fastify `logger` options: `true` means info to stdout. `loggedUrl` hides secrets that travel in URLs; by
+ * default `redactedUrl`.
+ */
 export function serverLogger(
   logger: boolean | LoggerOptions,
-  loggedUrl: (request: LoggedRequest) => string = (request) => request.url,
+  loggedUrl: (request: LoggedRequest) => string = (request) => redactedUrl(request.url),
 ): false | object {
   if (logger === false) return false;
   return {
