@@ -40,6 +40,31 @@ describe("Idempotency-Key", () => {
     expect(second.body.data.request_id).toBe(first.body.data.request_id);
   });
 
+  it("two different keys in Idempotency-Key and X-Idempotency-Key are refused with 400 naming both; the same key in both is one", async () => {
+    const [plain, prefixed] = [randomUUID(), randomUUID()];
+    const before = await count(ROUTER_A);
+    const refused = await svc.submit(ROUTER_A, job, undefined, {
+      "idempotency-key": plain,
+      "x-idempotency-key": prefixed,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe("bad_request");
+    expect(refused.body.error.message).toContain(`Idempotency-Key (${plain})`);
+    expect(refused.body.error.message).toContain(`X-Idempotency-Key (${prefixed})`);
+    expect(refused.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([
+      "Idempotency-Key",
+      "X-Idempotency-Key",
+    ]);
+    expect(await count(ROUTER_A)).toBe(before);
+    // The same key in both (as the client's profiles send it), in either case: one key.
+    const both = await svc.submit(ROUTER_A, job, undefined, {
+      "idempotency-key": plain,
+      "x-idempotency-key": plain.toUpperCase(),
+    });
+    expect(both.status).toBe(202);
+    expect(both.body.data.idempotency_key).toBe(plain);
+  });
+
   it("the same key with a different body (or router) answers 409", async () => {
     const key = randomUUID();
     await svc.submit(ROUTER_A, job, undefined, { "idempotency-key": key });

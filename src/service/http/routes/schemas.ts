@@ -3,6 +3,7 @@ import { successEnvelope } from "../../../contract/envelope.js";
 import { describeValue, UUID_PATTERN } from "../../../contract/ids.js";
 import { jobRecordSchema } from "../../../contract/job.js";
 import { routerRecordSchema } from "../../../contract/sync.js";
+import { HttpError } from "../http-error.js";
 
 /** Route schemas built from src/contract: the strict shapes the service emits (the client reads tolerantly). */
 export const routerParamsSchema = z.object({
@@ -24,6 +25,28 @@ export const idempotencyHeadersSchema = z.looseObject({
   "idempotency-key": headerUuid("Idempotency-Key"),
   "x-idempotency-key": headerUuid("X-Idempotency-Key"),
 });
+
+/**
+ * The key of a submission from either header (the spec's clients send `Idempotency-Key`, some both). Two
+ * different keys are refused: which one the client will retry with is unknown, and the first alone could make
+ * a retry under the other run the job twice.
+ */
+export function idempotencyKeyOf(headers: z.output<typeof idempotencyHeadersSchema>): string | undefined {
+  const plain = headers["idempotency-key"];
+  const prefixed = headers["x-idempotency-key"];
+  if (plain !== undefined && prefixed !== undefined && plain !== prefixed) {
+    const message = "differs from the other idempotency header: send one key, or the same key in both";
+    throw new HttpError(
+      "bad_request",
+      `Idempotency-Key (${plain}) and X-Idempotency-Key (${prefixed}) name different keys: send one, or the same key in both`,
+      [
+        { field: "Idempotency-Key", message },
+        { field: "X-Idempotency-Key", message },
+      ],
+    );
+  }
+  return plain ?? prefixed;
+}
 
 export const jobAckResponseSchema = successEnvelope(
   z.object({

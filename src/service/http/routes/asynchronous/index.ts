@@ -12,7 +12,13 @@ import {
 import { HttpError, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
-import { idempotencyHeadersSchema, jobAckResponseSchema, routerParamsSchema } from "../schemas.js";
+import { submitJob } from "../../../jobs/submit.js";
+import {
+  idempotencyHeadersSchema,
+  idempotencyKeyOf,
+  jobAckResponseSchema,
+  routerParamsSchema,
+} from "../schemas.js";
 
 const URL = "/asynchronous/:router_id";
 
@@ -36,8 +42,7 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
         teamId: caller.teamId,
         routerId,
         request: request.body,
-        idempotencyKey:
-          request.headers["idempotency-key"] ?? request.headers["x-idempotency-key"] ?? randomUUID(),
+        idempotencyKey: idempotencyKeyOf(request.headers) ?? randomUUID(),
         requestId: request.id,
         now: new Date(),
         idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
