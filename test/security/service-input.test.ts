@@ -11,6 +11,7 @@ import { mintSignInCode } from "../../src/service/portal/index.js";
 import { rawTlsRequest } from "../helpers/raw-tls.js";
 import {
   ADMIN_TOKEN,
+  type Loose,
   ROUTER_A,
   ROUTER_B,
   startTestService,
@@ -118,6 +119,59 @@ describe("hostile input to the service", () => {
     });
     expect(admin.status).toBe(422);
     expect(admin.body.error.details[0].message).toBe("name must not contain NUL characters (\\u0000)");
+  });
+
+  it("refuses bytes that are not UTF-8 in a JSON body with 400 naming the field, as the sites API refuses them, and stores nothing", async () => {
+    const dispatcher = new Agent({ connect: { ca: service.service.ca as string } });
+    const post = async (path: string, body: Buffer) => {
+      const answer = await request(`${service.url}${path}`, {
+        method: "POST",
+        dispatcher,
+        headers: { authorization: `Bearer ${TOKEN_A}`, "content-type": "application/json" },
+        body,
+      });
+      return { status: answer.statusCode, body: (await answer.body.json()) as Record<string, Loose> };
+    };
+    /** `fields` as JSON, with a byte 0xFF (never UTF-8) in the middle of `field`'s value. */
+    const withBadByte = (fields: Record<string, string>, field: string) => {
+      const [before, after] = JSON.stringify({ ...fields, [field]: `${fields[field]}\u0000` }).split(
+        "\\u0000",
+      );
+      return Buffer.concat([
+        Buffer.from(before as string),
+        Buffer.from([0xff]),
+        Buffer.from(after as string),
+      ]);
+    };
+    const job = {
+      description: "caf",
+      script: "/system identity set name=x",
+      notify_url: "https://r.example/n",
+    };
+    const sync = { command: "/system/identity/set", parameters: "=name=x" };
+    const before = (await service.jobs(ROUTER_A)).length;
+    try {
+      for (const [path, fields] of [
+        [`/api/asynchronous/${ROUTER_A}`, job],
+        [`/api/synchronous/${ROUTER_A}`, sync],
+      ] as const) {
+        for (const field of Object.keys(fields)) {
+          const answer = await post(path, withBadByte(fields, field));
+          expect(answer.status, field).toBe(400);
+          expect(answer.body.error.code).toBe("invalid_json");
+          expect(answer.body.error.message).toBe(
+            `the request body is not valid UTF-8 (in ${field}): send JSON as UTF-8`,
+          );
+          expect(answer.body.error.details).toEqual([{ field, message: `${field} is not valid UTF-8` }]);
+        }
+      }
+    } finally {
+      await dispatcher.close();
+    }
+    expect((await service.jobs(ROUTER_A)).length).toBe(before);
+    expect((await service.call("GET", `/api/routers/${ROUTER_A}/jobs`)).body.data).not.toContainEqual(
+      expect.objectContaining({ description: "caf\ufffd" }),
+    );
   });
 
   it("seeds only signing secrets the receiver accepts, and refuses bad seeds with 422, never 5xx", async () => {
