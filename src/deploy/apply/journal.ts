@@ -1,5 +1,6 @@
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import * as z from "zod";
 import type { JobStatus } from "../../contract/job.js";
 import { EnvironmentError } from "../../errors.js";
 import { withFileLock, writeFileAtomic } from "../../platform/fs/file-lock.js";
@@ -38,6 +39,26 @@ export interface JournalEntry {
 
 const LOCK_WAIT_MS = 30_000;
 
+/**
+ * What a reader needs of an entry to decide by it: anything else in the file is kept as it is. A file of
+ * another shape (edited by hand, another program's) made apply fail with a TypeError, exit 70.
+ */
+const journalEntrySchema = z.looseObject({
+  attempts: z.array(
+    z.looseObject({
+      attempt: z.number(),
+      marker: z.string(),
+      idempotencyKey: z.string(),
+      status: z.string(),
+      reported: z.boolean().optional(),
+    }),
+  ),
+});
+
+/** The journal is a cache of what the service's job list holds: without a file, apply decides from the list. */
+const WHAT_TO_DO =
+  "move it aside and run again: apply then decides from the service's job list, as on a machine without a journal (a failed change it reported is then reported again, not run again)";
+
 export class Journal {
   readonly dir: string;
   #ready: Promise<unknown> | undefined;
@@ -51,14 +72,26 @@ export class Journal {
   }
 
   async read(jobKey: string): Promise<JournalEntry | undefined> {
+    const file = this.fileOf(jobKey);
+    let entry: unknown;
     try {
-      return JSON.parse(await readFile(this.fileOf(jobKey), "utf8")) as JournalEntry;
+      entry = JSON.parse(await readFile(file, "utf8"));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw new EnvironmentError(
-        `the apply journal ${this.fileOf(jobKey)} is unreadable: ${(error as Error).message}`,
+        `the apply journal ${file} is unreadable: ${(error as Error).message}; ${WHAT_TO_DO}`,
       );
     }
+    const parsed = journalEntrySchema.safeParse(entry);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? issue.path.join(".") : "the file";
+      throw new EnvironmentError(
+        `the apply journal ${file} is not a journal entry (${where}: ${issue?.message ?? "wrong shape"}); ${WHAT_TO_DO}`,
+      );
+    }
+    // The rows are kept as written (fields of a newer version included), and written back so.
+    return entry as JournalEntry;
   }
 
   /** Read-modify-write of one entry under the lock; `change` may mutate and returns what the caller needs. */
