@@ -3,6 +3,8 @@
  * run.ts (commander's handler) because `routerjobs apply`'s lean entry (apply-main.ts) reports the same way
  * without loading commander.
  */
+import { accessSync, constants, existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { EnvironmentError, RouterjobsError } from "../errors.js";
 import { exitCodeFor } from "./exit-codes.js";
 
@@ -66,10 +68,29 @@ const FILE_SYSTEM_CODES: Readonly<Record<string, string>> = {
  * local environment, not a bug: exit 5 with the path and the reason, instead of 70 "internal error".
  */
 export function fileSystemError(error: unknown): EnvironmentError | undefined {
-  const { code, path, syscall } = (error ?? {}) as { code?: unknown; path?: unknown; syscall?: unknown };
+  const { path, syscall } = (error ?? {}) as { path?: unknown; syscall?: unknown };
+  let { code } = (error ?? {}) as { code?: unknown };
+  if (code === "ENOENT" && syscall === "mkdir" && typeof path === "string") code = mkdirRefusal(path) ?? code;
   if (typeof code !== "string" || typeof path !== "string" || !(code in FILE_SYSTEM_CODES)) return undefined;
   const what = typeof syscall === "string" ? `${syscall} ` : "";
   return new EnvironmentError(`cannot ${what}${path}: ${FILE_SYSTEM_CODES[code]} (${code})`, {
     cause: error,
   });
+}
+
+/**
+ * Why a folder could not be made, when `mkdir -p` said ENOENT: Node's recursive mkdir reports the ENOENT of the
+ * missing parent it could not make, not why it could not (a fresh `--data` on a read-only file system). The
+ * nearest folder that exists tells, by whether it may be written to (EROFS, EACCES), without writing anything.
+ */
+function mkdirRefusal(path: string): string | undefined {
+  let folder = dirname(path);
+  while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+  try {
+    accessSync(folder, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && code in FILE_SYSTEM_CODES ? code : undefined;
+  }
 }
