@@ -11,7 +11,8 @@
 
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
-import { RouterjobsError } from "../../errors.js";
+import { formatDuration, type RateLimit } from "../../contract/duration.js";
+import { MemoryRateLimiter } from "../../service/auth/rate-limiter.js";
 import { parseSentence, replyWords } from "./sentence.js";
 import { encodeSentence, SentenceDecoder } from "./words.js";
 
@@ -64,6 +65,19 @@ export interface RouterApiServerOptions {
   readonly handler: CommandHandler;
   /** @default 1 MiB */
   readonly maxSentenceBytes?: number;
+  /** A connection that has not logged in by then gets `!fatal` and is closed. @default 10 s */
+  readonly loginTimeoutMs?: number;
+  /**
+   * A sentence begun must be complete within this, from its first byte: a client that sends half a word and
+   * waits holds its connection no longer. @default 30 s
+   */
+  readonly sentenceTimeoutMs?: number;
+  /**
+   * Failed logins per client address. One failure more within the window blocks the address until the window
+   * would admit one again: its logins are refused without a look at the password, and their connections
+   * closed. @default 5 per 60 s
+   */
+  readonly loginFailures?: RateLimit;
 }
 
 export interface RouterApiServer {
@@ -78,14 +92,50 @@ export interface RouterApiServer {
 /** RouterOS's own text for a refused login. */
 export const LOGIN_REFUSED = "invalid user name or password (6)";
 
+/** The text of a login refused because its address failed too often (RouterOS has none of its own). */
+export const loginThrottled = (retryAfterSeconds: number, limit: RateLimit): string =>
+  `too many failed logins from this address (more than ${limit.count} per ${formatDuration(limit.windowMs)}); retry in ${retryAfterSeconds} s`;
+
+/**
+ * Failed logins per client address, in the service's sliding-window log: a failure the log refuses blocks the
+ * address until the log would take one again.
+ */
+class LoginThrottle {
+  private readonly failures: MemoryRateLimiter;
+  private readonly blockedUntil = new Map<string, number>();
+
+  constructor(readonly limit: RateLimit) {
+    this.failures = new MemoryRateLimiter(limit);
+  }
+
+  /** Seconds the address must still wait, or undefined when it may try a password. */
+  blocked(address: string, now = Date.now()): number | undefined {
+    const until = this.blockedUntil.get(address);
+    if (until === undefined) return undefined;
+    if (until > now) return Math.max(1, Math.ceil((until - now) / 1000));
+    this.blockedUntil.delete(address);
+    return undefined;
+  }
+
+  async failed(address: string, now = Date.now()): Promise<void> {
+    const decision = await this.failures.take(address, now);
+    if (!decision.allowed) this.blockedUntil.set(address, now + (decision.retryAfterSeconds ?? 1) * 1000);
+  }
+
+  close(): void {
+    this.failures.close();
+  }
+}
+
 export async function startRouterApiServer(options: RouterApiServerOptions): Promise<RouterApiServer> {
   const sockets = new Set<Socket>();
+  const throttle = new LoginThrottle(options.loginFailures ?? { count: 5, windowMs: 60_000 });
   const onSocket = (socket: Socket) => {
     sockets.add(socket);
     // A reply is several small sentences (`!re`..., `!done`): without this, Nagle holds the last one back.
     socket.setNoDelay(true);
     socket.once("close", () => sockets.delete(socket));
-    serveSession(socket, options);
+    serveSession(socket, options, throttle);
   };
   const server: Server = options.tls
     ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onSocket)
@@ -101,6 +151,7 @@ export async function startRouterApiServer(options: RouterApiServerOptions): Pro
     port: address.port,
     close: () =>
       new Promise<void>((resolve) => {
+        throttle.close();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
@@ -110,8 +161,11 @@ export async function startRouterApiServer(options: RouterApiServerOptions): Pro
   };
 }
 
-function serveSession(socket: Socket, options: RouterApiServerOptions): void {
+function serveSession(socket: Socket, options: RouterApiServerOptions, throttle: LoginThrottle): void {
   const decoder = new SentenceDecoder({ maxSentenceBytes: options.maxSentenceBytes ?? 1024 * 1024 });
+  const address = socket.remoteAddress ?? "";
+  const loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
+  const sentenceTimeoutMs = options.sentenceTimeoutMs ?? 30_000;
   const running = new Map<string, { controller: AbortController; tag?: string }>();
   let user: string | undefined;
   let untagged = 0;
@@ -122,6 +176,22 @@ function serveSession(socket: Socket, options: RouterApiServerOptions): void {
   const fatal = (reason: string) => {
     send(["!fatal", reason]);
     socket.end();
+  };
+  /** `!fatal`, then the connection is gone once it is written, whether or not the client ever closes its end. */
+  const drop = (reason: string) => {
+    send(["!fatal", reason]);
+    socket.destroySoon();
+  };
+  const loginTimer = setTimeout(() => {
+    if (user === undefined) drop(`not logged in within ${formatDuration(loginTimeoutMs)}`);
+  }, loginTimeoutMs);
+  let sentenceTimer: NodeJS.Timeout | undefined;
+  const sentenceStarted = () => {
+    clearTimeout(sentenceTimer);
+    sentenceTimer = setTimeout(
+      () => drop(`a sentence was not completed within ${formatDuration(sentenceTimeoutMs)}`),
+      sentenceTimeoutMs,
+    );
   };
   const finishCancelled = (key: string) => {
     const entry = running.get(key);
@@ -136,10 +206,21 @@ function serveSession(socket: Socket, options: RouterApiServerOptions): void {
     const sentence = parseSentence(words);
     const { head, tag } = sentence;
     if (head === "/login") {
+      const wait = throttle.blocked(address);
+      if (wait !== undefined) {
+        send(replyWords("!trap", { message: loginThrottled(wait, throttle.limit) }, tag));
+        send(replyWords("!done", {}, tag));
+        return socket.destroySoon();
+      }
       const name = sentence.attributes.get("name") ?? "";
       const accepted = await options.authenticate(name, sentence.attributes.get("password") ?? "");
-      if (accepted) user = name;
-      else send(replyWords("!trap", { message: LOGIN_REFUSED }, tag));
+      if (accepted) {
+        user = name;
+        clearTimeout(loginTimer);
+      } else {
+        await throttle.failed(address);
+        send(replyWords("!trap", { message: LOGIN_REFUSED }, tag));
+      }
       return send(replyWords("!done", {}, tag));
     }
     if (user === undefined) return fatal("not logged in");
@@ -205,12 +286,16 @@ function serveSession(socket: Socket, options: RouterApiServerOptions): void {
   };
 
   socket.on("data", (chunk: Buffer) => {
+    const wasMidSentence = decoder.midSentence;
     let sentences: Buffer[][];
     try {
       sentences = decoder.push(chunk);
     } catch (error) {
       return fatal((error as Error).message);
     }
+    // The deadline runs from a sentence's first byte: kept while one stays unfinished, new when one begins.
+    if (!decoder.midSentence) clearTimeout(sentenceTimer);
+    else if (!wasMidSentence || sentences.length > 0) sentenceStarted();
     // One after another, so that a command sent right behind `/login` finds the session logged in.
     for (const words of sentences)
       gate = gate
@@ -221,6 +306,8 @@ function serveSession(socket: Socket, options: RouterApiServerOptions): void {
   });
   socket.on("error", () => socket.destroy());
   socket.on("close", () => {
+    clearTimeout(loginTimer);
+    clearTimeout(sentenceTimer);
     for (const { controller } of running.values()) controller.abort(new Error("connection closed"));
     running.clear();
   });
