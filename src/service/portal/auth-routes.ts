@@ -7,7 +7,7 @@ import type { LiveStreams } from "./events.js";
 import { signInLimits } from "./limits.js";
 import { messagePage } from "./pages/layout.js";
 import { signInLinkPage, signInPage } from "./pages/sign-in.js";
-import { signedIn, toSignIn } from "./session-guard.js";
+import { sessionOf, toSignIn } from "./session-guard.js";
 import {
   createSession,
   csrfToken,
@@ -86,7 +86,7 @@ export function authRoutes(app: FastifyInstance, live: LiveStreams): void {
 
   app.post("/sign-out", async (request, reply) => {
     const form = (request.body ?? {}) as Form;
-    const current = await signedIn(app, request);
+    const current = await sessionOf(app, request);
     if (!current) return toSignIn(reply);
     if (!form.csrf || !sameSecret(form.csrf, csrfToken(current.session.id))) {
       const page = messagePage(

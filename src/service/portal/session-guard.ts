@@ -36,6 +36,16 @@ async function liveSession(db: Database, id: string, now: Date): Promise<PortalS
  * thrown when one is used up), or undefined when there is none to serve here.
  */
 export async function signedIn(app: FastifyInstance, request: FastifyRequest): Promise<SignedIn | undefined> {
+  const current = await sessionOf(app, request);
+  if (current) await app.portalPageLimits.admit(current.session);
+  return current;
+}
+
+/** `signedIn` without counting the request: signing out is never refused for having read too many pages. */
+export async function sessionOf(
+  app: FastifyInstance,
+  request: FastifyRequest,
+): Promise<SignedIn | undefined> {
   const id = readCookie(request.headers.cookie, SESSION_COOKIE);
   const session = id ? await liveSession(app.db, id, new Date()) : undefined;
   if (!session) return undefined;
@@ -43,7 +53,6 @@ export async function signedIn(app: FastifyInstance, request: FastifyRequest): P
   // opens nothing.
   if (session.teamId === null && !adminReachableFrom(app.config, request.socket.remoteAddress))
     return undefined;
-  await app.portalPageLimits.admit(session);
   const scope = session.teamId === null ? "admin: all teams" : `team ${session.teamId}`;
   return { session, chrome: { csrf: csrfToken(session.id), scope } };
 }

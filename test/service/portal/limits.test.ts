@@ -150,8 +150,11 @@ describe("portal limits", () => {
     });
     const first = browserOf(svc);
     await first.signIn(TOKEN_A);
+    let signedInPage = "";
     for (const path of ["/portal", `/portal/routers/${ROUTER_A}`, "/portal"]) {
-      expect((await first.get(path)).status).toBe(200);
+      const page = await first.get(path);
+      expect(page.status).toBe(200);
+      signedInPage = page.text;
     }
     const refused = await first.get(`/portal/routers/${ROUTER_A}`);
     expect(refused.status).toBe(429);
@@ -174,6 +177,10 @@ describe("portal limits", () => {
     const api = await svc.call("GET", `/api/routers/${ROUTER_A}/jobs`);
     expect(api.status).toBe(200);
     expect(api.headers["x-ratelimit-remaining"]).toBe("4");
+    // Signing out is never refused for the pages read: the session's sign-out form still works.
+    const signedOut = await first.post("/portal/sign-out", { csrf: hiddenCsrf(signedInPage) });
+    expect(signedOut.status).toBe(303);
+    expect(first.cookies.has("__Host-rj_session")).toBe(false);
   });
 
   it("caps the event streams open per session and per team; the next one is refused with 429", async () => {
