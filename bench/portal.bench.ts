@@ -10,7 +10,6 @@ import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { resolveConfig } from "../src/service/config.js";
 import { mintSignInCode } from "../src/service/portal/index.js";
 import { type RunningService, startService } from "../src/service/server.js";
-import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { redeemSignInLink } from "../test/service/portal/portal-client.js";
 import { type BenchReport, percentile, round } from "./harness.js";
 

@@ -12,6 +12,7 @@ import { errorEnvelope } from "../contract/errors.js";
 import { BODY_MAX_BYTES } from "../contract/limits.js";
 import type { RouterBackend } from "../contract/routers/router-backend.js";
 import type { ServiceConfig } from "./config.js";
+import type { Database } from "./database/database.js";
 import auth from "./http/plugins/auth.js";
 import config from "./http/plugins/config.js";
 import database from "./http/plugins/database.js";
@@ -20,6 +21,12 @@ import interactiveFirst from "./http/plugins/interactive-first.js";
 import jsonBody from "./http/plugins/json-body.js";
 import rateLimit from "./http/plugins/rate-limit.js";
 import jobs from "./http/plugins/scheduler.js";
+import admin from "./http/routes/admin/index.js";
+import asynchronous from "./http/routes/asynchronous/index.js";
+import health from "./http/routes/health/index.js";
+import jobList from "./http/routes/jobs/index.js";
+import sites from "./http/routes/sites/index.js";
+import synchronous from "./http/routes/synchronous/index.js";
 import portal from "./portal/index.js";
 
 /** One year, this host only: the names a service answers to have subdomains that are not its own. */

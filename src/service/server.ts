@@ -2,8 +2,18 @@ import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { type LoggedRequest, type LoggerOptions, redactedUrl, serverLogger } from "../platform/http/server-logging.js";
-import { DEFAULT_SERVER_TIMEOUTS, fastifyTimeouts, type ServerTimeouts } from "../platform/http/server-timeouts.js";
+import type { RouterBackend } from "../contract/routers/router-backend.js";
+import {
+  type LoggedRequest,
+  type LoggerOptions,
+  redactedUrl,
+  serverLogger,
+} from "../platform/http/server-logging.js";
+import {
+  DEFAULT_SERVER_TIMEOUTS,
+  fastifyTimeouts,
+  type ServerTimeouts,
+} from "../platform/http/server-timeouts.js";
 import {
   certificateHosts,
   generateLocalTls,

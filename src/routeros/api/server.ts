@@ -12,7 +12,8 @@
 import { createServer as createTcpServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 import { formatDuration, type RateLimit } from "../../contract/duration.js";
-import { MemoryRateLimiter } from "../../service/auth/rate-limiter.js";
+import { RouterjobsError } from "../../errors.js";
+import { MemoryRateLimiter } from "../../platform/sliding-window.js";
 import { parseSentence, replyWords } from "./sentence.js";
 import { encodeSentence, SentenceDecoder } from "./words.js";
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { isParsedToken, parseToken } from "../../contract/token.js";
-import { adminReachableFrom } from "../admin-access.js";
+import { adminReachableFrom } from "../auth/admin-access.js";
 import { authenticate } from "../auth/directory.js";
 import { clearCookie, cookie, readCookie, SESSION_COOKIE, SIGN_IN_CSRF_COOKIE } from "./cookies.js";
 import type { LiveStreams } from "./events.js";

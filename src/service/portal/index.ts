@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from "fastify";
-import { HttpError } from "../http-error.js";
+import { HttpError } from "../http/http-error.js";
 import { ASSETS } from "./assets.js";
 import { authRoutes } from "./auth-routes.js";
 import { backupRoute } from "./backup-route.js";

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { formatDuration, type RateLimit } from "../../contract/duration.js";
-import { HttpError } from "../http-error.js";
-import type { RateDecision } from "../rate-limiter.js";
+import type { RateDecision } from "../auth/rate-limiter.js";
+import { HttpError } from "../http/http-error.js";
 import { type PortalSession, sessionIdHash } from "./sessions.js";
 
 /** Keys of the portal's limits: never a bare token id, which is the API budget's key (plugins/rate-limit.ts). */

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Database } from "../database/database.js";
-import { adminReachableFrom } from "../admin-access.js";
+import { adminReachableFrom } from "../auth/admin-access.js";
 import { Verified } from "../auth/verified.js";
+import type { Database } from "../database/database.js";
 import { readCookie, SESSION_COOKIE } from "./cookies.js";
 import type { PageLimits } from "./limits.js";
 import { csrfToken, findSession, type PortalSession } from "./sessions.js";

@@ -1,7 +1,11 @@
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOGIN_REFUSED, type RouterApiServer, startRouterApiServer } from "../../src/routeros-api/server.js";
-import { encodeLength, encodeSentence, SentenceDecoder } from "../../src/routeros-api/words.js";
+import {
+  LOGIN_REFUSED,
+  type RouterApiServer,
+  startRouterApiServer,
+} from "../../../src/routeros/api/server.js";
+import { encodeLength, encodeSentence, SentenceDecoder } from "../../../src/routeros/api/words.js";
 
 const USER = "admin";
 const PASSWORD = "s3cret";

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance } from "fastify";
 import fp from "fastify-plugin";
-import type { ErrorDetail } from "../../contract/errors.js";
+import type { ErrorDetail } from "../../../contract/errors.js";
 import { HttpError } from "../http-error.js";
 
 /**

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import { formatDuration, type RateLimit } from "../../../contract/duration.js";
-import { HttpError } from "../http-error.js";
 import {
   DatabaseRateLimiter,
   MemoryRateLimiter,
   type RateDecision,
   type RateLimiter,
 } from "../../auth/rate-limiter.js";
+import { HttpError } from "../http-error.js";
 import { callerOf } from "./auth.js";
 
 declare module "fastify" {

@@ -4,14 +4,11 @@ import * as z from "zod";
 import { deviceSchema } from "../../../../contract/device.js";
 import { uuidSchema } from "../../../../contract/ids.js";
 import { ROUTER_NAME_MAX_CHARS } from "../../../../contract/limits.js";
+import { describeEndpoint } from "../../../../contract/routers/device-endpoint.js";
 import { textField } from "../../../../contract/text-field.js";
 import { RouterjobsError, UsageError } from "../../../../errors.js";
 import { bearerToken } from "../../../../platform/http/bearer.js";
-import { adminReachableFrom } from "../../../admin-access.js";
-import { HttpError } from "../../http-error.js";
-import { serviceKeyring } from "../../../routers/router-secrets.js";
-import { describeEndpoint } from "../../../../contract/routers/device-endpoint.js";
-import { applySeed, seedSchema } from "../../../seed.js";
+import { adminReachableFrom } from "../../../auth/admin-access.js";
 import {
   createToken,
   ensureRouter,

@@ -12,7 +12,6 @@ import {
 import { HttpError, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
-import { submitJob } from "../../../jobs/submit.js";
 import {
   idempotencyHeadersSchema,
   idempotencyKeyOf,

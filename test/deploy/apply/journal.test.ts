@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { Journal } from "../../src/apply/journal.js";
-import { exitCodeFor } from "../../src/cli/exit-codes.js";
-import { EnvironmentError } from "../../src/errors.js";
-import { scratchDir } from "../helpers/scratch.js";
+import { exitCodeFor } from "../../../src/cli/exit-codes.js";
+import { Journal } from "../../../src/deploy/apply/journal.js";
+import { EnvironmentError } from "../../../src/errors.js";
+import { scratchDir } from "../../helpers/scratch.js";
 
 const identity = { jobKey: "k1", resource: "routerjobs_job.a", routerId: "r" };
 

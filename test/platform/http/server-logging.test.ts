@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { redactedUrl } from "../../src/http/server-logging.js";
-import { TOKEN_A } from "../service/harness.js";
+import { redactedUrl } from "../../../src/platform/http/server-logging.js";
+import { TOKEN_A } from "../../service/harness.js";
 
 const [TOKEN_ID, TEAM_ID, SECRET] = TOKEN_A.split(":") as [string, string, string];
 

@@ -1,7 +1,7 @@
 import { isUtf8 } from "node:buffer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fieldsNotUtf8 } from "../../src/service/plugins/json-body.js";
+import { fieldsNotUtf8 } from "../../../../src/service/http/plugins/json-body.js";
 
 /** Byte sequences that are not UTF-8: a stray byte, cut sequences, an overlong form, an encoded surrogate, past U+10FFFF. */
 const INVALID = [

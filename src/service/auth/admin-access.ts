@@ -1,5 +1,3 @@
-import type { ServiceConfig } from "./config.js";
-
 const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 /**
@@ -7,7 +5,7 @@ const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
  * answer loopback callers only, unless the service was started with remote admin allowed (`--admin-remote`).
  */
 export function adminReachableFrom(
-  config: Pick<ServiceConfig, "adminRemote">,
+  config: { readonly adminRemote: boolean },
   remoteAddress: string | undefined,
 ) {
   return config.adminRemote || LOOPBACK.test(remoteAddress ?? "");
