@@ -16,6 +16,8 @@ import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
 import { FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
+import { radioPorts, serialPorts } from "./models/hardware.js";
+import { DEFAULT_MODEL, modelNamed, type RouterModel } from "./models/index.js";
 import { print } from "./print.js";
 import type { LogEntry, RefTarget, RouterState } from "./schema.js";
 import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
@@ -36,6 +38,8 @@ export interface SimulatedRouterOptions {
   readonly delayScale?: number;
   /** Statements one script may execute before it is stopped (see RunOptions). @default 1,000,000 */
   readonly maxScriptStatements?: number;
+  /** The board: a catalog name or alias (`hEX`, `RB5009UG+S+IN`), or a model. @default the five-port CHR */
+  readonly model?: string | RouterModel;
 }
 
 /** RouterOS keeps 1000 lines in its memory log by default. */
@@ -70,11 +74,19 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private derivedStale = false;
   private readonly baseNow: () => Date;
   private readonly jobs = new ScriptJobs(this);
+  private currentModel: RouterModel;
 
   constructor(private readonly options: SimulatedRouterOptions = {}) {
     this.seedText = options.seedText ?? options.name ?? "MikroTik";
     this.baseNow = options.now ?? (() => new Date());
+    const model = options.model ?? DEFAULT_MODEL;
+    this.currentModel = typeof model === "string" ? modelNamed(model) : model;
     this.reset();
+  }
+
+  /** The board this router is; a restored snapshot brings its own. */
+  get model(): RouterModel {
+    return this.currentModel;
   }
 
   /** The configuration of a router after `/system reset-configuration no-defaults=yes`. */
@@ -82,18 +94,31 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.tables = new Map();
     this.numbering.clear();
     for (const menu of menus) {
+      // Hardware the model lacks (a switch chip, a RouterBOARD) has no menu to fill.
+      if (menu.requires && !menu.requires(this)) continue;
       const table = this.table(menu.table);
-      if (menu.singleton && table.items.length === 0) {
+      const builtins = menu.builtins?.(this) ?? [];
+      if (menu.singleton) {
+        if (table.items.length > 0) continue;
         const initial: Record<string, string> =
-          menu.path.join(" ") === "system identity" ? { name: this.options.name ?? "MikroTik" } : {};
+          menu.path.join(" ") === "system identity"
+            ? { name: this.options.name ?? "MikroTik" }
+            : (builtins[0] ?? {});
         table.insert({ ...initial }, { base: initial });
+        continue;
       }
-      for (const values of menu.builtins?.(this) ?? []) table.insert({ ...values }, { base: values });
+      for (const values of builtins) table.insert({ ...values }, { base: values });
     }
     this.table("user").insert({ name: "admin", group: "full" });
     // The loopback interface every RouterOS v7 router has; not in a menu of its own, so never exported.
     const lo = { name: "lo", "default-name": "lo", type: "loopback", "mac-address": "00:00:00:00:00:00" };
     this.table("interface").insert({ ...lo, mtu: "65536" }, { base: { ...lo, mtu: "65536" } });
+    // Radios and the serial port live in menus the catalog makes (`/interface wifi`, `/interface wireless`,
+    // `/port`), which have no hand-written built-ins: the model's are added here.
+    for (const values of radioPorts(this.model, this.seedText))
+      this.table("interface").insert({ ...values }, { base: values });
+    for (const values of serialPorts(this.model))
+      this.table("generic:port").insert({ ...values }, { base: values });
   }
 
   hasTable(key: string): boolean {
@@ -181,6 +206,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
     }
     const menu = menuAt(call.menu);
     if (!menu) throw badCommand(call.verb);
+    // The console of a board without the hardware has no such menu.
+    if (menu.requires && !menu.requires(this)) throw badCommand(menu.path[menu.path.length - 1] ?? call.verb);
     const custom = menu.verbs?.[call.verb];
     if (custom) return custom.run(call, this, menu);
     const verb = call.verb === "print" ? print : genericVerbs[call.verb as keyof typeof genericVerbs];
@@ -322,6 +349,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
   snapshot(): RouterSnapshot {
     return {
       version: 1,
+      model: this.model.name,
       config: this.configState(),
       backups: Object.fromEntries(this.backups),
       log: this.entries.slice(-snapshotLogTail),
@@ -335,6 +363,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
   /** Restores what `snapshot()` returned; throws a zod error naming the bad field for a corrupt state. */
   restore(state: unknown): void {
     const snapshot = routerSnapshotSchema.parse(state);
+    // A snapshot taken before routers had models is of the five-port router they all were.
+    this.currentModel = snapshot.model === undefined ? DEFAULT_MODEL : modelNamed(snapshot.model);
     this.applyConfig(structuredClone(snapshot.config));
     this.backups = new Map(Object.entries(structuredClone(snapshot.backups)));
     this.entries = [...snapshot.log];

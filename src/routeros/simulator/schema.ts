@@ -4,6 +4,7 @@
  * generic verbs in `verbs.ts` interpret them.
  */
 import type { CommandCall, CommandResult, RosValue } from "../language/host.js";
+import type { RouterModel } from "./models/types.js";
 import type { Item, Table } from "./table.js";
 
 /** Items of a shared table that one menu shows, e.g. interfaces whose `type` is `bridge`. */
@@ -63,6 +64,8 @@ export interface Flag {
 
 /** The router as the menus see it. `SimulatedRouter` implements it. */
 export interface RouterState {
+  /** The board: its ports, radios, switch chips, what `/system resource` reports. */
+  readonly model: RouterModel;
   table(key: string): Table;
   /** Whether anything ever stored into the table `key` (export skips menus never touched). */
   hasTable(key: string): boolean;
@@ -147,6 +150,11 @@ export interface MenuDef {
   readonly verbs?: Readonly<Record<string, CustomVerb>>;
   /** Made from the RouterOS catalog alone (`generic.ts`), with no hand-written behaviour. */
   readonly generic?: boolean;
+  /**
+   * Hardware the menu needs (`/system routerboard` on a RouterBOARD, `/interface ethernet switch` where there
+   * is a chip): on a model without it the menu is not there, as on that board's console.
+   */
+  readonly requires?: (router: RouterState) => boolean;
 }
 
 export interface CustomVerb {

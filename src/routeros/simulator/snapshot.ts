@@ -4,6 +4,7 @@
  */
 import * as z from "zod";
 import type { RosValue } from "../language/host.js";
+import { findModel, modelNames } from "./models/index.js";
 import type { TableState } from "./table.js";
 
 const rosValueSchema: z.ZodType<RosValue> = z.lazy(() =>
@@ -26,6 +27,13 @@ const configSchema = z.record(z.string(), tableStateSchema);
 /** What `snapshot()` returns and `restore()` takes: plain JSON. */
 export const routerSnapshotSchema = z.object({
   version: z.literal(1),
+  /** The model's catalog name. Absent in snapshots taken before routers had models: the default model. */
+  model: z
+    .string()
+    .refine((name) => findModel(name) !== undefined, {
+      error: `must be one of the known router models (${modelNames.join(", ")})`,
+    })
+    .optional(),
   config: configSchema,
   backups: z.record(z.string(), configSchema),
   log: z.array(z.object({ id: z.number(), time: z.string(), topics: z.string(), message: z.string() })),

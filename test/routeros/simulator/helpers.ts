@@ -1,11 +1,15 @@
 import { expect } from "vitest";
 import type { CommandCall, RosValue } from "../../../src/routeros/language/host.js";
-import { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
+import { SimulatedRouter, type SimulatedRouterOptions } from "../../../src/routeros/simulator/router.js";
 
 export const fixedNow = () => new Date("2026-11-22T10:00:00Z");
 
-export function freshRouter(name = "lab"): SimulatedRouter {
-  return new SimulatedRouter({ name, now: fixedNow, delayScale: 0 });
+/** A router of the given model (the default is the five-port CHR). */
+export function freshRouter(
+  name = "lab",
+  options: Pick<SimulatedRouterOptions, "model"> = {},
+): SimulatedRouter {
+  return new SimulatedRouter({ name, now: fixedNow, delayScale: 0, ...options });
 }
 
 /** Runs a script that must succeed and returns its output. */

@@ -28,6 +28,8 @@ export interface ListRow {
 
 /** A list menu of built-in items only (ports, services): set, never add. */
 export interface FixedRow {
+  /** The model that has the items (a switch chip); the default model otherwise. */
+  readonly model?: string;
   readonly item: string;
   readonly set: string;
   readonly changed: RouterRecord;
@@ -278,6 +280,14 @@ export const fixedRows: Readonly<Record<string, FixedRow>> = {
     set: "arp=proxy-arp",
     changed: { name: "ether3", arp: "proxy-arp" },
     invalid: { args: "arp=sometimes", error: "input does not match any value of arp" },
+    removeError: "bad command name remove",
+  },
+  "interface ethernet switch": {
+    model: "CRS326-24G-2S+",
+    item: "switch1",
+    set: "l3-hw-offloading=yes",
+    changed: { name: "switch1", type: "98DX3236", l3_hw_offloading: "true" },
+    invalid: { args: "l3-hw-offloading=maybe", error: "invalid value for argument l3-hw-offloading" },
     removeError: "bad command name remove",
   },
   "ip service": {

@@ -1,7 +1,8 @@
 /**
  * `/interface` and its typed views. Ethernet, bridge and VLAN interfaces live in one table (shared ids, one
- * name space, as on RouterOS); each view shows the items of its `type`. Ports ether1..ether5 are built in.
+ * name space, as on RouterOS); each view shows the items of its `type`. The model's ethernet ports are built in.
  */
+import { ethernetPorts, switchChips } from "../models/hardware.js";
 import { macFrom } from "../random.js";
 import { bool, commonProps, int, type MenuDef, oneOf, type PropDef, ref, str } from "../schema.js";
 import { anyInterface, bridgeInterface, interfaceList } from "./targets.js";
@@ -62,7 +63,9 @@ export const interfaceMenus: readonly MenuDef[] = [
     flags: interfaceFlags,
     unique: [nameTaken],
     complete: (values, router) => {
-      values["mac-address"] ??= macFrom(router.seedText, "bridge", values.name ?? "");
+      // With auto-mac=no the bridge takes its admin-mac, as defconf's bridge does (its first port's MAC).
+      if (values["auto-mac"] === "no" && values["admin-mac"]) values["mac-address"] = values["admin-mac"];
+      else values["mac-address"] ??= macFrom(router.seedText, "bridge", values.name ?? "");
     },
     properties: {
       name,
@@ -94,13 +97,7 @@ export const interfaceMenus: readonly MenuDef[] = [
     flags: interfaceFlags,
     unique: [nameTaken],
     exportSelector: (item) => `[ find default-name=${item.values["default-name"]} ]`,
-    builtins: (router) =>
-      [1, 2, 3, 4, 5].map((n) => ({
-        name: `ether${n}`,
-        "default-name": `ether${n}`,
-        type: "ether",
-        "mac-address": macFrom(router.seedText, "ether", n),
-      })),
+    builtins: (router) => ethernetPorts(router.model, router.seedText),
     properties: {
       name,
       "default-name": readOnly(),
@@ -112,6 +109,24 @@ export const interfaceMenus: readonly MenuDef[] = [
       "auto-negotiation": bool("yes"),
       speed: str(),
       ...commonProps,
+    },
+  },
+  {
+    // The model's switch chips; RouterOS 7.24's tree (read from a CHR) has no such menu.
+    path: ["interface", "ethernet", "switch"],
+    table: "ethernet-switch",
+    key: "name",
+    canAdd: false,
+    canRemove: false,
+    columns: ["name", "type"],
+    requires: (router) => router.model.switchChips.length > 0,
+    builtins: (router) => switchChips(router.model),
+    properties: {
+      name,
+      type: readOnly(),
+      "l3-hw-offloading": bool("no"),
+      "mirror-source": str("none"),
+      "mirror-target": str("none"),
     },
   },
   {

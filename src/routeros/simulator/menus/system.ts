@@ -4,7 +4,8 @@
  */
 import { RouterOsError } from "../../errors.js";
 import type { CommandCall } from "../../language/host.js";
-import { formatRouterOsTime } from "../../runtime/values.js";
+import { resourceValues, routerboardValues } from "../models/hardware.js";
+import { DEFAULT_MODEL } from "../models/index.js";
 import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
 import {
   bool,
@@ -47,22 +48,24 @@ function named(call: CommandCall, name: string): string | undefined {
   return value === undefined ? undefined : valueText(value);
 }
 
-/** What `/system resource print` shows: a small CHR, as the catalog's RouterOS 7.24 was generated on. */
-const resource: Readonly<Record<string, string>> = {
-  version: "7.24 (stable)",
-  "factory-software": "7.1",
-  "free-memory": "900.0MiB",
-  "total-memory": "1024.0MiB",
-  cpu: "QEMU",
-  "cpu-count": "1",
-  "cpu-frequency": "2400",
-  "cpu-load": "1",
-  "free-hdd-space": "80.0MiB",
-  "total-hdd-space": "128.0MiB",
-  "architecture-name": "x86_64",
-  "board-name": "CHR",
-  platform: "MikroTik",
-};
+const readOnlyText = (fallback?: string): PropDef => ({
+  type: { kind: "string" },
+  readOnly: true,
+  ...(fallback === undefined ? {} : { default: fallback }),
+});
+
+/** What `/system resource print` shows: the model's figures (a small CHR's by default). */
+const resource = resourceValues(DEFAULT_MODEL);
+
+/** What `/system routerboard print` shows on a RouterBOARD. */
+const routerboard = [
+  "routerboard",
+  "board-name",
+  "model",
+  "serial-number",
+  "current-firmware",
+  "upgrade-firmware",
+];
 
 export const systemMenus: readonly MenuDef[] = [
   {
@@ -79,12 +82,23 @@ export const systemMenus: readonly MenuDef[] = [
         },
       },
     },
+    builtins: (router) => [resourceValues(router.model)],
     properties: Object.fromEntries(
-      Object.entries(resource).map(([name, value]) => [
-        name,
-        { type: { kind: "string" }, readOnly: true, default: value },
-      ]),
+      Object.entries(resource).map(([name, value]) => [name, readOnlyText(value)]),
     ),
+  },
+  {
+    // Only RouterBOARDs have it (the 7.24 tree, read from a CHR, does not); it reports, nothing is written.
+    path: ["system", "routerboard"],
+    table: "system-routerboard",
+    singleton: true,
+    exported: false,
+    requires: (router) => router.model.routerboard !== undefined,
+    builtins: (router) => {
+      const values = routerboardValues(router.model, router.seedText);
+      return values ? [values] : [];
+    },
+    properties: Object.fromEntries(routerboard.map((name) => [name, readOnlyText()])),
   },
   {
     path: ["system"],
