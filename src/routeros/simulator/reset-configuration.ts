@@ -1,8 +1,8 @@
 /**
  * `/system reset-configuration` as a RouterOS device runs it: the configuration goes back to a reset router's,
  * then the script file named by `run-after-reset` runs (an export: the way back to a saved configuration), and
- * the router reboots. `keep-users=yes` keeps the users. A device without `no-defaults=yes` would load its
- * default configuration; the simulated router (a CHR) has none, so both reset to the same state. A device
+ * the router reboots. `keep-users=yes` keeps the users. Without `no-defaults=yes` the model's default
+ * configuration (defconf) is applied, as a device loads its own; a CHR has none. A device
  * without `skip-backup=yes` first saves an automatic backup; the simulator does not model that file.
  *
  * The file is checked before anything changes: a reset whose script is missing would leave a device with an
@@ -34,7 +34,7 @@ export async function resetConfiguration(call: CommandCall, router: RouterState)
   const script = file === undefined || file === "" ? undefined : router.readFile(file);
   if (file !== undefined && file !== "" && script === undefined)
     throw new RouterOsError(`failure: file ${file} not found`);
-  router.resetConfiguration({ keepUsers: yes("keep-users") });
+  router.resetConfiguration({ keepUsers: yes("keep-users"), noDefaults: yes("no-defaults") });
   router.log(["system", "info"], "configuration reset");
   if (script !== undefined) {
     try {

@@ -16,6 +16,8 @@ import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
 import { FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
+import { anyInterface } from "./menus/targets.js";
+import { defaultCommands } from "./models/defconf.js";
 import { radioPorts, serialPorts } from "./models/hardware.js";
 import { DEFAULT_MODEL, modelNamed, type RouterModel } from "./models/index.js";
 import { print } from "./print.js";
@@ -40,6 +42,11 @@ export interface SimulatedRouterOptions {
   readonly maxScriptStatements?: number;
   /** The board: a catalog name or alias (`hEX`, `RB5009UG+S+IN`), or a model. @default the five-port CHR */
   readonly model?: string | RouterModel;
+  /**
+   * Whether a new router starts from its model's default configuration (defconf), as a device out of the box
+   * does; false is a router after `/system reset-configuration no-defaults=yes`. @default true
+   */
+  readonly defaults?: boolean;
 }
 
 /** RouterOS keeps 1000 lines in its memory log by default. */
@@ -82,6 +89,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
     const model = options.model ?? DEFAULT_MODEL;
     this.currentModel = typeof model === "string" ? modelNamed(model) : model;
     this.reset();
+    if (options.defaults !== false) this.applyDefaults();
   }
 
   /** The board this router is; a restored snapshot brings its own. */
@@ -119,6 +127,26 @@ export class SimulatedRouter implements CommandHost, RouterState {
       this.table("interface").insert({ ...values }, { base: values });
     for (const values of serialPorts(this.model))
       this.table("generic:port").insert({ ...values }, { base: values });
+  }
+
+  /**
+   * The model's default configuration, as its defconf script leaves it: each command runs through the menus'
+   * own verbs, so defaults are checked (references, unique names) as anything a script writes.
+   */
+  private applyDefaults(): void {
+    const macOf = (port: string) => this.resolve(anyInterface, port)?.values["mac-address"] ?? "";
+    for (const command of defaultCommands(this.model, macOf)) {
+      const result = this.dispatch({
+        menu: command.path.split(" "),
+        verb: command.verb,
+        positional: [],
+        named: new Map(Object.entries(command.args)),
+        line: 0,
+        column: 0,
+      });
+      if (result instanceof Promise)
+        throw new Error(`defconf command ${command.path} ${command.verb} is not synchronous`);
+    }
   }
 
   hasTable(key: string): boolean {
@@ -273,14 +301,16 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   /**
    * `/system reset-configuration`: the configuration of a reset router, with the users kept when asked
-   * (`keep-users=yes`). Files and backups stay on the disk, as on a device.
+   * (`keep-users=yes`) and the model's defaults unless `no-defaults=yes`. Files and backups stay on the disk,
+   * as on a device.
    */
-  resetConfiguration(options: { readonly keepUsers: boolean }): void {
+  resetConfiguration(options: { readonly keepUsers: boolean; readonly noDefaults: boolean }): void {
     const users = this.table("user").state();
     this.reset();
+    this.derivedStale = false;
+    if (!options.noDefaults) this.applyDefaults();
     if (options.keepUsers) this.tables.set("user", Table.from(users));
     this.numbering.clear();
-    this.derivedStale = false;
   }
 
   get backupNames(): readonly string[] {

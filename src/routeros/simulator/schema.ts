@@ -87,7 +87,7 @@ export interface RouterState {
   /** `/file remove`: false when the router has no such file. */
   removeFile(name: string): boolean;
   /** `/system reset-configuration`: a reset router's configuration, users kept when asked. */
-  resetConfiguration(options: { readonly keepUsers: boolean }): void;
+  resetConfiguration(options: { readonly keepUsers: boolean; readonly noDefaults: boolean }): void;
   /** Takes effect when the current script or command ends (the back end takes the router offline). */
   requestReboot(): void;
   /** Stops the background script job with that id (`/system script job remove`). */

@@ -4,10 +4,10 @@ import { SimulatedRouter, type SimulatedRouterOptions } from "../../../src/route
 
 export const fixedNow = () => new Date("2026-11-22T10:00:00Z");
 
-/** A router of the given model (the default is the five-port CHR). */
+/** A router at its model's factory state (the default five-port CHR has no defconf). */
 export function freshRouter(
   name = "lab",
-  options: Pick<SimulatedRouterOptions, "model"> = {},
+  options: Pick<SimulatedRouterOptions, "model" | "defaults"> = {},
 ): SimulatedRouter {
   return new SimulatedRouter({ name, now: fixedNow, delayScale: 0, ...options });
 }
