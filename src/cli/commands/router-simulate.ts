@@ -22,6 +22,9 @@ interface SimulateFlags {
   readonly name?: string | undefined;
   readonly stateFile?: string | undefined;
   readonly pingIntervalMs: number;
+  readonly model?: string | undefined;
+  /** commander's `--no-defaults`: false when given. */
+  readonly defaults: boolean;
 }
 
 export function routerCommand(): Command {
@@ -35,6 +38,11 @@ export function routerCommand(): Command {
       .option("--password-file <file>", "file holding that user's password (never a flag: flags are visible)")
       .option("--name <identity>", "the device's /system identity", "MikroTik")
       .option("--state-file <file>", "JSON state read at start and written at every change")
+      .option(
+        "--model <name>",
+        "the board: CHR (the default), hEX, hAP ax2, hAP ax3, RB5009, CRS326-24G-2S+, ...",
+      )
+      .option("--no-defaults", "start without the model's default configuration (as after no-defaults=yes)")
       .option("--ping-interval-ms <ms>", "interval of /tool/ping when the command gives none", "1000")
       .addHelpText(
         "after",
@@ -42,7 +50,8 @@ export function routerCommand(): Command {
 Prints one JSON line when listening: {"address":"127.0.0.1:PORT","tls":true,"fingerprint":"sha256:..."}.
 
 Examples:
-  $ routerjobs router simulate --api 127.0.0.1:0 --tls --user admin --password-file ./pw`,
+  $ routerjobs router simulate --api 127.0.0.1:0 --tls --user admin --password-file ./pw
+  $ routerjobs router simulate --model "hAP ax3" --user admin --password-file ./pw`,
       )
       .action(async (raw: Record<string, unknown>) => runSimulate(await parseFlags(raw))),
   );
@@ -65,9 +74,20 @@ export async function parseFlags(raw: Record<string, unknown>): Promise<Simulate
       .number()
       .int()
       .positive({ error: "--ping-interval-ms must be a positive whole number" }),
+    model: z.string().min(1, { error: "--model must not be empty" }).optional(),
+    defaults: z.boolean().default(true),
   });
   const result = flagsSchema.safeParse(raw);
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
+  if (result.data.model !== undefined) {
+    // The catalog is small data; it loads here, not when `--help` runs.
+    const { modelNamed } = await import("../../routeros/simulator/models/index.js");
+    try {
+      modelNamed(result.data.model);
+    } catch (error) {
+      throw new UsageError(`--model: ${(error as Error).message}`);
+    }
+  }
   return result.data;
 }
 
@@ -91,6 +111,9 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   let state: InstanceType<typeof DeviceStateFile> | undefined;
   const device = new SimulatedRouter({
     name: flags.name ?? "MikroTik",
+    ...(flags.model ? { model: flags.model } : {}),
+    // A start from a state file restores its configuration (and model) below; defaults are for a new device.
+    defaults: flags.defaults && !(flags.stateFile && existsSync(flags.stateFile)),
     // Whether a command may change what the state file keeps (an export to a file writes one).
     beforeCommand: (call) => {
       if (!readOnlyVerbs.has(call.verb) || (call.verb === "export" && call.named.has("file")))

@@ -1,0 +1,27 @@
+/** `routerjobs router simulate`'s flags for the model: checked before the device starts, naming the flag. */
+import { describe, expect, it } from "vitest";
+import { parseFlags } from "../../../src/cli/commands/router-simulate.js";
+import { UsageError } from "../../../src/errors.js";
+
+const base = { api: "127.0.0.1:0", user: "admin", passwordFile: "pw", pingIntervalMs: "1000" };
+
+describe("router simulate --model", () => {
+  it("takes a model of the catalog by name or product code, with its defaults unless --no-defaults", async () => {
+    expect(await parseFlags({ ...base, model: "hAP ax3" })).toMatchObject({
+      model: "hAP ax3",
+      defaults: true,
+    });
+    expect(await parseFlags({ ...base, model: "RB750Gr3", defaults: false })).toMatchObject({
+      defaults: false,
+    });
+    expect((await parseFlags(base)).model).toBeUndefined();
+  });
+
+  it("refuses a model it does not know, naming the flag and the known models", async () => {
+    const error = await parseFlags({ ...base, model: "RB951" }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(
+      /^--model: unknown router model "RB951": known models are CHR, hEX,/,
+    );
+  });
+});
