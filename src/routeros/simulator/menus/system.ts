@@ -2,8 +2,10 @@
  * `/system identity|clock|ntp client|scheduler|script|script job|backup`, `/system reboot` and
  * `/system reset-configuration` (reset-configuration.ts).
  */
+
 import { RouterOsError } from "../../errors.js";
 import type { CommandCall } from "../../language/host.js";
+import { formatRouterOsTime } from "../../runtime/values.js";
 import { resourceValues, routerboardValues } from "../models/hardware.js";
 import { DEFAULT_MODEL } from "../models/index.js";
 import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
