@@ -27,24 +27,32 @@ import {
 
 const disk = smallDiskAvailability();
 
+/** A service whose data directory is a real tmpfs of `mebibytes`; its scheduler waits for the test. */
+async function serviceOnSmallDisk(mebibytes: number): Promise<{ small: SmallDisk; service: TestService }> {
+  const small = mountSmallDisk(mebibytes);
+  const service = await startTestService({
+    database: join(small.path, "pglite"),
+    dataDir: small.path,
+    rateLimit: { count: 100_000, windowMs: 60_000 },
+    // The scheduler would run the jobs (and write) behind the test's back: it waits for the test.
+    tickMs: 3_600_000,
+  });
+  return { small, service };
+}
+
+async function stopOnSmallDisk(small: SmallDisk | undefined, service: TestService | undefined): Promise<void> {
+  await service?.close();
+  small?.free();
+  small?.unmount();
+}
+
 describe.skipIf(!disk.available)("a service whose disk fills up", () => {
   let small: SmallDisk;
   let service: TestService;
   beforeAll(async () => {
-    small = mountSmallDisk(64);
-    service = await startTestService({
-      database: join(small.path, "pglite"),
-      dataDir: small.path,
-      rateLimit: { count: 100_000, windowMs: 60_000 },
-      // The scheduler would run the jobs (and write) behind the test's back: it waits for the test.
-      tickMs: 3_600_000,
-    });
+    ({ small, service } = await serviceOnSmallDisk(64));
   });
-  afterAll(async () => {
-    await service?.close();
-    small?.free();
-    small?.unmount();
-  });
+  afterAll(async () => stopOnSmallDisk(small, service));
 
   const job = (n: number) => ({ description: `job ${n}`, script: `/log info "${"x".repeat(1800)}"` });
 
@@ -239,7 +247,7 @@ describe("a job whose start or outcome a full disk refused", () => {
 });
 
 /**
- * Issue 45, finding 3: the disk filling while the WAL was written hung the service for good (PostgreSQL
+ * The disk filling while the WAL was written hung the service for good (PostgreSQL
  * PANICs when it cannot write the WAL; PGlite's instance lived on, and its next statement spun on the store's
  * thread: not even /healthz answered, SIGTERM went unheard, freeing space changed nothing). Now the store is down
  * while the disk is full (503 with Retry-After), starts again by itself once space is back (WAL replay), and
@@ -249,19 +257,9 @@ describe.skipIf(!disk.available)("a service whose disk fills up while the WAL is
   let small: SmallDisk;
   let service: TestService;
   beforeAll(async () => {
-    small = mountSmallDisk(96);
-    service = await startTestService({
-      database: join(small.path, "pglite"),
-      dataDir: small.path,
-      rateLimit: { count: 100_000, windowMs: 60_000 },
-      tickMs: 3_600_000,
-    });
+    ({ small, service } = await serviceOnSmallDisk(96));
   });
-  afterAll(async () => {
-    await service?.close();
-    small?.free();
-    small?.unmount();
-  });
+  afterAll(async () => stopOnSmallDisk(small, service));
 
   /** A WAL record of 100 kB, written and flushed: a new WAL segment (16 MiB) is needed every 160 of them. */
   const WRITE_WAL = "SELECT pg_logical_emit_message(true, 'routerjobs-test', repeat('x', 100000))";
