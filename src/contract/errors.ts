@@ -43,6 +43,31 @@ export const laravelErrorSchema = z.looseObject({
   errors: z.record(z.string(), z.array(z.string())).optional(),
 });
 
+/**
+ * The one error shape the public service documents (its job cancel, ALTOSTRAT.md): `type`, `code`, `message`,
+ * `doc_url`. Read leniently: `doc_url` may be missing, other keys may come along.
+ */
+export const documentedErrorSchema = z.looseObject({
+  type: z.string(),
+  code: z.string(),
+  message: z.string(),
+  doc_url: z.string().optional(),
+});
+export type DocumentedError = z.output<typeof documentedErrorSchema>;
+
+/** The code of a cancel refused because the job started, completed or failed (the documented example). */
+export const JOB_ALREADY_STARTED = "job_already_started";
+
+/** The documented body of that refusal; our sites API answers it too, so both services read alike. */
+export function jobAlreadyStartedBody(jobId: string, status: string): DocumentedError {
+  return {
+    type: "invalid_request_error",
+    code: JOB_ALREADY_STARTED,
+    message: `job ${jobId} is ${status}: only a job that has not started can be cancelled`,
+    doc_url: "https://docs.altostrat.io/errors/job_already_started",
+  };
+}
+
 export function errorEnvelope(code: ErrorCode, message: string, details?: ErrorDetail[]): ErrorEnvelope {
   return { status: "error", error: { code, message, ...(details?.length ? { details } : {}) } };
 }
@@ -52,9 +77,13 @@ export interface ErrorBody {
   readonly code?: string;
   readonly message: string;
   readonly details: ErrorDetail[];
+  /** The documented shape's `type` (`invalid_request_error`). */
+  readonly type?: string;
+  /** The documented shape's `doc_url`: where the error is explained. */
+  readonly docUrl?: string;
 }
 
-/** What either error shape says, normalised; undefined when the body is neither. */
+/** What any of the three error shapes says, normalised; undefined when the body is none of them. */
 export function readErrorBody(body: unknown): ErrorBody | undefined {
   const ours = errorEnvelopeSchema.safeParse(body);
   if (ours.success) {
@@ -63,6 +92,11 @@ export function readErrorBody(body: unknown): ErrorBody | undefined {
       message: ours.data.error.message,
       details: ours.data.error.details ?? [],
     };
+  }
+  const documented = documentedErrorSchema.safeParse(body);
+  if (documented.success) {
+    const { type, code, message, doc_url } = documented.data;
+    return { code, message, details: [], type, ...(doc_url === undefined ? {} : { docUrl: doc_url }) };
   }
   const laravel = laravelErrorSchema.safeParse(body);
   if (laravel.success) {

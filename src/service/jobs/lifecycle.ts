@@ -239,6 +239,56 @@ const DELETE_JOB = `
   )
   SELECT * FROM deleted`;
 
+/** What a cancellation found: the job cancelled, one it may no longer cancel (with its status), or no such job. */
+export type CancelResult =
+  | { readonly kind: "cancelled"; readonly job: JobRow }
+  | { readonly kind: "already_started"; readonly job: JobRow }
+  | { readonly kind: "not_found" };
+
+/**
+ * Cancels a job of the team's router that has not started: one whose script was never handed to the router
+ * (`queued`, or `claimed` by a scheduler that has not started it yet). It becomes `deleted`, leaves the queue
+ * and queues its notification; a deleted job is not found (the sites API shows none).
+ *
+ * One statement, so a cancel racing the scheduler ends in exactly one state: the job's row is locked first
+ * (as `markStarted` locks it), and the update's condition is re-read on the row as it stands once the lock is
+ * held. If the start came first, the job is `running` and stays so, answered as already started with that
+ * status (the locked row as it stands, not as the statement's snapshot had it); if the cancel came first,
+ * `markStarted` finds no claim to start (`execution` is `done`) and the script never runs.
+ */
+export async function cancelJob(
+  db: Queryable,
+  ids: { readonly teamId: string; readonly routerId: string; readonly jobId: string },
+  now: Date,
+): Promise<CancelResult> {
+  const { rows } = await db.query<JobRow & { cancelled: boolean }>(CANCEL_JOB, [
+    ids.jobId,
+    ids.routerId,
+    ids.teamId,
+    now,
+  ]);
+  const found = rows[0];
+  if (!found) return { kind: "not_found" };
+  const { cancelled, ...job } = found;
+  return cancelled ? { kind: "cancelled", job } : { kind: "already_started", job };
+}
+
+const CANCEL_JOB = `
+  WITH target AS (
+    SELECT * FROM jobs
+    WHERE id = $1 AND router_id = $2 AND team_id = $3 AND status <> 'deleted' FOR UPDATE
+  ), cancelled AS (
+    UPDATE jobs SET status = 'deleted', deleted_at = $4, execution = 'done', claimed_by = NULL
+    FROM target
+    WHERE jobs.id = target.id AND jobs.status IN ('pending', 'loaded') AND jobs.execution IN ('queued', 'claimed')
+    RETURNING jobs.*
+  ), notified AS (
+    ${queueNotifications("cancelled", "$4::timestamptz")}
+  )
+  SELECT cancelled.*, TRUE AS cancelled FROM cancelled
+  UNION ALL
+  SELECT target.*, FALSE AS cancelled FROM target WHERE NOT EXISTS (SELECT FROM cancelled)`;
+
 export const INTERRUPTED_ERROR = "interrupted by service restart";
 
 /**

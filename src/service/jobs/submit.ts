@@ -209,3 +209,17 @@ export async function listJobs(db: Queryable, teamId: string, routerId: string):
   );
   return rows;
 }
+
+/** One job of the team's router, every column; undefined when there is none or it was deleted (the sites API). */
+export async function findSiteJob(
+  db: Queryable,
+  teamId: string,
+  routerId: string,
+  jobId: string,
+): Promise<JobRow | undefined> {
+  const { rows } = await db.query<JobRow>(
+    "SELECT * FROM jobs WHERE id = $1 AND router_id = $2 AND team_id = $3 AND status <> 'deleted'",
+    [jobId, routerId, teamId],
+  );
+  return rows[0];
+}

@@ -6,9 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ScriptOutcome } from "../../../src/contract/routers/router-backend.js";
-import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { applySeed } from "../../../src/service/seed.js";
+import { GatedBackend } from "../gated-backend.js";
 import {
   ADMIN_TOKEN,
   eventually,
@@ -105,42 +104,6 @@ describe("the job time limit", () => {
     );
   });
 });
-
-/**
- * The simulated routers, where the scripts of the routers in `held` wait for the test to let them go: which
- * script starts next is then the scheduler's choice alone, in the order `started` records.
- */
-class GatedBackend extends SimulatedBackend {
-  /** Router ids, in the order their scripts started. */
-  readonly started: string[] = [];
-  readonly held = new Set<string>();
-  private readonly waiting: { routerId: string; release: () => void }[] = [];
-
-  override async runScript(
-    routerId: string,
-    script: string,
-    options?: { signal?: AbortSignal; jobName?: string; resumed?: boolean },
-  ): Promise<ScriptOutcome> {
-    this.started.push(routerId);
-    if (this.held.has(routerId)) {
-      await new Promise<void>((release) => this.waiting.push({ routerId, release }));
-    }
-    return super.runScript(routerId, script, options);
-  }
-
-  /** Lets the router's waiting script run; false when none waits. */
-  release(routerId: string): boolean {
-    const index = this.waiting.findIndex((script) => script.routerId === routerId);
-    if (index < 0) return false;
-    this.waiting.splice(index, 1)[0]?.release();
-    return true;
-  }
-
-  releaseAll(): void {
-    this.held.clear();
-    for (const script of this.waiting.splice(0)) script.release();
-  }
-}
 
 const TEAM_C = "c0000000-0000-4000-8000-000000000003";
 const TOKEN_C = `cc000000-0000-4000-8000-000000000001:${TEAM_C}:${"M3n4B5v6C7".repeat(6)}pp`;

@@ -2,11 +2,13 @@ import type { FastifyInstance } from "fastify";
 import { notFound } from "../../plugins/errors.js";
 import siteCommands from "./commands.js";
 import siteJobs from "./jobs.js";
+import siteJob from "./one-job.js";
 
 /**
  * The sites API (`sdx` profile, docs/service.md) beside the spec's `/api`: the same jobs and routers, the same
  * bearer tokens, team scoping, rate limit (one budget per key across both profiles) and error envelope.
- * `/sites/{id}/jobs` has the documented alias `/site/{id}/job`; the synchronous endpoint has none.
+ * `/sites/{id}/jobs` (and one job, `/sites/{id}/jobs/{jobId}`) has the documented alias `/site/{id}/job`; the
+ * synchronous endpoint has none.
  */
 export default async function sites(app: FastifyInstance): Promise<void> {
   for (const [prefix, segment] of [
@@ -20,6 +22,7 @@ export default async function sites(app: FastifyInstance): Promise<void> {
         // As under /api: an unknown path here is authenticated and counted, and says it is unknown.
         scope.setNotFoundHandler(notFound);
         await scope.register(siteJobs, { segment });
+        await scope.register(siteJob, { segment });
         if (segment === "jobs") await scope.register(siteCommands);
       },
       { prefix },
