@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { inspect } from "node:util";
-import type * as z from "zod";
+import * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import type { JobAck } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";
@@ -17,7 +17,7 @@ import { ApiError, BadResponseError, RateLimitedError, TimeoutError, ValidationE
 import { jsonOrUndefined } from "./http/request.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
 import { pause } from "./patience.js";
-import { API_PROFILE, type ApiProfile, type Exchange } from "./profiles.js";
+import { API_PROFILE, type ApiProfile, type Exchange, oneJobSchema } from "./profiles.js";
 import { RateBudget } from "./rate-budget.js";
 import { errorFromResponse } from "./response-errors.js";
 import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
@@ -73,6 +73,8 @@ export class RouterJobsClient {
   readonly #budget: RateBudget;
   /** Whether the service filters the job list (undefined until it answered one filtered request). */
   #filterOffered: boolean | undefined;
+  /** Which of the profile's spellings of a job's path was routed last (`jobPaths`). */
+  #jobSpelling = 0;
 
   constructor(options: RouterJobsClientOptions) {
     this.#options = resolveOptions(options);
@@ -185,6 +187,67 @@ export class RouterJobsClient {
     return found;
   }
 
+  /** Whether this API reads one job by id and cancels one (`getJob`, `cancelJob`): the sites API (`sdx`). */
+  get offersOneJob(): boolean {
+    return this.#profile.jobPaths !== undefined;
+  }
+
+  /**
+   * One job by its id, as the list shows it (with a `status`). Its cost does not grow with the router's
+   * history, as the list's does. An unknown or deleted job is an `ApiError` 404. Retried as a read.
+   */
+  async getJob(routerId: string, jobId: string, options: CallOptions = {}): Promise<JobListItem> {
+    return this.#oneJob<JobListItem>("GET", routerId, jobId, oneJobSchema, "list", options);
+  }
+
+  /**
+   * Cancels a job that has not started. A job that started, completed or failed is an `ApiError` whose
+   * `apiCode` is `job_already_started` (`JOB_ALREADY_STARTED`); an unknown or deleted one a 404. Repeated only
+   * when the request provably never reached the service: after one that did, a repeat would answer 404.
+   */
+  async cancelJob(routerId: string, jobId: string, options: CallOptions = {}): Promise<void> {
+    await this.#oneJob<unknown>("DELETE", routerId, jobId, anyBody, "cancel", options);
+  }
+
+  /**
+   * A call on one job, through the profile's spellings of its path: the one that answered last first, then the
+   * others while a spelling is answered 404 or 405 (not routed, or no such job: only the last spelling tells).
+   */
+  async #oneJob<T>(
+    method: "GET" | "DELETE",
+    routerId: string,
+    jobId: string,
+    schema: z.ZodType<{ data: T }>,
+    operation: Operation,
+    options: CallOptions,
+  ): Promise<T> {
+    const paths = this.#profile.jobPaths?.(routerPath(routerId), jobPath(jobId));
+    if (!paths) {
+      throw new ValidationError(
+        [{ field: "api", message: `the ${this.api} API has no single-job read or cancel; use --api sdx` }],
+        "call",
+      );
+    }
+    const order = [...paths.slice(this.#jobSpelling), ...paths.slice(0, this.#jobSpelling)];
+    for (const [index, path] of order.entries()) {
+      try {
+        const answer = await this.#call<T>(
+          { operation, request: { method, path, headers: {} }, schema },
+          options,
+        );
+        this.#jobSpelling = paths.indexOf(path);
+        return answer;
+      } catch (error) {
+        const unrouted = error instanceof ApiError && [404, 405].includes(error.statusCode);
+        if (!unrouted || index === order.length - 1) {
+          if (!unrouted) this.#jobSpelling = paths.indexOf(path);
+          throw error;
+        }
+      }
+    }
+    throw new Error("unreachable: a profile's jobPaths is never empty");
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.#transport.close(), this.#budget.flush()]);
   }
@@ -240,7 +303,7 @@ export class RouterJobsClient {
     try {
       const response = await this.#transport.send({
         ...spec.request,
-        headers: { ...this.#headers(), ...spec.request.headers },
+        headers: { ...this.#headers(spec.request.body !== undefined), ...spec.request.headers },
         timeoutMs: Math.max(1, Math.min(this.#options.requestTimeoutMs, remaining)),
         signal: signal ? AbortSignal.any([signal, deadlineSignal]) : deadlineSignal,
       });
@@ -282,10 +345,11 @@ export class RouterJobsClient {
     }
   }
 
-  #headers(): Record<string, string> {
+  /** A request without a body says no type: a JSON type with an empty body is a 400 at a JSON parser. */
+  #headers(withBody: boolean): Record<string, string> {
     return {
       authorization: `Bearer ${this.#token}`,
-      "content-type": "application/json",
+      ...(withBody ? { "content-type": "application/json" } : {}),
       accept: "application/json",
       "user-agent": this.#options.userAgent,
     };
@@ -333,6 +397,18 @@ function validate<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   );
 }
 
+/** Any answer, for a call whose body says nothing the caller needs (a cancel: 200 with the job, or 204). */
+const anyBody = z.unknown().transform((body) => ({ data: body })) as z.ZodType<{ data: unknown }>;
+
+function jobPath(jobId: string): string {
+  if (typeof jobId !== "string" || !ROUTER_ID.test(jobId)) {
+    throw new ValidationError([
+      { field: "jobId", message: `jobId must be a UUID (got ${describeValue(jobId)})` },
+    ]);
+  }
+  return jobId;
+}
+
 function routerPath(routerId: string): string {
   if (typeof routerId !== "string" || !ROUTER_ID.test(routerId)) {
     throw new ValidationError([
@@ -348,7 +424,8 @@ function parseSuccess<T>(
   text: string,
   requestId: string | undefined,
 ): T {
-  const json = jsonOrUndefined(text);
+  // A 204 has no body: its schema decides whether nothing is an answer (a cancel's is).
+  const json = statusCode === 204 && text === "" ? null : jsonOrUndefined(text);
   const parsed = json === undefined ? undefined : schema.safeParse(json);
   if (parsed?.success) return parsed.data.data;
   const issue = parsed?.error.issues[0];

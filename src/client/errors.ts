@@ -28,6 +28,10 @@ export interface ApiErrorInit {
   readonly raw?: string | undefined;
   /** What `Retry-After` asked for, in ms (a 429, or a 503 during maintenance). */
   readonly retryAfterMs?: number | undefined;
+  /** The documented error shape's `type` (`invalid_request_error`), when the body was that shape. */
+  readonly errorType?: string | undefined;
+  /** The documented error shape's `doc_url`: where the service explains this error. */
+  readonly docUrl?: string | undefined;
 }
 
 /** The service answered with an error status. */
@@ -40,6 +44,8 @@ export class ApiError extends RouterjobsError {
   readonly requestId: string | undefined;
   readonly raw: string | undefined;
   readonly retryAfterMs: number | undefined;
+  readonly errorType: string | undefined;
+  readonly docUrl: string | undefined;
 
   constructor(init: ApiErrorInit) {
     super(init.message);
@@ -49,6 +55,8 @@ export class ApiError extends RouterjobsError {
     this.requestId = init.requestId;
     this.raw = init.raw;
     this.retryAfterMs = init.retryAfterMs;
+    this.errorType = init.errorType;
+    this.docUrl = init.docUrl;
   }
 }
 

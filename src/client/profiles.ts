@@ -8,13 +8,20 @@
  * - `sdx`: the sites API. `POST /sites/{id}/jobs` with the script as `text/plain` and its metadata in `X-`
  *   headers, answered by a bare job; `GET /sites/{id}/jobs`, a bare array without `status`;
  *   `POST /sites/{id}/commands/synchronous` with `parameters` as an array of API words, answered by raw
- *   RouterOS records (RouterOS keys, typed values).
+ *   RouterOS records (RouterOS keys, typed values); one job `GET /sites/{id}/jobs/{jobId}` and its cancel
+ *   `DELETE` on the same path (or `/site/{id}/job/{jobId}`, the v1 host's spelling).
  */
 import * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import { successEnvelope } from "../contract/envelope.js";
 import { tolerantUuidSchema } from "../contract/ids.js";
-import { type JobAck, type JobListItem, type JobRequest, jobListResponseSchema } from "../contract/job.js";
+import {
+  type JobAck,
+  type JobListItem,
+  type JobRequest,
+  jobListItemSchema,
+  jobListResponseSchema,
+} from "../contract/job.js";
 import { splitWords, toServiceRecord } from "../contract/routers/sync-view.js";
 import { type RouterRecord, type SyncRequest, tolerantRouterRecordSchema } from "../contract/sync.js";
 import { ValidationError } from "./errors.js";
@@ -41,7 +48,18 @@ export interface ApiProfile {
   submit(routerId: string, job: JobRequest, idempotencyKey: string): Exchange<JobAck>;
   list(routerId: string): Exchange<JobListItem[]>;
   command(routerId: string, request: SyncRequest): Exchange<RouterRecord[]>;
+  /**
+   * One job's paths, one per spelling the API documents, tried in this order until one is routed; absent where
+   * the API reads no single job (the spec's). `GET` reads the job, `DELETE` cancels it where it has not started.
+   */
+  readonly jobPaths?: (routerId: string, jobId: string) => readonly string[];
 }
+
+/** One job as a profile reads it: bare or in the envelope, with a `status` from its timestamps if it has none. */
+export const oneJobSchema: z.ZodType<{ data: JobListItem }> = z.preprocess(
+  (body) => asEnvelope(body),
+  successEnvelope(jobListItemSchema),
+);
 
 /** A bare answer read as the spec's envelope, so both shapes go through one reader. */
 const asEnvelope = (body: unknown) => (isEnvelope(body) ? body : { status: "success", data: body });
@@ -164,6 +182,8 @@ export const sdxProfile: ApiProfile = {
     },
     schema: recordsSchema,
   }),
+  // The older edition's spelling first, as this profile's other paths; then the v1 host's.
+  jobPaths: (routerId, jobId) => [`/sites/${routerId}/jobs/${jobId}`, `/site/${routerId}/job/${jobId}`],
 };
 
 export const API_PROFILE: Readonly<Record<ApiProfileName, ApiProfile>> = {

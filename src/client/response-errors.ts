@@ -45,7 +45,8 @@ export function readErrorResponse(statusCode: number, text: string, peer = "the 
 
 /**
  * The one place that turns an error response of the API into an error class (as stripe's `generateV1Error`).
- * It reads the project's envelope and Laravel's `{message, errors}`; any other body is kept as `raw`.
+ * It reads the project's envelope, Laravel's `{message, errors}` and the public service's documented
+ * `{type, code, message, doc_url}` (code, type and doc URL kept on the error); any other body is kept as `raw`.
  */
 export function errorFromResponse(response: ResponseFacts): ApiError {
   const { statusCode, text, retryAfterMs } = response;
@@ -59,6 +60,8 @@ export function errorFromResponse(response: ResponseFacts): ApiError {
     requestId: response.requestId ?? read.requestId,
     raw: read.raw,
     retryAfterMs,
+    errorType: body?.type,
+    docUrl: body?.docUrl,
   };
   if (statusCode === 429) return new RateLimitedError(init);
   if (statusCode === 401) return new AuthenticationError(init);

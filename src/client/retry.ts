@@ -6,7 +6,8 @@ import { fullJitterMs } from "../platform/backoff.js";
 import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "./errors.js";
 
 /** What a call does; it decides how safe a repeat is. */
-export type Operation = "execute" | "submit" | "list";
+/** `cancel` deletes: a repeat after an attempt that reached the service would answer that the job is gone. */
+export type Operation = "execute" | "submit" | "list" | "cancel";
 
 export interface RetryContext {
   readonly operation: Operation;
@@ -40,7 +41,7 @@ export function shouldRetry(ctx: RetryContext): boolean {
   // A submission is repeated only when it provably never reached the service (the key makes that safe
   // anyway on our service, but the public service's spec API documents no idempotency header), unless the
   // API honours the key: then it falls through to the rules of a read.
-  if (operation === "submit" && ctx.keyHonoured !== true)
+  if ((operation === "submit" && ctx.keyHonoured !== true) || operation === "cancel")
     return transport !== undefined && !transport.requestSent;
   // Reads are safe to repeat after any transport failure or server-side error.
   if (transport) return true;

@@ -11,7 +11,7 @@ export interface TransportSettings {
 }
 
 export interface AttemptRequest {
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "DELETE";
   /** Path below the base URL, starting with `/`. */
   readonly path: string;
   readonly headers: Record<string, string>;

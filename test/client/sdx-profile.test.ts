@@ -175,6 +175,47 @@ function describeSitesApi(
         { field: "command", message: expect.stringMatching(/read-only/) },
       ]);
     });
+
+    it("getJob reads one job by id: the list's item, with its status, and a 404 ApiError for an unknown one", async () => {
+      const { ack } = await client.submitJob(target.quietSite, job({ description: "one job read" }));
+      const id = ack.job_id as string;
+      const one = await client.getJob(target.quietSite, id);
+      expect(one).toEqual(await listed(target.quietSite, id));
+      expect(one).toMatchObject({ id, status: "pending", make_backup: true });
+      const missing = await client.getJob(target.quietSite, randomUUID()).catch((error: unknown) => error);
+      expect(missing).toBeInstanceOf(ApiError);
+      expect((missing as ApiError).statusCode).toBe(404);
+    });
+
+    it("cancelJob removes a job that has not started: then not found, not listed", async () => {
+      const { ack } = await client.submitJob(target.quietSite, job({ description: "to be cancelled" }));
+      const id = ack.job_id as string;
+      await client.cancelJob(target.quietSite, id);
+      const gone = await client.getJob(target.quietSite, id).catch((error: unknown) => error);
+      expect((gone as ApiError).statusCode).toBe(404);
+      expect(await listed(target.quietSite, id)).toBeUndefined();
+    });
+
+    it("cancelJob of a completed job is an ApiError with the documented code, type and doc URL", async () => {
+      const { ack } = await client.submitJob(
+        target.busySite,
+        job({ description: "done first", express_execute: true }),
+      );
+      const id = ack.job_id as string;
+      await vi.waitFor(async () =>
+        expect((await client.getJob(target.busySite, id)).status).toBe("completed"),
+      );
+      const refused = await client.cancelJob(target.busySite, id).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ApiError);
+      // The status code is not documented (our service 409, the stand-in 400): the body's code says it.
+      expect(refused).toMatchObject({
+        apiCode: "job_already_started",
+        errorType: "invalid_request_error",
+        docUrl: "https://docs.altostrat.io/errors/job_already_started",
+        raw: undefined,
+      });
+      expect((await client.getJob(target.busySite, id)).status).toBe("completed");
+    });
   });
 }
 
@@ -240,11 +281,13 @@ function serviceClient(svc: TestService, overrides: Partial<RouterJobsClientOpti
 
 describe("client (sdx profile): what only the stand-in can show", () => {
   const siteId = randomUUID();
+  /** A site with nothing queued before the test that holds its jobs. */
+  const raceSite = randomUUID();
   let standIn: StandIn;
   let client: RouterJobsClient;
   beforeAll(async () => {
     standIn = await startStandIn({
-      teams: [{ id: randomUUID(), tokens: [STANDIN_TOKEN], sites: [siteId] }],
+      teams: [{ id: randomUUID(), tokens: [STANDIN_TOKEN], sites: [siteId, raceSite] }],
       tickMs: 600_000,
       rateLimitMax: 10_000,
     });
@@ -335,6 +378,65 @@ describe("client (sdx profile): what only the stand-in can show", () => {
     } finally {
       await viaProxy.close();
       await proxy.close();
+    }
+  });
+
+  it("cancel racing the start: a job that started is refused, and runs to its end, never both", async () => {
+    // GIVEN a job the stand-in's device has started and holds before its outcome
+    standIn.holdSite(raceSite);
+    const { ack } = await client.submitJob(
+      raceSite,
+      job({ description: "started first", express_execute: true }),
+    );
+    const id = ack.job_id as string;
+    await standIn.waitForStatus(id, "running");
+    // WHEN it is cancelled
+    const refused = await client.cancelJob(raceSite, id).catch((error: unknown) => error);
+    // THEN the cancel says it started, and the job completes, not deleted
+    expect(refused).toMatchObject({ apiCode: "job_already_started", statusCode: 400 });
+    standIn.releaseSite(raceSite);
+    await standIn.waitForStatus(id, "completed");
+    expect(standIn.job(id)?.deletedAt).toBeNull();
+    expect(standIn.runs(raceSite).filter((run) => run.jobId === id)).toHaveLength(1);
+  });
+
+  it("a job cancelled before the scheduler reaches it never runs", async () => {
+    const { ack } = await client.submitJob(siteId, job({ description: "cancelled first" }));
+    const id = ack.job_id as string;
+    await client.cancelJob(siteId, id);
+    standIn.tick();
+    await standIn.waitForStatus(id, "deleted");
+    const next = await client.submitJob(siteId, job({ description: "after", express_execute: true }));
+    await standIn.waitForStatus(next.ack.job_id as string, "completed");
+    expect(standIn.runs(siteId).map((run) => run.jobId)).not.toContain(id);
+  });
+
+  it("a host that routes only the v1 spelling of one job's path: read and cancel still work, by the other spelling", async () => {
+    const v1Site = randomUUID();
+    const v1 = await startStandIn({
+      teams: [{ id: randomUUID(), tokens: [STANDIN_TOKEN], sites: [v1Site] }],
+      tickMs: 600_000,
+      rateLimitMax: 10_000,
+      oneJobPaths: "v1",
+    });
+    const v1Client = standInClient(v1);
+    try {
+      const { ack } = await v1Client.submitJob(v1Site, job({ description: "v1 host" }));
+      const id = ack.job_id as string;
+      expect((await v1Client.getJob(v1Site, id)).id).toBe(id);
+      await v1Client.cancelJob(v1Site, id);
+      const paths = v1
+        .requests()
+        .filter((logged) => logged.method !== "POST")
+        .map(
+          (logged) =>
+            `${logged.method} ${logged.path.replace(v1Site, "S").replace(id, "J")} ${logged.status}`,
+        );
+      // The first spelling is tried once; the one that was routed is used from then on.
+      expect(paths).toEqual(["GET /sites/S/jobs/J 404", "GET /site/S/job/J 200", "DELETE /site/S/job/J 204"]);
+    } finally {
+      await v1Client.close();
+      await v1.close();
     }
   });
 });

@@ -6,13 +6,15 @@ import type { SlidingWindow } from "./rate-limit.js";
 
 export interface RequestContext {
   siteId: string;
+  /** The path's second capture group, where the route has one (a job's id). */
+  jobId?: string;
   team: Team;
   headers: IncomingMessage["headers"];
   body: string;
 }
 export interface Route {
   method: string;
-  /** Its first capture group is the site (router) id. */
+  /** Its first capture group is the site (router) id; a second, if any, the job's id. */
   path: RegExp;
   handle(context: RequestContext): Reply | Promise<Reply>;
 }
@@ -70,9 +72,11 @@ async function dispatch(setup: ServerSetup, req: IncomingMessage): Promise<Reply
     if (setup.retryAfterHeader) rateHeaders["Retry-After"] = String(budget.retryAfterS);
     return json(429, { message: "Too Many Attempts." }, rateHeaders);
   }
-  const siteId = decodeURIComponent(route.path.exec(path)?.[1] ?? "");
+  const captures = route.path.exec(path) ?? [];
+  const siteId = decodeURIComponent(captures[1] ?? "");
   if (!team.sites.includes(siteId)) return json(404, { message: "Not Found." }, rateHeaders);
-  const reply = await route.handle({ siteId, team, headers: req.headers, body });
+  const jobId = captures[2] === undefined ? {} : { jobId: decodeURIComponent(captures[2]) };
+  const reply = await route.handle({ siteId, ...jobId, team, headers: req.headers, body });
   return { ...reply, headers: { ...rateHeaders, ...reply.headers } };
 }
 
@@ -83,6 +87,12 @@ export function createStandInServer(setup: ServerSetup) {
       .then((reply) => {
         const { authorization: _secret, ...headers } = req.headers;
         setup.onRequest({ method: req.method ?? "", path: req.url ?? "", headers, status: reply.status });
+        // 204 carries no body (and so no type).
+        if (reply.status === 204) {
+          res.writeHead(204, reply.headers ?? {});
+          res.end();
+          return;
+        }
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         res.end(JSON.stringify(reply.body));
       });

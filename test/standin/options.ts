@@ -13,6 +13,11 @@ const optionsSchema = z.object({
   needsAckDefault: z.boolean().default(false),
   /** Whether `GET /api/routers/{id}/jobs` still answers (undocumented on the new host). @default true */
   legacyJobList: z.boolean().default(true),
+  /**
+   * Which spellings of one job's path API B routes: both editions' (`/sites/{id}/jobs/{jobId}` and the v1 host's
+   * `/site/{id}/job/{jobId}`), or only the v1 host's. @default "both"
+   */
+  oneJobPaths: z.enum(["both", "v1"]).default("both"),
   /** Requests granted per token in any window of `rateLimitWindowMs`. @default 60 */
   rateLimitMax: z.number().int().positive().default(60),
   /** @default 60000 */

@@ -2,12 +2,13 @@ import { commandReply, isReadOnly, runCommand } from "./commands.js";
 import type { Devices } from "./device.js";
 import type { RequestContext, Route } from "./http-server.js";
 import { type Job, type JobStore, sitesJob } from "./jobs.js";
-import { json, type Reply, Validation } from "./laravel.js";
+import { json, notFound, type Reply, Validation } from "./laravel.js";
 
 export interface SitesApiSetup {
   jobs: JobStore;
   devices: Devices;
   submit(job: Job): void;
+  oneJobPaths: "both" | "v1";
 }
 
 /** API B: the script is the text/plain body and its metadata travels in X- headers. */
@@ -67,6 +68,37 @@ function synchronous(setup: SitesApiSetup, context: RequestContext): Reply {
   return commandReply(() => runCommand(setup.devices, context.siteId, command, parameters));
 }
 
+/** A job of the site that is not deleted (Laravel's soft delete hides it from every read). */
+function siteJob(setup: SitesApiSetup, context: RequestContext): Job | undefined {
+  const job = context.jobId === undefined ? undefined : setup.jobs.get(context.jobId);
+  return job && job.siteId === context.siteId && job.deletedAt === null ? job : undefined;
+}
+
+/** One job, the list's object with its script. */
+function getJob(setup: SitesApiSetup, context: RequestContext): Reply {
+  const job = siteJob(setup, context);
+  return job ? json(200, sitesJob(job)) : notFound();
+}
+
+/**
+ * Deletes a job that has not started: 204. A started, completed or failed one answers the documented body;
+ * its status code is not documented: 400 here, as the Stripe-like shape (`invalid_request_error`) suggests.
+ */
+function cancelJob(setup: SitesApiSetup, context: RequestContext): Reply {
+  const job = siteJob(setup, context);
+  if (!job) return notFound();
+  if (job.startedAt !== null || job.completedAt !== null || job.failedAt !== null) {
+    return json(400, {
+      type: "invalid_request_error",
+      code: "job_already_started",
+      message: "This job has already started and cannot be deleted.",
+      doc_url: "https://docs.altostrat.io/errors/job_already_started",
+    });
+  }
+  setup.devices.delete(job);
+  return json(204, null);
+}
+
 export function sitesApiRoutes(setup: SitesApiSetup): Route[] {
   const list = (context: RequestContext) =>
     // Soft-deleted jobs drop out of this list, as Laravel's default scope hides them.
@@ -81,6 +113,12 @@ export function sitesApiRoutes(setup: SitesApiSetup): Route[] {
   for (const path of [/^\/sites\/([^/]+)\/jobs$/, /^\/site\/([^/]+)\/job$/]) {
     routes.push({ method: "POST", path, handle: (context) => submitJob(setup, context) });
     routes.push({ method: "GET", path, handle: list });
+  }
+  const oneJob = [/^\/site\/([^/]+)\/job\/([^/]+)$/];
+  if (setup.oneJobPaths === "both") oneJob.push(/^\/sites\/([^/]+)\/jobs\/([^/]+)$/);
+  for (const path of oneJob) {
+    routes.push({ method: "GET", path, handle: (context) => getJob(setup, context) });
+    routes.push({ method: "DELETE", path, handle: (context) => cancelJob(setup, context) });
   }
   routes.push({
     method: "POST",

@@ -57,7 +57,7 @@ export async function startStandIn(input: StandInOptions) {
         legacyJobList: options.legacyJobList,
         beforeAcknowledgement,
       }),
-      ...sitesApiRoutes({ jobs, devices, submit }),
+      ...sitesApiRoutes({ jobs, devices, submit, oneJobPaths: options.oneJobPaths }),
     ],
     teams: options.teams,
     limiter: new SlidingWindow(options.rateLimitMax, options.rateLimitWindowMs),

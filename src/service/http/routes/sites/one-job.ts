@@ -29,6 +29,9 @@ const jobNotFound = (siteId: string, jobId: string) =>
  */
 const siteJob: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }) => {
   const url = `/:siteId/${segment}/:jobId`;
+  // Neither route reads a body: one sent anyway, of any type or empty, is ignored rather than parsed.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => done(null, undefined));
   const params = { params: oneJobParamsSchema };
 
   const target = async (teamId: string, siteId: string, jobId: string) => {
