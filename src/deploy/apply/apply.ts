@@ -88,6 +88,8 @@ interface Attempt {
   readonly marker: AttemptMarker;
   /** The `idempotency_key` the service answered or listed (its own, or the one sent). */
   serviceKey: string;
+  /** The job's id as the acknowledgement gave it (the sites API's does), before the job is seen. */
+  jobId?: string | undefined;
   seen: SeenJob | undefined;
 }
 
@@ -252,7 +254,8 @@ async function submit(
           transient: (error) => error instanceof RateLimitedError,
         },
       );
-      return { marker, serviceKey: ack.idempotency_key, seen: undefined };
+      const jobId = typeof ack.job_id === "string" ? ack.job_id : undefined;
+      return { marker, serviceKey: ack.idempotency_key, jobId, seen: undefined };
     } catch (error) {
       if (!mayHaveArrived(error) || Date.now() >= deadline) throw error;
       progress.line(
@@ -313,6 +316,7 @@ async function confirm(
       routerId: job.router_id,
       match,
       text,
+      jobId: attempt.seen?.id ?? attempt.jobId,
       deadline,
       schedule: expressOf(job) ? EXPRESS_SCHEDULE : TICK_SCHEDULE,
       signal: context.signal,
@@ -344,6 +348,7 @@ async function confirm(
     const listed = await findJob(context.client, job.router_id, match, deadline, {
       signal: context.signal,
       text,
+      jobId: last?.id,
     }).catch((error: unknown) => {
       if (isTransient(error)) return undefined;
       throw error;

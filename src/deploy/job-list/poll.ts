@@ -1,4 +1,5 @@
 import type { RouterJobsClient } from "../../client/client.js";
+import { ApiError } from "../../client/errors.js";
 import { isTransient, pause, Schedule } from "../../client/patience.js";
 import type { JobListItem } from "../../contract/envelope.js";
 import { isTerminal } from "../../contract/job.js";
@@ -40,6 +41,12 @@ export interface PollOptions {
    * `RouterJobsClient.findJobs`), so a look costs the same whatever the router's history.
    */
   readonly text?: string;
+  /**
+   * The awaited job's id, when known before the first look (the sites API's acknowledgement gives it); else
+   * the id of the job once listed. With an id, an API that reads one job (`offersOneJob`) is asked for that job
+   * alone: one small request a look, whatever the router's history.
+   */
+  readonly jobId?: string | undefined;
   /** Epoch ms. */
   readonly deadline: number;
   /** @default EXPRESS_SCHEDULE */
@@ -80,6 +87,7 @@ export async function pollJob(
       job = await findJob(client, options.routerId, options.match, options.deadline, {
         signal: options.signal,
         text: options.text,
+        jobId: options.jobId ?? last?.id,
       });
     } catch (error) {
       // The job is submitted; a look that failed for a passing reason (429s from another machine sharing the
@@ -106,20 +114,37 @@ export async function pollJob(
 /** Picks the awaited job out of a list. */
 export type JobMatch = (job: JobListItem) => boolean;
 
+export interface FindOptions {
+  readonly signal?: AbortSignal | undefined;
+  readonly text?: string | undefined;
+  /** The job's id, when known: read alone where the API offers it (`RouterJobsClient.getJob`). */
+  readonly jobId?: string | undefined;
+}
+
 /**
- * One look at the job list: the job that matches, whatever the list's order. With `text` (a text its
- * description contains) the service sends only the jobs that contain it, where it offers that; else the whole
- * list as the spec has it.
+ * One look for the job: with its id, where the API reads one job, that job alone; else (or when that read
+ * finds none) the job list's job that matches, whatever the list's order. With `text` (a text its description
+ * contains) the service sends only the jobs that contain it, where it offers that; else the whole list as the
+ * spec has it.
  */
 export async function findJob(
   client: RouterJobsClient,
   routerId: string,
   match: JobMatch,
   deadline: number,
-  { signal, text }: { readonly signal?: AbortSignal | undefined; readonly text?: string | undefined } = {},
+  { signal, text, jobId }: FindOptions = {},
 ): Promise<JobListItem | undefined> {
   // A look that starts just before the deadline may finish a little after it: its answer is still worth having.
   const call = { deadlineMs: Math.max(LAST_LOOK_MS, deadline - Date.now()), signal };
+  if (jobId !== undefined && client.offersOneJob) {
+    try {
+      return await client.getJob(routerId, jobId, call);
+    } catch (error) {
+      // A 404 is a deleted job (the sites API shows none), or a host without the one-job read (neither
+      // spelling routed): the list tells which.
+      if (!(error instanceof ApiError && error.statusCode === 404)) throw error;
+    }
+  }
   const jobs =
     text === undefined ? await client.listJobs(routerId, call) : await client.findJobs(routerId, text, call);
   return jobs.find(match);

@@ -66,9 +66,10 @@ describe("apply's looks at a 10,000-job router", () => {
   });
 
   const admitted = () => [...svc.service.app.admittedRequests.values()].reduce((a, b) => a + b, 0);
-  const run = async (job: ApplyJob, instanceId: string) => {
+  const run = async (job: ApplyJob, instanceId: string, api: "spec" | "sdx" = "spec") => {
     const relay = await byteCounter(new URL(svc.url));
     const client = new RouterJobsClient({
+      api,
       baseUrl: relay.url,
       token: TOKEN_A,
       ca: svc.service.ca,
@@ -116,5 +117,22 @@ describe("apply's looks at a 10,000-job router", () => {
     // The lookup, the submission and the looks until completed: each answer one job or none.
     expect(requests).toBeGreaterThanOrEqual(3);
     expect(bytes / requests).toBeLessThan(20_000);
+  });
+
+  it("sdx: confirms by reading the one job, not the list: the history is read once, by the lookup", async () => {
+    const listBytes = Buffer.byteLength(
+      JSON.stringify((await svc.call("GET", `/sites/${ROUTER_A2}/jobs`)).body),
+    );
+    expect(listBytes).toBeGreaterThan(1_000_000);
+    const { result, requests, bytes } = await run(
+      declare("/system identity set name=sdx-one-job"),
+      "i-3",
+      "sdx",
+    );
+    expect(result.outcome).toBe("completed");
+    // The lookup (the sites API filters nothing: the whole list), the submission and the looks at the job:
+    // with each look a list, two looks already cost two lists more.
+    expect(requests).toBeGreaterThanOrEqual(3);
+    expect(bytes).toBeLessThan(listBytes * 1.5);
   });
 });
