@@ -89,6 +89,37 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
     expectOneErrorLine(result, 3, /404/, [TOKEN]);
   });
 
+  it("jobs cancel <router> <job> --api sdx cancels a pending job; a started one is refused, said so, exit 3", async () => {
+    const client = new RouterJobsClient({
+      baseUrl: standIn.url,
+      token: TOKEN,
+      api: "sdx",
+      budgetDir: join(scratch, "state"),
+      rateLimit: { count: 1000, windowMs: 1000 },
+    });
+    try {
+      const pending = (await client.submitJob(siteId, { description: "to cancel", script: ":put 2" })).ack;
+      const cancelled = await runCli(["jobs", "cancel", siteId, pending.request_id, "--api", "sdx"], { env });
+      expect([cancelled.code, cancelled.stderr]).toEqual([0, ""]);
+      expect(cancelled.stdout).toBe(`cancelled job ${pending.request_id}: it will not run\n`);
+      expect(standIn.job(pending.request_id)?.status).toBe("deleted");
+
+      const done = (
+        await client.submitJob(siteId, {
+          description: "done at once",
+          script: ":put 3",
+          needs_acknowledgement: false,
+        })
+      ).ack;
+      const refused = await runCli(["jobs", "cancel", siteId, done.request_id, "--api", "sdx"], { env });
+      expectOneErrorLine(refused, 3, /was not cancelled: it has already started/, [TOKEN]);
+      const spec = await runCli(["jobs", "cancel", siteId, done.request_id], { env });
+      expectOneErrorLine(spec, 2, /the spec API cannot cancel a job; use --api sdx/, [TOKEN]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it("an unknown profile is a usage error naming the flag or the variable and both values", async () => {
     const flag = await runCli(["jobs", siteId, "--api", "rest"], { env });
     expectOneErrorLine(flag, 2, /--api must be spec .* or sdx .*\(got "rest"\)/, [TOKEN]);

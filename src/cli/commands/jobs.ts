@@ -1,5 +1,8 @@
 import { Command } from "commander";
+import { ApiError } from "../../client/errors.js";
+import { JOB_ALREADY_STARTED } from "../../contract/errors.js";
 import type { JobListItem } from "../../contract/job.js";
+import { UsageError } from "../../errors.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
 import { addClientOptions, CLIENT_ENV_HELP, withClient } from "../settings/client-options.js";
 
@@ -21,6 +24,42 @@ ${CLIENT_ENV_HELP}`,
       const jobs = await withClient(self, (client) => client.listJobs(router));
       if (flags.json) writeJson(jobs);
       else writeLines(jobs.length === 0 ? ["(no jobs)"] : formatTable(jobs.map(jobRow)));
+    })
+    .addCommand(cancelCommand());
+}
+
+/**
+ * `routerjobs jobs cancel <router> <job>`: cancels a job that has not started (the sites API, `--api sdx`).
+ * A job that already started is refused by the service: that is an error (exit 3), said as such.
+ */
+function cancelCommand(): Command {
+  return addClientOptions(new Command("cancel"))
+    .description("cancel a job that has not started (sites API: --api sdx)")
+    .argument("<router>", "router UUID")
+    .argument("<job>", "job UUID")
+    .action(async (router: string, jobId: string, _flags: object, self: Command) => {
+      await withClient(self, async (client) => {
+        if (!client.offersOneJob)
+          throw new UsageError(
+            `the ${client.api} API cannot cancel a job; use --api sdx (ROUTERJOBS_API=sdx)`,
+          );
+        try {
+          await client.cancelJob(router, jobId);
+        } catch (error) {
+          if (error instanceof ApiError && error.apiCode === JOB_ALREADY_STARTED) {
+            throw new ApiError({
+              statusCode: error.statusCode,
+              apiCode: error.apiCode,
+              message: `job ${jobId} was not cancelled: it has already started (${error.message})`,
+              requestId: error.requestId,
+              errorType: error.errorType,
+              docUrl: error.docUrl,
+            });
+          }
+          throw error;
+        }
+      });
+      writeLines([`cancelled job ${jobId}: it will not run`]);
     });
 }
 
