@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { RouterJobsClient } from "../client/client.js";
 import { formatDuration } from "../contract/duration.js";
 import { DEFAULT_RATE_LIMIT } from "../contract/limits.js";
@@ -185,8 +185,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
       write(
         `  source ${envFile}    # ROUTERJOBS_URL, ROUTERJOBS_TOKEN, ROUTERJOBS_CA_FILE, receiver settings, the fleet`,
       );
+      // `routerjobs` is on no PATH in a checkout (npm links a package's bin for its dependents, not for
+      // itself); npx finds the checkout's own bin from any folder inside it. The folder is absolute: the
+      // user's shell may be anywhere.
       write(
-        `  cd examples/office-fleet && npx tsx main.ts && routerjobs deploy --dir cdktf.out/stacks/office-fleet`,
+        `  cd ${shellQuote(dirname(FLEET_APP))} && npx tsx main.ts && npx routerjobs deploy --dir cdktf.out/stacks/office-fleet`,
       );
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     }

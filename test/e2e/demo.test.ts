@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { processes } from "../helpers/processes.js";
@@ -15,6 +15,7 @@ import { redeemSignInLink } from "../service/portal/portal-client.js";
 
 const terraform = terraformOrSkip("the demo (it deploys with terraform)");
 const ROOT = join(import.meta.dirname, "..", "..");
+const VERSION = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
 const SIGN_IN_LINK =
   /portal: (https:\/\/127\.0\.0\.1:\d+)(\/portal\/sign-in\/code\/\S+)\n\s+\(a one-time sign-in link.*must trust (\S+)\)/;
 
@@ -213,6 +214,18 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     const listed = JSON.parse(jobs.stdout) as { status: string }[];
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((job) => job.status === "completed")).toBe(true);
+    // AND the command it printed for the user's own deploy starts the CLI from any shell, where no
+    // `routerjobs` is on PATH (a checkout's own bin is linked nowhere)
+    const printedDeploy = /^ {2}cd (.+?) && npx tsx main\.ts && (.+?) deploy --dir \S+$/m.exec(demo.output());
+    expect(printedDeploy, demo.output()).not.toBeNull();
+    const [, folder, cli] = printedDeploy as unknown as [string, string, string];
+    const started = spawnSync("sh", ["-c", `cd ${folder} && ${cli} --version`], {
+      cwd: tmpdir(),
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` },
+      encoding: "utf8",
+    });
+    expect(started.stderr).not.toMatch(/not found/);
+    expect(started.stdout.trim(), started.stderr).toBe(VERSION);
     // AND Ctrl-C stops everything
     demo.child.kill("SIGINT");
     expect(await demo.done, demo.output()).toBe(0);
