@@ -3,6 +3,7 @@
  * returning a commander `Command`. Commands import heavy modules (undici, zod, fastify, pglite, cdktf) only
  * inside their action, so that `routerjobs --version` and `--help` start fast.
  */
+import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import { VERSION } from "../client/version.js";
 import { applyCommand } from "./commands/apply.js";
@@ -41,6 +42,9 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   routerCommand,
 ];
 
+/** The package's folder: src/cli/ and dist/bundle/ are both two levels below it. */
+const PACKAGE_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
 export function buildProgram(): Command {
   const program = addFlags(new Command("routerjobs"), GLOBAL_FLAGS)
     .description("Run RouterOS scripts on routers through the router job execution service.")
@@ -51,6 +55,7 @@ export function buildProgram(): Command {
       `
 Exit codes: 0 ok, 1 job or command failed, 2 usage or validation, 3 service refused, 4 network or timeout,
 5 local environment, 70 internal error. See docs/errors.md.
+The docs/ and examples/ that these helps name ship with routerjobs, in ${PACKAGE_ROOT}.
 
 Examples:
   $ export ROUTERJOBS_URL=https://localhost:8443 ROUTERJOBS_TOKEN=...

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { RouterJobsClient } from "../client/client.js";
@@ -45,14 +46,39 @@ const FLEET_APP = join(ROOT, "examples", "office-fleet", "main.ts");
 const SITES = ["berlin", "hamburg", "munich", "cologne", "leipzig"];
 const TICK_MS = 1000;
 
+/**
+ * The demo synthesizes the example with tsx and cdktf, which a checkout has (dev dependencies) and an install
+ * of the package does not (tsx is no dependency, cdktf an optional peer): there it says how to get a checkout,
+ * before anything else (Terraform would not make it run).
+ */
+function checkDemoPrerequisites(): void {
+  const missing = [
+    existsSync(FLEET_APP) ? undefined : FLEET_APP,
+    ...["tsx", "cdktf"].map((name) => (resolvesFrom(FLEET_APP, name) ? undefined : name)),
+  ].filter((item) => item !== undefined);
+  if (missing.length === 0) return;
+  const { repository } = createRequire(import.meta.url)("../../package.json") as {
+    repository: { url: string };
+  };
+  const clone = repository.url.replace(/^git\+/, "");
+  throw new EnvironmentError(
+    `routerjobs demo runs in a clone of the repository, with its example app and dev dependencies (missing here: ${missing.join(", ")}): git clone ${clone} routerjobs && cd routerjobs && npm ci && npm run demo`,
+  );
+}
+
+function resolvesFrom(file: string, name: string): boolean {
+  try {
+    createRequire(file).resolve(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function runDemo(options: DemoOptions): Promise<DemoSummary> {
   const { write, signal } = options;
+  checkDemoPrerequisites();
   const terraform = await locateTerraform();
-  if (!existsSync(FLEET_APP)) {
-    throw new EnvironmentError(
-      `the demo deploys ${FLEET_APP}, which is missing: run it from a clone of the repository`,
-    );
-  }
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), "routerjobs-demo-")));
   await mkdir(dir, { recursive: true });
   const cleanups: (() => Promise<unknown>)[] = [];

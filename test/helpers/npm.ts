@@ -66,8 +66,10 @@ export async function npmInstall(
   try {
     check(await npm([...args, "--offline"], cwd), `npm ${args[0]} --offline`);
     return {};
-  } catch (offline) {
-    if (!NETWORK_ERRORS.test(String((offline as Ran).stderr ?? offline))) throw offline;
+  } catch {
+    // Whatever failed offline is tried again with the registry: a package missing from the cache is not
+    // always ENOTCACHED (a peer whose metadata is not cached fails the resolution, ERESOLVE), and a real
+    // failure fails again there.
   }
   try {
     check(await npm([...args, "--prefer-offline"], cwd), `npm ${args[0]}`);

@@ -49,8 +49,25 @@ async function installProject(
  */
 const ENGINE_WARNINGS_EXPECTED = BELOW_ENGINES;
 
+/**
+ * npm 11 lists the lifecycle scripts that an install from outside the registry could run: for this tarball
+ * (a `file:` install) that is routerjobs' own `prepare`, which builds a checkout (docs/packaging.md). npm does
+ * not run it for a tarball (the install has no TypeScript to run it with, and succeeds), and for a package
+ * from the registry it lists no `prepare` at all. That advisory alone is let through, and only while it names
+ * routerjobs' prepare and nothing else.
+ */
+const OWN_PREPARE_ADVISORY = [
+  "npm warn install-scripts 1 package has install scripts not yet covered by allowScripts:",
+  `npm warn install-scripts   routerjobs@${VERSION} (prepare: npm run build)`,
+  "npm warn install-scripts",
+  "npm warn install-scripts Run `npm install-scripts ls` to review, or `npm install-scripts approve <pkg>` to allow.",
+].join("\n");
+
 function expectQuiet(ran: Ran, what: string): void {
-  const lines = `${ran.stdout}\n${ran.stderr}`.replace(MACHINE_NOISE, "").split("\n");
+  const lines = `${ran.stdout}\n${ran.stderr}`
+    .replace(MACHINE_NOISE, "")
+    .replace(OWN_PREPARE_ADVISORY, "")
+    .split("\n");
   const engine = lines.filter((line) => line.startsWith("npm warn EBADENGINE"));
   if (ENGINE_WARNINGS_EXPECTED && engine.length > 0) {
     const packages = engine.map((line) => line.match(/package: '([^']+)'/)?.[1]).filter(Boolean);
@@ -86,7 +103,9 @@ describe("the packed tarball in an empty project", () => {
 
   beforeAll(async () => {
     packDir = mkdtempSync(join(tmpdir(), "rj-pack-"));
-    const { stdout } = await npm(["pack", "--json", "--pack-destination", packDir], ROOT);
+    // --ignore-scripts: the global setup built dist/ from these sources; `prepare` would build it again and,
+    // on the way, remove dist/bundle under the CLI that tests running beside this one start.
+    const { stdout } = await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", packDir], ROOT);
     const [packed] = JSON.parse(stdout) as { filename: string }[];
     tarball = join(packDir, (packed as { filename: string }).filename);
   });
@@ -124,6 +143,19 @@ describe("the packed tarball in an empty project", () => {
         expect(synth.stderr).toBe("");
         const json = JSON.parse(readFileSync(join(dir, "out", "stacks", "office", "cdk.tf.json"), "utf8"));
         expect(Object.keys(json.resource[resource])).toHaveLength(1);
+        // AND the demo, which runs in a checkout, says how to get one instead of failing on a missing file
+        const demo = await run("npx", ["--no-install", "routerjobs", "demo"], {
+          cwd: dir,
+          env: userEnv(),
+        }).then(
+          () => undefined,
+          (error: Ran & { code: number }) => error,
+        );
+        expect(demo?.code).toBe(5);
+        expect(demo?.stderr).toMatch(
+          /routerjobs demo runs in a clone of the repository, .*\(missing here: tsx.*\): git clone https:\/\/\S+ routerjobs && cd routerjobs && npm ci && npm run demo\n/,
+        );
+        expect(demo?.stderr).not.toMatch(/\n\s+at /);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
