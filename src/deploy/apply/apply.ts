@@ -177,7 +177,10 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
   const final =
     attempt.seen && isTerminal(attempt.seen.status)
       ? attempt.seen
-      : await confirm(job, attempt, deadline, context, progress);
+      : await confirm(job, attempt, deadline, context, progress).catch(async (error: unknown) => {
+          if (context.signal?.aborted) await cancelOnInterrupt(job, attempt, context, progress);
+          throw error;
+        });
   if (!final || !isTerminal(final.status)) {
     await journal(final, false);
     progress.line(
@@ -212,6 +215,35 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     );
   return { outcome: final.status === "deleted" ? "deleted" : "failed", job: final, reason };
 }
+
+/**
+ * Ctrl-C while the job waits: where the API cancels a job that has not started (the sites API), it is
+ * cancelled, so that an interrupted deploy leaves nothing queued behind it; a job that started already is
+ * said so and left to finish (the next apply follows it). Its own short deadline: the apply's signal has
+ * fired.
+ */
+async function cancelOnInterrupt(
+  job: ApplyJob,
+  attempt: Attempt,
+  context: ApplyContext,
+  progress: Progress,
+): Promise<void> {
+  const jobId = attempt.seen?.id ?? attempt.jobId;
+  if (jobId === undefined || !context.client.offersOneJob) return;
+  try {
+    await context.client.cancelJob(job.router_id, jobId, { deadlineMs: CANCEL_DEADLINE_MS });
+    progress.line(`interrupted: job ${jobId} cancelled before it started; the next apply submits the change again`);
+  } catch (error) {
+    if (error instanceof ApiError && error.apiCode === "job_already_started")
+      progress.line(`interrupted: job ${jobId} had already started, so it runs to its end; the next apply follows it`);
+    else
+      progress.line(
+        `interrupted: job ${jobId} could not be cancelled (${(error as Error).message}); the next apply follows it`,
+      );
+  }
+}
+
+const CANCEL_DEADLINE_MS = 5000;
 
 /**
  * Submits the attempt. When the request may have reached the service but no answer came back (a reset, a
