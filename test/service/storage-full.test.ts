@@ -40,7 +40,10 @@ async function serviceOnSmallDisk(mebibytes: number): Promise<{ small: SmallDisk
   return { small, service };
 }
 
-async function stopOnSmallDisk(small: SmallDisk | undefined, service: TestService | undefined): Promise<void> {
+async function stopOnSmallDisk(
+  small: SmallDisk | undefined,
+  service: TestService | undefined,
+): Promise<void> {
   await service?.close();
   small?.free();
   small?.unmount();

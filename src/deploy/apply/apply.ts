@@ -232,10 +232,14 @@ async function cancelOnInterrupt(
   if (jobId === undefined || !context.client.offersOneJob) return;
   try {
     await context.client.cancelJob(job.router_id, jobId, { deadlineMs: CANCEL_DEADLINE_MS });
-    progress.line(`interrupted: job ${jobId} cancelled before it started; the next apply submits the change again`);
+    progress.line(
+      `interrupted: job ${jobId} cancelled before it started; the next apply submits the change again`,
+    );
   } catch (error) {
     if (error instanceof ApiError && error.apiCode === "job_already_started")
-      progress.line(`interrupted: job ${jobId} had already started, so it runs to its end; the next apply follows it`);
+      progress.line(
+        `interrupted: job ${jobId} had already started, so it runs to its end; the next apply follows it`,
+      );
     else
       progress.line(
         `interrupted: job ${jobId} could not be cancelled (${(error as Error).message}); the next apply follows it`,
