@@ -18,12 +18,13 @@ import { join } from "node:path";
 import { Agent, request } from "undici";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { RateLimitedError, RouterJobsClient } from "../../src/client/index.js";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
 import { generateLocalTls, TLS_FILE_NAMES, type TlsMaterial } from "../../src/platform/tls/certificates.js";
 import { ReceiverClient } from "../../src/service/receiver/wait-client.js";
 import { type CliProcess, startCli } from "../helpers/cli.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { type ReceiverProcess, startReceiverProcess } from "../helpers/receiver-process.js";
 import {
   clientOf,
@@ -99,23 +100,14 @@ function declare(
   waitFor: ApplyJob["wait_for"],
   timeoutMs = 60_000,
 ): ApplyJob {
-  const definition = {
-    phase: "create" as const,
-    router_id: routerId,
+  return declareJob(routerId, resource, {
     description: `clock skew: ${name}`,
     script: `/system identity set name=${name}`,
-    make_backup: true,
-    express_execute: true,
-    needs_acknowledgement: true,
-  };
-  return {
-    version: 1,
-    resource,
-    wait_for: waitFor,
-    timeout_ms: timeoutMs,
-    ...definition,
-    job_key: jobKey(definition),
-  };
+    makeBackup: true,
+    express: true,
+    waitFor: waitFor,
+    timeoutMs: timeoutMs,
+  });
 }
 
 interface OutboxRow {

@@ -9,9 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
@@ -63,23 +64,14 @@ describe("a 429 storm from another machine sharing the key", () => {
       }
       stormWindowAt = undefined;
     })();
-    const definition = {
-      phase: "create" as const,
-      router_id: ROUTER_A,
+    const job: ApplyJob = declareJob(ROUTER_A, "faults/storm", {
       description: "during a storm",
       script: "/system identity set name=storm",
-      make_backup: true,
-      express_execute: true,
-      needs_acknowledgement: true,
-    };
-    const job: ApplyJob = {
-      version: 1,
-      resource: "faults/storm",
-      wait_for: "poll",
-      timeout_ms: 60_000,
-      ...definition,
-      job_key: jobKey(definition),
-    };
+      makeBackup: true,
+      express: true,
+      waitFor: "poll",
+      timeoutMs: 60_000,
+    });
     try {
       // Apply starts once the storm has spent the key's window.
       await waitFor(() => storm429s > 0, { what: "the storm to spend the key's window" });

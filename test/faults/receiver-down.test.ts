@@ -7,10 +7,11 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
 import { ReceiverClient } from "../../src/service/receiver/wait-client.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { clientOf, ROUTER_A, startTestService, type TestService } from "../service/harness.js";
 import { startTestReceiver, tempDir } from "../service/receiver/helpers.js";
 
@@ -40,23 +41,14 @@ describe("the receiver down during a deploy", () => {
     service = await startTestService({ notifyCa: ca, notifyRetryBaseMs: 100, notifyRetryMaxMs: 500 });
     const client = clientOf(service, stateDir);
     const waiter = new ReceiverClient({ url: first.url, readerToken, ca, retryDelayMs: 200 });
-    const definition = {
-      phase: "create" as const,
-      router_id: ROUTER_A,
+    const job: ApplyJob = declareJob(ROUTER_A, "faults/receiver", {
       description: "while the receiver is down",
       script: "/system identity set name=receiver-down",
-      make_backup: true,
-      express_execute: true,
-      needs_acknowledgement: true,
-    };
-    const job: ApplyJob = {
-      version: 1,
-      resource: "faults/receiver",
-      wait_for: "receiver",
-      timeout_ms: 30_000,
-      ...definition,
-      job_key: jobKey(definition),
-    };
+      makeBackup: true,
+      express: true,
+      waitFor: "receiver",
+      timeoutMs: 30_000,
+    });
     const lines: string[] = [];
     try {
       // WHEN apply waits through the receiver

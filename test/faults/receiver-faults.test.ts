@@ -10,10 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
 import { ReceiverClient } from "../../src/service/receiver/wait-client.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
 import {
   clientOf,
@@ -120,23 +121,14 @@ describe("faults between the service and the receiver", () => {
 
       // GIVEN a black hole: the receiver's address accepts connections and never answers
       proxy.set({ blackhole: true });
-      const definition = {
-        phase: "create" as const,
-        router_id: ROUTER_A,
+      const job: ApplyJob = declareJob(ROUTER_A, "faults/receiver-link", {
         description: "through a black hole",
         script: "/system identity set name=blackhole-apply",
-        make_backup: false,
-        express_execute: true,
-        needs_acknowledgement: true,
-      };
-      const job: ApplyJob = {
-        version: 1,
-        resource: "faults/receiver-link",
-        wait_for: "receiver",
-        timeout_ms: 90_000,
-        ...definition,
-        job_key: jobKey(definition),
-      };
+        makeBackup: false,
+        express: true,
+        waitFor: "receiver",
+        timeoutMs: 90_000,
+      });
       const lines: string[] = [];
       const applyStarted = performance.now();
       const applying = applyJob(job, {

@@ -8,10 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../src/contract/apply-job.js";
 import { parseMarker } from "../../src/contract/attempt-marker.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
 import { type StandIn, startStandIn } from "../standin/standin.js";
 
@@ -40,23 +41,14 @@ describe("exactly once at a service that ignores Idempotency-Key (the stand-in's
   });
 
   const declare = (resource: string, script: string): ApplyJob => {
-    const definition = {
-      phase: "create" as const,
-      router_id: SITE,
+    return declareJob(SITE, resource, {
       description: `declared ${resource}`,
       script,
-      make_backup: true,
-      express_execute: true,
-      needs_acknowledgement: true,
-    };
-    return {
-      version: 1,
-      resource,
-      wait_for: "poll",
-      timeout_ms: 20_000,
-      ...definition,
-      job_key: jobKey(definition),
-    };
+      makeBackup: true,
+      express: true,
+      waitFor: "poll",
+      timeoutMs: 20_000,
+    });
   };
   const apply = async (job: ApplyJob, journalDir: string) => {
     const client = new RouterJobsClient({

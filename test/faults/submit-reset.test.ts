@@ -13,9 +13,10 @@ import {
   type RouterJobsClientOptions,
   TimeoutError,
 } from "../../src/client/index.js";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../src/contract/apply-job.js";
 import { applyJob } from "../../src/deploy/apply/apply.js";
 import { Journal } from "../../src/deploy/apply/journal.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { FaultProxy } from "../helpers/fault-proxy.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
@@ -187,23 +188,14 @@ describe("faults between the client and the service", () => {
   });
 
   it("leaves apply looking for its job by the attempt's marker, and waiting for it, without a second job", async () => {
-    const definition = {
-      phase: "create" as const,
-      router_id: ROUTER_A2,
+    const job: ApplyJob = declareJob(ROUTER_A2, "faults/edge", {
       description: "apply through a reset",
       script: "/system identity set name=after-reset",
-      make_backup: true,
-      express_execute: true,
-      needs_acknowledgement: true,
-    };
-    const job: ApplyJob = {
-      version: 1,
-      resource: "faults/edge",
-      wait_for: "poll",
-      timeout_ms: 20_000,
-      ...definition,
-      job_key: jobKey(definition),
-    };
+      makeBackup: true,
+      express: true,
+      waitFor: "poll",
+      timeoutMs: 20_000,
+    });
     const lines: string[] = [];
     const context = (api: RouterJobsClient) => ({
       client: api,

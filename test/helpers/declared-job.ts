@@ -1,24 +1,49 @@
 import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
 
+/** What a test declares of a job; the rest is as the constructs write it by default. */
+export interface DeclaredJob {
+  /** @default "set identity" */
+  readonly description?: string;
+  /** @default an identity change named after the resource */
+  readonly script?: string;
+  /** @default true */
+  readonly makeBackup?: boolean;
+  /** @default true */
+  readonly express?: boolean;
+  /** @default "poll" */
+  readonly waitFor?: ApplyJob["wait_for"];
+  /** @default 30 s */
+  readonly timeoutMs?: number;
+  /** More of the job's definition (a rollback, a destroy phase...): part of its `job_key`, as synth makes it. */
+  readonly definition?: Record<string, unknown>;
+}
+
 /**
- * A job as the constructs write it for `routerjobs apply` (ROUTERJOBS_JOB): an identity change named after
- * `resource`, with a backup, confirmed by polling, its `job_key` made from its definition.
+ * A job as the constructs write it for `routerjobs apply` (ROUTERJOBS_JOB): by default an identity change named
+ * after `resource`, with a backup, confirmed by polling, its `job_key` made from its definition. `options` as a
+ * boolean is `express`.
  */
-export function declareJob(routerId: string, resource: string, express = true): ApplyJob {
+export function declareJob(
+  routerId: string,
+  resource: string,
+  options: boolean | DeclaredJob = {},
+): ApplyJob {
+  const declared: DeclaredJob = typeof options === "boolean" ? { express: options } : options;
   const definition = {
     phase: "create" as const,
     router_id: routerId,
-    description: "set identity",
-    script: `/system identity set name=${resource.replaceAll("/", "-")}`,
-    make_backup: true,
-    express_execute: express,
+    description: declared.description ?? "set identity",
+    script: declared.script ?? `/system identity set name=${resource.replaceAll("/", "-")}`,
+    make_backup: declared.makeBackup ?? true,
+    express_execute: declared.express ?? true,
     needs_acknowledgement: true,
+    ...declared.definition,
   };
   return {
     version: 1,
     resource,
-    wait_for: "poll",
-    timeout_ms: 30_000,
+    wait_for: declared.waitFor ?? "poll",
+    timeout_ms: declared.timeoutMs ?? 30_000,
     ...definition,
     job_key: jobKey(definition),
   } as ApplyJob;

@@ -7,8 +7,9 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../src/contract/apply-job.js";
 import type { SimulatedBackend } from "../../src/routeros/simulator/index.js";
+import { declareJob } from "../helpers/declared-job.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../service/harness.js";
 
@@ -37,23 +38,14 @@ describe.skipIf(process.platform !== "linux")("the token and the process list", 
     (service.backend as SimulatedBackend).setOnline(ROUTER_A2, false);
     const caFile = join(dir, "ca.pem");
     await writeFile(caFile, service.service.ca as string);
-    const definition = {
-      phase: "create" as const,
-      router_id: ROUTER_A2,
+    const job: ApplyJob = declareJob(ROUTER_A2, "ps/edge", {
       description: "waits",
       script: "/system identity set name=waits",
-      make_backup: true,
-      express_execute: true,
-      needs_acknowledgement: true,
-    };
-    const job: ApplyJob = {
-      version: 1,
-      resource: "ps/edge",
-      wait_for: "poll",
-      timeout_ms: 4000,
-      ...definition,
-      job_key: jobKey(definition),
-    };
+      makeBackup: true,
+      express: true,
+      waitFor: "poll",
+      timeoutMs: 4000,
+    });
     const child = spawn(process.execPath, [join(ROOT, "bin", "routerjobs.js"), "apply"], {
       env: {
         ...process.env,

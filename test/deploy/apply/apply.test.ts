@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RouterJobsClient } from "../../../src/client/client.js";
-import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import { markDescription, parseMarker, stripMarker, tagOf } from "../../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import { type ApplyContext, applyJob } from "../../../src/deploy/apply/apply.js";
@@ -12,6 +12,7 @@ import { Journal } from "../../../src/deploy/apply/journal.js";
 import type { ResourceKnowledge } from "../../../src/deploy/job-list/attempts.js";
 import { failureReason } from "../../../src/deploy/job-list/failure-reason.js";
 import type { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
+import { declareJob } from "../../helpers/declared-job.js";
 import {
   clientOf,
   eventually,
@@ -24,24 +25,15 @@ import {
 
 /** A job as the constructs would write it. */
 function declare(script: string, overrides: Partial<ApplyJob> = {}): ApplyJob {
-  const definition = {
-    phase: "create" as const,
-    router_id: ROUTER_A,
+  return declareJob(ROUTER_A, "office/edge-a/identity", {
     description: "set identity",
     script,
-    make_backup: true,
-    express_execute: true,
-    needs_acknowledgement: true,
-    ...overrides,
-  };
-  return {
-    version: 1,
-    resource: "office/edge-a/identity",
-    wait_for: "poll",
-    timeout_ms: 20_000,
-    ...definition,
-    job_key: jobKey(definition),
-  } as ApplyJob;
+    makeBackup: true,
+    express: true,
+    waitFor: "poll",
+    timeoutMs: 20_000,
+    definition: overrides,
+  });
 }
 
 describe("routerjobs apply against the service", () => {
