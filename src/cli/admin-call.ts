@@ -51,6 +51,7 @@ export async function callAdmin(
   const service = new HttpOrigin({
     baseUrl: serviceUrl(info.url),
     peerName: "the service",
+    peerSettings: { url: "--url", ca: "--ca-file" },
     ca: caFile ? await readText(caFile, "the CA file") : undefined,
     bearerToken: adminToken,
   });

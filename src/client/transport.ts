@@ -26,6 +26,7 @@ export class Transport extends HttpOrigin {
     super({
       baseUrl: settings.baseUrl,
       peerName: "the service",
+      peerSettings: { url: "ROUTERJOBS_URL or --url", ca: "ROUTERJOBS_CA_FILE or --ca-file" },
       ca: settings.ca,
       connectTimeoutMs: settings.connectTimeoutMs,
       connections: 8,

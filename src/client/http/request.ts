@@ -14,7 +14,7 @@ import type { Dispatcher } from "undici";
 import request from "undici/lib/api/api-request.js";
 import Pool from "undici/lib/dispatcher/pool.js";
 import { BadResponseError } from "../errors.js";
-import { requestFailure } from "./request-failure.js";
+import { type Peer, type PeerSettings, requestFailure } from "./request-failure.js";
 
 export type CaOption = string | Buffer | readonly (string | Buffer)[];
 
@@ -23,6 +23,8 @@ export interface HttpOriginOptions {
   readonly baseUrl: URL;
   /** Who answers, for error messages: `the service`, `the receiver` (the origin is added). */
   readonly peerName: string;
+  /** Where the user sets this origin's URL and CA, named by the fix a failure's message gives. */
+  readonly peerSettings?: PeerSettings | undefined;
   /** PEM of the CA(s) to trust. @default the system's CAs */
   readonly ca?: CaOption | undefined;
   /** @default 10_000 */
@@ -59,14 +61,14 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export class HttpOrigin {
   readonly #pool: Pool;
   readonly #basePath: string;
-  readonly #peer: string;
+  readonly #peer: Peer;
   readonly #authorization: string | undefined;
   readonly #responseTimeoutMs: number;
   readonly #maxBodyBytes: number;
 
   constructor(options: HttpOriginOptions) {
     const origin = options.baseUrl.origin;
-    this.#peer = `${options.peerName} at ${origin}`;
+    this.#peer = { name: options.peerName, url: options.baseUrl, settings: options.peerSettings };
     this.#basePath = options.baseUrl.pathname.replace(/\/+$/, "");
     this.#authorization = options.bearerToken === undefined ? undefined : `Bearer ${options.bearerToken}`;
     this.#responseTimeoutMs = options.responseTimeoutMs ?? 300_000;
@@ -142,7 +144,7 @@ export class HttpOrigin {
     body.destroy();
     throw new BadResponseError({
       statusCode,
-      message: `the answer of ${this.#peer} is larger than ${this.#maxBodyBytes} bytes`,
+      message: `the answer of ${this.#peer.name} at ${this.#peer.url.origin} is larger than ${this.#maxBodyBytes} bytes`,
     });
   }
 }

@@ -72,6 +72,7 @@ export class ReceiverClient {
     this.http = new HttpOrigin({
       baseUrl: new URL(url.origin),
       peerName: "the receiver",
+      peerSettings: { url: "ROUTERJOBS_RECEIVER_URL", ca: "ROUTERJOBS_RECEIVER_CA_FILE" },
       ca: options.ca,
       bearerToken: options.readerToken,
       responseTimeoutMs: READ_TIMEOUT_MS,

@@ -1,4 +1,5 @@
 import { once } from "node:events";
+import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -129,5 +130,62 @@ describe("HttpOrigin", () => {
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.requestSent).toBe(false);
     expect(peer.seen).toEqual([]);
+  });
+
+  describe("names the fix when the cause says what is wrong", () => {
+    const settings = { url: "ROUTERJOBS_URL or --url", ca: "ROUTERJOBS_CA_FILE or --ca-file" };
+
+    it("a refused connection: is the peer running there, and where its URL is set", async () => {
+      const peer = await startServer((_seen, respond) => respond(200, Buffer.alloc(0)));
+      await peer.stop();
+      const error = await origin(peer.url, peer.ca, { peerSettings: settings })
+        .send({ method: "GET", path: "/" })
+        .catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(
+        /\(ECONNREFUSED\): is the test peer running there\? \(check ROUTERJOBS_URL or --url\)$/,
+      );
+    });
+
+    it("a certificate no trusted CA signed: set the CA file", async () => {
+      const peer = await startServer((_seen, respond) => respond(200, Buffer.alloc(0)));
+      open.push({ close: peer.stop });
+      const http = new HttpOrigin({
+        baseUrl: new URL(peer.url),
+        peerName: "the test peer",
+        peerSettings: settings,
+      });
+      open.push(http);
+      const error = await http.send({ method: "GET", path: "/" }).catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(
+        /: its certificate is not signed by a CA this process trusts: set ROUTERJOBS_CA_FILE or --ca-file to the PEM file of the CA that signed it$/,
+      );
+    });
+
+    it("http:// for an HTTPS peer: use https://", async () => {
+      const peer = await startServer((_seen, respond) => respond(200, Buffer.alloc(0)));
+      open.push({ close: peer.stop });
+      const error = await origin(peer.url.replace("https:", "http:"), peer.ca, { peerSettings: settings })
+        .send({ method: "GET", path: "/" })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as Error).message).toMatch(
+        /; if it serves HTTPS, use https:\/\/ in ROUTERJOBS_URL or --url$/,
+      );
+    });
+
+    it("https:// for a plain HTTP peer: use http://", async () => {
+      const server = createHttpServer((_request, response) => response.end("plain"));
+      server.listen(0, "127.0.0.1");
+      await once(server, "listening");
+      open.push({ close: () => new Promise((resolve) => server.close(resolve)) });
+      const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const error = await origin(url, "", { ca: undefined, peerSettings: settings })
+        .send({ method: "GET", path: "/" })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ requestSent: false });
+      expect((error as Error).message).toMatch(
+        /: it does not speak TLS at that address: use http:\/\/ in ROUTERJOBS_URL or --url$/,
+      );
+    });
   });
 });
