@@ -8,6 +8,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { fullJitterMs } from "../platform/backoff.js";
 import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "./errors.js";
+import { TLS_HANDSHAKE_CODE } from "./http/request-failure.js";
 
 /** Waits `ms`; when the signal aborts first, rejects with the signal's own reason (as a request would). */
 export async function pause(ms: number, signal?: AbortSignal): Promise<void> {
@@ -30,6 +31,23 @@ export function isTransient(error: unknown): boolean {
     error instanceof NetworkError ||
     error instanceof TimeoutError ||
     (error instanceof ApiError && error.statusCode >= 500)
+  );
+}
+
+/**
+ * A failure that says the service is not at the address given (connection refused, a host name that does not
+ * resolve, a TLS handshake that fails): transient only once the service was reached, since a restart refuses
+ * connections for a moment, but on a first contact it is a wrong ROUTERJOBS_URL, a service not started or a CA
+ * not trusted, which waiting does not mend.
+ */
+export function isServiceNotThere(error: unknown): boolean {
+  return (
+    error instanceof NetworkError &&
+    !error.requestSent &&
+    error.causeCode !== undefined &&
+    (error.causeCode === "ECONNREFUSED" ||
+      error.causeCode === "ENOTFOUND" ||
+      TLS_HANDSHAKE_CODE.test(error.causeCode))
   );
 }
 

@@ -1,6 +1,6 @@
 import type { RouterJobsClient } from "../../client/client.js";
 import { ApiError, NetworkError, RateLimitedError, TimeoutError } from "../../client/errors.js";
-import { isTransient, patiently } from "../../client/patience.js";
+import { isServiceNotThere, isTransient, patiently } from "../../client/patience.js";
 import { type ApplyJob, DEFAULT_EXPRESS_EXECUTE, idempotencyKey } from "../../contract/apply-job.js";
 import {
   type AttemptMarker,
@@ -119,7 +119,12 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
           deadlineMs: Math.max(1, deadline - Date.now()),
           signal: context.signal,
         }),
-      { deadline, signal: context.signal },
+      // The first contact: a service that is not there fails now, with the reason, instead of at the timeout.
+      {
+        deadline,
+        signal: context.signal,
+        transient: (error) => isTransient(error) && !isServiceNotThere(error),
+      },
     ));
   const decision = decide({
     jobs,

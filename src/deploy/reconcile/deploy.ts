@@ -9,6 +9,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { RouterJobsClient } from "../../client/client.js";
+import { NetworkError, TimeoutError } from "../../client/errors.js";
 import { parseApplyJob } from "../../contract/apply-job.js";
 import { ChangesNotAppliedError, EnvironmentError } from "../../errors.js";
 import { DEPLOY_FILE_ENV, writeDeployKnowledge } from "../apply/deploy-knowledge.js";
@@ -90,6 +91,9 @@ export async function deployStack(
   options: StackOptions & { readonly applyArgs: readonly string[] },
 ): Promise<void> {
   const { reconciliation, declared } = await reconcileStack(options);
+  const { unreachable } = reconciliation;
+  // Every provisioner would wait its whole timeout for a service that does not answer; nothing ran yet.
+  if (unreachable) throw stoppedBeforeTerraform(unreachable);
   await report(reconciliation, options);
   const failed = reconciliation.findings.filter((finding) => finding.verdict === "failed");
   if (failed.length > 0) {
@@ -117,6 +121,15 @@ export async function deployStack(
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+/** The service's failure, said as what deploy did about it; the same class, so the same exit code (4). */
+function stoppedBeforeTerraform(error: NetworkError | TimeoutError): NetworkError | TimeoutError {
+  const message = `deploy stopped before terraform apply, nothing was run: ${error.message}`;
+  const init = { requestSent: error.requestSent, causeCode: error.causeCode, cause: error };
+  return error instanceof TimeoutError
+    ? new TimeoutError(message, { ...init, phase: error.phase })
+    : new NetworkError(message, init);
 }
 
 /** What a synthesized cdktf stack declares jobs for (`declaredJobs`). */

@@ -5,6 +5,7 @@
  * job lists (one request per router) and says what each one's change did.
  */
 import type { RouterJobsClient } from "../../client/client.js";
+import { NetworkError, TimeoutError } from "../../client/errors.js";
 import { parseMarker, tagOf } from "../../contract/attempt-marker.js";
 import { isTerminal, type JobListItem } from "../../contract/job.js";
 import type { DeployKnowledge } from "../apply/deploy-knowledge.js";
@@ -69,6 +70,11 @@ export interface Reconciliation {
   readonly jobsByRouter: ReadonlyMap<string, readonly JobListItem[]>;
   /** Router id -> why its list could not be read. */
   readonly unreadable: ReadonlyMap<string, string>;
+  /**
+   * Set when a list could not be read because the service itself gave no answer (refused, DNS, TLS, timed out):
+   * nothing a provisioner does then can reach it either, so `deploy` stops before Terraform.
+   */
+  readonly unreachable?: NetworkError | TimeoutError | undefined;
 }
 
 /** One job-list request per router of the state's job resources. */
@@ -80,12 +86,14 @@ export async function reconcile(
   const routers = new Set([...resources.map((r) => r.identity.router_id), ...(options.routers ?? [])]);
   const jobsByRouter = new Map<string, readonly JobListItem[]>();
   const unreadable = new Map<string, string>();
+  let unreachable: NetworkError | TimeoutError | undefined;
   await Promise.all(
     [...routers].map(async (routerId) => {
       try {
         jobsByRouter.set(routerId, await client.listJobs(routerId, { signal: options.signal }));
       } catch (error) {
         unreadable.set(routerId, (error as Error).message);
+        if (error instanceof NetworkError || error instanceof TimeoutError) unreachable ??= error;
       }
     }),
   );
@@ -95,7 +103,7 @@ export async function reconcile(
     const why = unreadable.get(resource.identity.router_id) ?? "not read";
     return { resource, verdict: "unknown", detail: `the router's job list could not be read: ${why}` };
   });
-  return { findings, jobsByRouter, unreadable };
+  return { findings, jobsByRouter, unreadable, unreachable };
 }
 
 /**

@@ -1,9 +1,13 @@
+import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { RouterJobsClient } from "../../../src/client/client.js";
-import type { ApplyJob } from "../../../src/contract/apply-job.js";
+import { RouterJobsClient } from "../../../src/client/client.js";
+import { NetworkError } from "../../../src/client/errors.js";
+import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
 import { markDescription, parseMarker, stripMarker, tagOf } from "../../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import { type ApplyContext, applyJob } from "../../../src/deploy/apply/apply.js";
@@ -11,6 +15,7 @@ import type { DeployKnowledge } from "../../../src/deploy/apply/deploy-knowledge
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import type { ResourceKnowledge } from "../../../src/deploy/job-list/attempts.js";
 import { failureReason } from "../../../src/deploy/job-list/failure-reason.js";
+import { generateLocalTls } from "../../../src/platform/tls/certificates.js";
 import type { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { declareJob } from "../../helpers/declared-job.js";
 import {
@@ -419,6 +424,43 @@ describe("routerjobs apply against the service", () => {
       );
     } finally {
       backend.setOnline(ROUTER_A2, true);
+    }
+  });
+
+  it("stops at its first contact with a service it cannot trust (TLS) with the fix, instead of waiting out its timeout", async () => {
+    const tls = await generateLocalTls();
+    const server = createHttpsServer({ cert: tls.cert, key: tls.key }, (_request, response) =>
+      response.end(),
+    );
+    let connections = 0;
+    const controller = new AbortController();
+    const maxAttempts = 2;
+    server.on("connection", () => {
+      connections++;
+      // The client's own retries are the whole patience a first contact gets; more is apply waiting on.
+      if (connections > maxAttempts)
+        controller.abort(new Error("apply kept trying a service it never reached"));
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const untrusting = new RouterJobsClient({
+      baseUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      token: TOKEN_A,
+      budgetDir: stateDir,
+      retry: { maxAttempts },
+    });
+    try {
+      const job = declare("/system identity set name=never", { timeout_ms: 600_000 });
+      const error = await applyJob(job, context({ client: untrusting, signal: controller.signal })).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(NetworkError);
+      expect((error as Error).message).toContain("set ROUTERJOBS_CA_FILE or --ca-file");
+      expect(connections).toBeLessThanOrEqual(maxAttempts);
+    } finally {
+      await untrusting.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
