@@ -219,6 +219,8 @@ function submissionRoute(store: SubmissionStore): FastifyPluginAsyncZod {
             target: job.router_id,
             notify_url: job.notify_url,
             date: formatTimestamp(job.created_at),
+            job_id: job.id,
+            seq_id: job.seq_id,
           },
         });
       },

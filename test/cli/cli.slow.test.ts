@@ -34,7 +34,9 @@ afterAll(async () => {
 
 const cli = (args: string[], extra: Record<string, string> = {}, input?: string) =>
   runCli(args, { env: { ...env, ...extra }, ...(input === undefined ? {} : { input }) });
-const lastBody = () => JSON.parse(service.requests.at(-1)?.body ?? "null");
+/** The last request that carried a body (submit reads the job list after it, to name the job). */
+const lastPost = () => service.requests.filter((request) => request.method === "POST").at(-1);
+const lastBody = () => JSON.parse(lastPost()?.body ?? "null");
 
 /** A user error: the exit code, and exactly one `routerjobs:` line on stderr, without a stack trace. */
 const expectOneLine = (result: CliResult, code: number, message: string | RegExp) =>
@@ -178,9 +180,12 @@ describe("commands", () => {
       express_execute: false,
       needs_acknowledgement: true,
     });
-    const key = service.requests.at(-1)?.headers["idempotency-key"];
+    const key = lastPost()?.headers["idempotency-key"];
     expect(result.stdout).toContain(`submitted job to router ${ROUTER_ID}`);
     expect(result.stdout).toContain(`idempotency key: ${key}`);
+    // The spec's acknowledgement names no job: the list is read once for the one with the key.
+    expect(result.stdout).toMatch(/\n {2}job id: {10}[0-9a-f-]{36}\n {2}seq: {13}\d+\n/);
+    expect(result.stdout).toContain(`follow it with: routerjobs jobs ${ROUTER_ID}\n`);
   });
 
   it("submit takes the script from stdin and honours every flag", async () => {

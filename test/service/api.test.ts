@@ -39,6 +39,10 @@ describe("service HTTP API (contract rows)", () => {
     expect(ack.notify_url).toBe("https://example.test/hook");
     expect(ack.date).toMatch(OFFSET_TIME);
     expect(answer.headers["x-request-id"]).toMatch(UUID);
+    // Our extension: the job made, as the job list names it, so that `routerjobs submit` can say which it is.
+    const [listed] = (await svc.call("GET", `/api/routers/${ROUTER_A}/jobs`)).body.data;
+    expect(listed.idempotency_key).toBe(ack.idempotency_key);
+    expect({ job_id: ack.job_id, seq_id: ack.seq_id }).toEqual({ job_id: listed.id, seq_id: listed.seq_id });
   });
 
   it("GET jobs lists every job of the router, newest first, with the spec's fields and created_at", async () => {

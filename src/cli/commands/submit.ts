@@ -1,7 +1,9 @@
 import { basename } from "node:path";
 import { Command } from "commander";
+import type { RouterJobsClient, SubmittedJob } from "../../client/client.js";
 import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS } from "../../contract/limits.js";
 import { truncateChars } from "../../contract/text.js";
+import { UsageError } from "../../errors.js";
 import { writeJson, writeLines } from "../output.js";
 import { addClientOptions, CLIENT_ENV_HELP, readFlagFile, withClient } from "../settings/client-options.js";
 
@@ -14,6 +16,7 @@ interface SubmitFlags {
   readonly notifyUrl?: string;
   readonly idempotencyKey?: string;
   readonly json?: boolean;
+  readonly check: boolean;
 }
 
 /** `routerjobs submit <router> --script-file F`: queues a job and prints the service's acknowledgement. */
@@ -43,6 +46,10 @@ export function submitCommand(): Command {
       "https URL that receives the job's status notifications (not with --api sdx, which has none)",
     )
     .option("--idempotency-key <uuid>", "reuse this key to repeat a submission safely (default: a new UUID)")
+    .option(
+      "--no-check",
+      "submit the script without checking it against RouterOS 7.24's command tree first (as synth does)",
+    )
     .option("--json", "print the acknowledgement as JSON")
     .addHelpText(
       "after",
@@ -50,6 +57,10 @@ export function submitCommand(): Command {
 Examples:
   $ routerjobs submit 6f1c0d4e-2b7a-4c1e-9f3d-5a8b7c6d5e4f --script-file identity.rsc --description "set identity"
   $ echo '/system reboot' | routerjobs submit 6f1c0d4e-2b7a-4c1e-9f3d-5a8b7c6d5e4f --script-file - --no-ack --no-backup
+
+The script is checked as the constructs check it at synth: its syntax and every menu, command and argument
+name against RouterOS 7.24, with the nearest valid names when one is wrong. Nothing is sent when it fails;
+--no-check submits it as it is (a script for another RouterOS version, or a package the tree lacks).
 ${CLIENT_ENV_HELP}`,
     )
     .action(async (router: string, flags: SubmitFlags, self: Command) => {
@@ -60,6 +71,7 @@ ${CLIENT_ENV_HELP}`,
           flags.scriptFile === "-" ? "routerjobs submit" : basename(flags.scriptFile),
           DESCRIPTION_MAX_CHARS,
         );
+      if (flags.check) await refuseUnknownCommands(script);
       const request = {
         description,
         script,
@@ -68,23 +80,57 @@ ${CLIENT_ENV_HELP}`,
         needs_acknowledgement: flags.ack,
         ...(flags.notifyUrl === undefined ? {} : { notify_url: flags.notifyUrl }),
       };
-      const { ack, idempotencyKey } = await withClient(self, (client) =>
-        client.submitJob(
+      const { ack, idempotencyKey, job } = await withClient(self, async (client) => {
+        const submitted = await client.submitJob(
           router,
           request,
           flags.idempotencyKey === undefined ? {} : { idempotencyKey: flags.idempotencyKey },
-        ),
-      );
+        );
+        return { ...submitted, job: await submittedJob(client, router, submitted) };
+      });
       if (flags.json) writeJson(ack);
       else {
         writeLines([
           `submitted job to router ${ack.target}`,
-          ...(typeof ack.job_id === "string" ? [`  job id:          ${ack.job_id}`] : []),
+          ...(job?.id === undefined ? [] : [`  job id:          ${job.id}`]),
+          ...(job?.seq_id === undefined ? [] : [`  seq:             ${job.seq_id}`]),
           `  request id:      ${ack.request_id}`,
           `  idempotency key: ${ack.idempotency_key ?? idempotencyKey}`,
           `  date:            ${ack.date}`,
           ...(ack.notify_url ? [`  notify url:      ${ack.notify_url}`] : []),
+          `follow it with: routerjobs jobs ${router}`,
         ]);
       }
     });
+}
+
+/** A script that would fail at the router for a wrong name or its syntax is refused before it is sent. */
+async function refuseUnknownCommands(script: string): Promise<void> {
+  // Loaded here, not at start-up: the command tree is large, and only this check needs it.
+  const { checkScript } = await import("../../routeros/catalog/check-script.js");
+  const problem = checkScript(script);
+  if (problem)
+    throw new UsageError(`script: ${problem.message} (nothing was sent; --no-check submits it as it is)`);
+}
+
+/**
+ * The job a submission made, by id and number: our service's acknowledgement names them (an extension) and the
+ * sites API's names the id; otherwise the router's list is read once for the job with the key. The job was
+ * submitted whatever this finds, so a failure to read the list only leaves them out.
+ */
+async function submittedJob(
+  client: RouterJobsClient,
+  router: string,
+  { ack, idempotencyKey }: SubmittedJob,
+): Promise<{ readonly id?: string; readonly seq_id?: number } | undefined> {
+  const id = typeof ack.job_id === "string" ? ack.job_id : undefined;
+  const seq = typeof ack.seq_id === "number" ? ack.seq_id : undefined;
+  if (id !== undefined && (seq !== undefined || client.api === "sdx"))
+    return { id, ...(seq === undefined ? {} : { seq_id: seq }) };
+  const key = ack.idempotency_key ?? idempotencyKey;
+  const listed = await client
+    .listJobs(router)
+    .then((jobs) => jobs.find((job) => job.idempotency_key === key))
+    .catch(() => undefined);
+  return listed && { id: listed.id, ...(listed.seq_id === undefined ? {} : { seq_id: listed.seq_id }) };
 }

@@ -55,6 +55,9 @@ export const jobAckResponseSchema = successEnvelope(
     target: z.string(),
     notify_url: z.string().nullable(),
     date: z.string(),
+    // Our extension: the job the submission made (or found, on a replay), as the job list names it.
+    job_id: z.string(),
+    seq_id: z.number().int(),
   }),
 );
 export const jobListResponseSchema = successEnvelope(z.array(jobRecordSchema));

@@ -68,6 +68,9 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
           target: job.router_id,
           notify_url: job.notify_url,
           date: formatTimestamp(job.created_at),
+          // Our extension (docs/service.md): the job itself, so that a submitter can follow it by its number.
+          job_id: job.id,
+          seq_id: job.seq_id,
         },
       });
     },
