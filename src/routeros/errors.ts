@@ -21,3 +21,12 @@ export class RouterOsError extends RouterjobsError {
     return this.line === undefined ? new RouterOsError(this.text, line, column) : this;
   }
 }
+
+/**
+ * A script's failure with its line, as a job's `error` and a plan's line carry it: the router's text already
+ * holds its position when RouterOS placed it (`(line 2 column 1)`), and then keeps it alone.
+ */
+export function withLine(text: string, line: number | undefined): string {
+  if (line === undefined || /\(line \d+/.test(text)) return text;
+  return `${text} (line ${line})`;
+}

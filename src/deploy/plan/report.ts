@@ -2,6 +2,7 @@
  * The plan for people (text, per router, grouped by menu, `+` added, `-` removed, `~` changed) and for CI
  * (JSON, the same facts with stable field names).
  */
+import { withLine } from "../../routeros/errors.js";
 import type { Plan, RouterPlan } from "./plan.js";
 
 function routerLines(router: RouterPlan): string[] {
@@ -17,8 +18,7 @@ function routerLines(router: RouterPlan): string[] {
   }
   if (router.diff.length === 0) lines.push("  no change to the configuration");
   for (const failure of router.failures) {
-    const at = failure.line === undefined ? "" : ` (line ${failure.line})`;
-    lines.push(`  ! ${failure.resource} would fail: ${failure.error}${at}`);
+    lines.push(`  ! ${failure.resource} would fail: ${withLine(failure.error, failure.line)}`);
   }
   for (const resource of router.skipped)
     lines.push(`  ! ${resource} would not start (a job before it failed)`);

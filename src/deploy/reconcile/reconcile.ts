@@ -41,7 +41,8 @@ export function judge(resource: StateResource, jobs: readonly JobListItem[]): Fi
       resource,
       verdict: "tainted",
       detail:
-        "tainted: the next apply replaces it, and runs its job again unless the job completed since (done) or failed after its apply stopped waiting (reported first)",
+        // The verdict precedes the detail in the report's line (`tainted, the next apply ...`).
+        "the next apply replaces it, and runs its job again unless the job completed since (done) or failed after its apply stopped waiting (reported first)",
     };
   const { identity } = resource;
   const { latest, superseded } = currentAttempt(

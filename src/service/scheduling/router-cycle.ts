@@ -14,6 +14,7 @@ import {
   type ScriptOutcome,
 } from "../../contract/routers/router-backend.js";
 import type { RouterRecord } from "../../contract/sync.js";
+import { withLine } from "../../routeros/errors.js";
 import { type RouterRow, routerState } from "../auth/directory.js";
 import type { Database } from "../database/database.js";
 import { fromJsonb } from "../database/jsonb.js";
@@ -257,6 +258,5 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 /** The router's error text and line, as the job's `error` carries it. */
 export function describeFailure(outcome: Extract<ScriptOutcome, { ok: false }>): string {
-  if (outcome.line === undefined || /\(line \d+/.test(outcome.error)) return outcome.error;
-  return `${outcome.error} (line ${outcome.line})`;
+  return withLine(outcome.error, outcome.line);
 }

@@ -11,6 +11,7 @@ import { RouterConfig } from "../../../src/deploy/constructs/index.js";
 import { importModule } from "../../../src/deploy/plan/import-module.js";
 import { readLiveConfig } from "../../../src/deploy/plan/live-config.js";
 import { planStack } from "../../../src/deploy/plan/plan.js";
+import { planText } from "../../../src/deploy/plan/report.js";
 import { readStackJobs, stackFile } from "../../../src/deploy/plan/stack-jobs.js";
 import {
   clientOf,
@@ -131,6 +132,8 @@ describe("routerjobs plan on twins of live routers", () => {
       skipped: ["office/office/after"],
     });
     expect(plan.failed).toBe(1);
+    const [failure] = planText(plan).filter((line) => line.includes("would fail"));
+    expect(failure?.match(/\(line \d+/g)).toHaveLength(1);
   });
 
   it("names a router the token cannot see, and still plans the others", async () => {

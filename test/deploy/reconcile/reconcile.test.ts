@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { tagOf } from "../../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../../src/contract/job.js";
+import { report } from "../../../src/deploy/reconcile/deploy.js";
 import { deployKnowledge, judge, type Reconciliation } from "../../../src/deploy/reconcile/reconcile.js";
 import {
   jobResourcesOf,
@@ -89,6 +90,22 @@ describe("reconcile: the state's job resources against the routers' job lists", 
       judge(resource, [listed("completed", "other", 2), listed("completed", identity.job_key, 1)]).verdict,
     ).toBe("missing");
     expect(judge(jobResourcesOf(shown(true))[0] as StateResource, []).verdict).toBe("tainted");
+  });
+
+  it("says a tainted resource's verdict once in its line", async () => {
+    const tainted = judge(jobResourcesOf(shown(true))[0] as StateResource, []);
+    const lines: string[] = [];
+    const reconciliation = {
+      findings: [tainted],
+      jobsByRouter: new Map([[ROUTER, []]]),
+      unreadable: new Map(),
+    };
+    // The client is asked only for a failure's reason: a tainted resource has none to read.
+    await report(reconciliation, { client: undefined as never, write: (line) => lines.push(line) });
+    expect(lines[0]).toMatch(
+      /^routerjobs: office\/edge-1\/dns \(module\.dns\.terraform_data\.job\): tainted, the next apply replaces it/,
+    );
+    expect(lines[0]).not.toMatch(/tainted.*tainted/);
   });
 
   it("hands the provisioners the lists (routerjobs' own jobs only) and the state's instances", () => {

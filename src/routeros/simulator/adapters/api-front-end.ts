@@ -12,7 +12,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { compileQuery } from "../../api/query.js";
 import { type ApiCommand, ApiTrap, type CommandHandler, type HandlerResult } from "../../api/server.js";
-import { RouterOsError } from "../../errors.js";
+import { RouterOsError, withLine } from "../../errors.js";
 import type { CommandCall, RosValue } from "../../language/host.js";
 import { toText } from "../../runtime/values.js";
 import { matches } from "../items.js";
@@ -57,7 +57,7 @@ async function execute(router: SimulatedRouter, command: ApiCommand): Promise<Ha
   if (script === undefined) throw new ApiTrap("missing value(s) of argument(s) script", 1);
   const outcome = await router.runScript(script, command.signal);
   if (!outcome.ok) {
-    throw new ApiTrap(outcome.line === undefined ? outcome.error : `${outcome.error} (line ${outcome.line})`);
+    throw new ApiTrap(withLine(outcome.error, outcome.line));
   }
   return { done: { ret: outcome.output } };
 }
