@@ -178,19 +178,42 @@ async function initialize(options: StackOptions): Promise<void> {
   if (code !== 0) throw new EnvironmentError(`terraform init failed in ${options.dir} (exit ${code})`);
 }
 
-/** Runs terraform in its own process group, its output line by line to `write`; an abort stops it. */
+/**
+ * How long deploy, asked to stop, waits for Terraform to say that it heard the interrupt itself before sending
+ * its own: a second interrupt makes Terraform exit at once ("Two interrupts received. Exiting immediately"),
+ * without waiting for its provisioners to stop or saving what they finished.
+ */
+const OWN_INTERRUPT_MS = 1000;
+
+/** Runs terraform in deploy's process group, its output line by line to `write`; an abort stops it. */
 async function terraform(options: StackOptions, args: readonly string[], stream = true): Promise<number> {
   options.signal?.throwIfAborted();
+  let heardInterrupt = false;
+  const halted = new HaltedBlocks((line) => options.write(`routerjobs: ${line}`));
+  const onLine = (line: string) => {
+    if (line === TERRAFORM_HEARD_INTERRUPT) heardInterrupt = true;
+    // Once deploy asked to stop, each provisioner Terraform stopped is one block of its own; its apply has
+    // already said in one line what the next deploy does about it.
+    if (options.signal?.aborted && halted.drops(line)) return;
+    if (stream) options.write(line);
+  };
   // In deploy's own process group: whatever stops deploy's group (Ctrl-C, a runner's kill) stops terraform and
   // its provisioners with it, and never leaves a terraform running on, holding the state lock.
   const step = runGroup(options.terraform, [...args, "-no-color"], {
     cwd: options.dir,
     env: options.env,
     detached: false,
-    ...(stream ? { onLine: options.write } : {}),
+    onLine,
   });
-  // Deploy asked to stop: SIGINT is terraform's own graceful stop (it lets running provisioners end).
-  const stop = () => step.child.kill("SIGINT");
+  // Deploy asked to stop: SIGINT is terraform's own graceful stop (it lets running provisioners end). A Ctrl-C
+  // in a terminal, or a runner's signal to the group, reached terraform as it reached deploy; only a signal to
+  // deploy alone needs passing on.
+  let timer: NodeJS.Timeout | undefined;
+  const stop = () => {
+    timer = setTimeout(() => {
+      if (!heardInterrupt) step.child.kill("SIGINT");
+    }, OWN_INTERRUPT_MS);
+  };
   options.signal?.addEventListener("abort", stop, { once: true });
   try {
     const { code, output } = await step.done;
@@ -198,6 +221,48 @@ async function terraform(options: StackOptions, args: readonly string[], stream 
     if (code !== 0 && !stream) options.write(output.trim());
     return code ?? 1;
   } finally {
+    clearTimeout(timer);
     options.signal?.removeEventListener("abort", stop);
+  }
+}
+
+/** Terraform's first line on SIGINT or SIGTERM. */
+const TERRAFORM_HEARD_INTERRUPT = "Interrupt received.";
+
+/**
+ * Terraform's diagnostics for the provisioners it stopped (`Error: execution halted`, or `Error: local-exec
+ * provisioner error` with `signal: killed` when it killed one): under -no-color the summary line, a blank line,
+ * the indented `with <address>,`/`on ...` lines, then a paragraph of detail up to a blank line. Each becomes
+ * one line naming its resource, unless its apply said it was interrupted already (Terraform may kill an apply
+ * before it could).
+ */
+export class HaltedBlocks {
+  #state: "out" | "body" | "detail" = "out";
+  readonly #said = new Set<string>();
+
+  constructor(private readonly write: (line: string) => void) {}
+
+  /** Whether `line` is part of such a block (written in its place, if at all, as the resource's line). */
+  drops(line: string): boolean {
+    const applySaid = /^(\S+) \(local-exec\): routerjobs: interrupted/.exec(line)?.[1];
+    if (applySaid !== undefined) this.#said.add(applySaid);
+    if (/^Error: (execution halted|local-exec provisioner error)$/.test(line)) {
+      this.#state = "body";
+      return true;
+    }
+    if (this.#state === "body") {
+      const address = /^ {2}with (\S+),$/.exec(line)?.[1];
+      if (address !== undefined && !this.#said.has(address)) {
+        this.#said.add(address);
+        this.write(`${address}: interrupted; the next deploy finishes its change`);
+      }
+      if (line.trim() !== "" && !/^\s/.test(line)) this.#state = "detail";
+      return true;
+    }
+    if (this.#state === "detail") {
+      if (line.trim() === "") this.#state = "out";
+      return true;
+    }
+    return false;
   }
 }
