@@ -16,6 +16,7 @@ import { planCommand } from "./commands/plan.js";
 import { receiverCommand } from "./commands/receiver.js";
 import { reconcileCommand } from "./commands/reconcile.js";
 import { routerCommand } from "./commands/router-simulate.js";
+import { routersCommand } from "./commands/routers.js";
 import { serviceCommand } from "./commands/service.js";
 import { submitCommand } from "./commands/submit.js";
 import { verifyCommand } from "./commands/verify.js";
@@ -30,6 +31,7 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   execCommand,
   submitCommand,
   jobsCommand,
+  routersCommand,
   applyCommand,
   deployCommand,
   reconcileCommand,

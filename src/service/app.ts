@@ -25,6 +25,7 @@ import admin from "./http/routes/admin/index.js";
 import asynchronous from "./http/routes/asynchronous/index.js";
 import health from "./http/routes/health/index.js";
 import jobList from "./http/routes/jobs/index.js";
+import routerList from "./http/routes/routers/index.js";
 import sites from "./http/routes/sites/index.js";
 import synchronous from "./http/routes/synchronous/index.js";
 import portal from "./portal/index.js";
@@ -76,6 +77,7 @@ async function serviceApp(app: FastifyInstance, options: AppOptions): Promise<vo
       await api.register(synchronous);
       await api.register(asynchronous);
       await api.register(jobList);
+      await api.register(routerList);
     },
     { prefix: "/api" },
   );

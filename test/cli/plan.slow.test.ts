@@ -116,8 +116,12 @@ describe("routerjobs import", () => {
     expect(module).toContain('name: "interface-vlan"');
     // A vlan has a typed helper, which import writes where it does what the raw guarded line does.
     expect(module).toMatch(/helpers\.vlan\(\{[^)]*name: "vlan10-staff"/);
-    expect((await runCli(["import", "not-a-uuid"], { env })).stderr).toMatch(
-      /router must be a lowercase UUID/,
+    // A router by name, as `routerjobs routers` lists it; a name no router has is refused with the candidates.
+    const byName = await runCli(["import", "edge-a"], { env });
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(byName.stdout).toBe(module);
+    expect((await runCli(["import", "not-a-router"], { env })).stderr).toMatch(
+      /^routerjobs: no router named "not-a-router"; the token's routers: edge-a \(/,
     );
   });
 });

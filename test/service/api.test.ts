@@ -45,6 +45,22 @@ describe("service HTTP API (contract rows)", () => {
     expect({ job_id: ack.job_id, seq_id: ack.seq_id }).toEqual({ job_id: listed.id, seq_id: listed.seq_id });
   });
 
+  it("GET /api/routers (extension) lists the routers of the token's team by name, no other team's", async () => {
+    const mine = await svc.call("GET", "/api/routers");
+    expect(mine.status).toBe(200);
+    expect(mine.body).toEqual({
+      status: "success",
+      data: [
+        { id: ROUTER_A, name: "edge-a", online: true },
+        { id: ROUTER_A2, name: "edge-a2", online: true },
+      ],
+    });
+    const theirs = await svc.call("GET", "/api/routers", { token: TOKEN_B });
+    expect(theirs.body.data).toEqual([{ id: ROUTER_B, name: "edge-b", online: true }]);
+    expect((await svc.call("GET", "/api/routers", { token: null })).status).toBe(401);
+    expect((await svc.call("POST", "/api/routers", { body: {} })).status).toBe(405);
+  });
+
   it("GET jobs lists every job of the router, newest first, with the spec's fields and created_at", async () => {
     const accepted = await svc.submit(ROUTER_A2, job);
     await svc.submit(ROUTER_A2, { ...job, description: "second" });

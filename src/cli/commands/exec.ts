@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { formatTable, writeJson, writeLines } from "../output.js";
 import { addClientOptions, CLIENT_ENV_HELP, withClient } from "../settings/client-options.js";
+import { ROUTER_ARGUMENT_HELP, resolveRouter } from "../settings/router-argument.js";
 
 /** `routerjobs exec <router> <command> [parameters]`: a synchronous, real-time command (never retried). */
 export function execCommand(): Command {
@@ -8,7 +9,7 @@ export function execCommand(): Command {
     .description(
       "run a RouterOS API command on a router now and print the records it returns (read-only use)",
     )
-    .argument("<router>", "router UUID")
+    .argument("<router>", ROUTER_ARGUMENT_HELP)
     .argument("<command>", "RouterOS API path, like /ip/arp/print")
     .argument("[parameters]", "API words in RouterOS API syntax, like '?interface=ether1'")
     .option("--json", "print the records as JSON")
@@ -32,7 +33,9 @@ ${CLIENT_ENV_HELP}`,
         flags: { json?: boolean },
         self: Command,
       ) => {
-        const records = await withClient(self, (client) => client.execute(router, command, parameters));
+        const records = await withClient(self, async (client) =>
+          client.execute(await resolveRouter(client, router), command, parameters),
+        );
         if (flags.json) writeJson(records);
         else writeLines(records.length === 0 ? ["(no records)"] : formatTable(records));
       },

@@ -5,6 +5,7 @@ import {
   type ClientFlags,
   withClient,
 } from "../settings/client-options.js";
+import { ROUTER_ARGUMENT_HELP, resolveRouter } from "../settings/router-argument.js";
 
 interface ImportFlags extends ClientFlags {
   readonly out?: string;
@@ -17,7 +18,7 @@ export function importCommand(): Command {
     .description(
       "write a TypeScript module (a RouterConfig, a section per menu) that reproduces a live router",
     )
-    .argument("<router>", "router UUID")
+    .argument("<router>", ROUTER_ARGUMENT_HELP)
     .option("--out <file>", "write the module to FILE (default: standard output)")
     .option("--constructs-module <specifier>", "where RouterConfig is imported from", "routerjobs/constructs")
     .addHelpText(
@@ -30,19 +31,17 @@ ${CLIENT_ENV_HELP}
 Examples:
   $ routerjobs import 6f1c0d4e-2b7a-4c1e-9f3d-5a8b7c6d5e4f --out edge-1.ts`,
     )
-    .action(async (routerId: string, _options: ImportFlags, command: Command) => {
+    .action(async (given: string, _options: ImportFlags, command: Command) => {
       const flags = command.optsWithGlobals<ImportFlags>();
-      const [{ readLiveConfig }, { importModule }, { uuidSchema }, { UsageError }, { writeFile }] =
-        await Promise.all([
-          import("../../deploy/plan/live-config.js"),
-          import("../../deploy/plan/import-module.js"),
-          import("../../contract/ids.js"),
-          import("../../errors.js"),
-          import("node:fs/promises"),
-        ]);
-      if (!uuidSchema.safeParse(routerId).success)
-        throw new UsageError(`router must be a lowercase UUID (got ${JSON.stringify(routerId)})`);
-      const live = await withClient(command, (client) => readLiveConfig(client, routerId));
+      const [{ readLiveConfig }, { importModule }, { writeFile }] = await Promise.all([
+        import("../../deploy/plan/live-config.js"),
+        import("../../deploy/plan/import-module.js"),
+        import("node:fs/promises"),
+      ]);
+      const { live, routerId } = await withClient(command, async (client) => {
+        const id = await resolveRouter(client, given);
+        return { live: await readLiveConfig(client, id), routerId: id };
+      });
       const module = importModule(live, {
         routerId,
         ...(flags.constructsModule ? { constructsModule: flags.constructsModule } : {}),

@@ -5,23 +5,27 @@ import type { JobListItem } from "../../contract/job.js";
 import { UsageError } from "../../errors.js";
 import { formatTable, writeJson, writeLines } from "../output.js";
 import { addClientOptions, CLIENT_ENV_HELP, withClient } from "../settings/client-options.js";
+import { ROUTER_ARGUMENT_HELP, resolveRouter } from "../settings/router-argument.js";
 
 /** `routerjobs jobs <router>`: the router's jobs, newest first. */
 export function jobsCommand(): Command {
   return addClientOptions(new Command("jobs"))
     .description("list the jobs of a router, newest first")
-    .argument("<router>", "router UUID")
+    .argument("<router>", ROUTER_ARGUMENT_HELP)
     .option("--json", "print the job list as JSON, every field included")
     .addHelpText(
       "after",
       `
 Examples:
   $ routerjobs jobs 6f1c0d4e-2b7a-4c1e-9f3d-5a8b7c6d5e4f
+  $ routerjobs jobs office-1
   $ routerjobs jobs 6f1c0d4e-2b7a-4c1e-9f3d-5a8b7c6d5e4f --json | jq '.[] | select(.status == "failed")'
 ${CLIENT_ENV_HELP}`,
     )
     .action(async (router: string, flags: { json?: boolean }, self: Command) => {
-      const jobs = await withClient(self, (client) => client.listJobs(router));
+      const jobs = await withClient(self, async (client) =>
+        client.listJobs(await resolveRouter(client, router)),
+      );
       if (flags.json) writeJson(jobs);
       else writeLines(jobs.length === 0 ? ["(no jobs)"] : formatTable(jobs.map(jobRow)));
     })

@@ -6,6 +6,7 @@ import { truncateChars } from "../../contract/text.js";
 import { UsageError } from "../../errors.js";
 import { writeJson, writeLines } from "../output.js";
 import { addClientOptions, CLIENT_ENV_HELP, readFlagFile, withClient } from "../settings/client-options.js";
+import { ROUTER_ARGUMENT_HELP, resolveRouter } from "../settings/router-argument.js";
 
 interface SubmitFlags {
   readonly scriptFile: string;
@@ -23,7 +24,7 @@ interface SubmitFlags {
 export function submitCommand(): Command {
   return addClientOptions(new Command("submit"))
     .description("submit a RouterOS script as an asynchronous job and print the acknowledgement")
-    .argument("<router>", "router UUID")
+    .argument("<router>", ROUTER_ARGUMENT_HELP)
     .requiredOption(
       "--script-file <file>",
       `the script to run (- reads standard input), at most ${SCRIPT_MAX_CHARS} characters`,
@@ -81,12 +82,13 @@ ${CLIENT_ENV_HELP}`,
         ...(flags.notifyUrl === undefined ? {} : { notify_url: flags.notifyUrl }),
       };
       const { ack, idempotencyKey, job } = await withClient(self, async (client) => {
+        const routerId = await resolveRouter(client, router);
         const submitted = await client.submitJob(
-          router,
+          routerId,
           request,
           flags.idempotencyKey === undefined ? {} : { idempotencyKey: flags.idempotencyKey },
         );
-        return { ...submitted, job: await submittedJob(client, router, submitted) };
+        return { ...submitted, job: await submittedJob(client, routerId, submitted) };
       });
       if (flags.json) writeJson(ack);
       else {

@@ -121,6 +121,16 @@ export async function findRouter(
   return rows[0];
 }
 
+/** The routers of a team, by name (then id, for a stable order among routers of one name). */
+export async function teamRouters(db: Queryable, teamId: string): Promise<RouterRow[]> {
+  const { rows } = await db.query<RouterRow>(
+    `SELECT id, team_id, name, online, state_version FROM routers
+     WHERE team_id = $1 AND removed_at IS NULL ORDER BY name, id`,
+    [teamId],
+  );
+  return rows;
+}
+
 /** A router as the router cycle needs it (any team); undefined once removed. */
 export async function routerForRun(db: Queryable, routerId: string): Promise<RouterRow | undefined> {
   const { rows } = await db.query<RouterRow>(
