@@ -84,6 +84,11 @@ describe("happy paths", () => {
     expect(jobs[0]?.vendor_field).toEqual({ nested: true });
   });
 
+  it("sends a router id given in uppercase in lowercase, as the services' paths take it", async () => {
+    await client.listJobs(ROUTER_ID.toUpperCase());
+    expect(service.requests.at(-1)?.path).toBe(`/api/routers/${ROUTER_ID}/jobs`);
+  });
+
   it("accepts any 2xx as success", async () => {
     service.script({ status: 203, body: { status: "success", data: [] } });
     await expect(client.listJobs(ROUTER_ID)).resolves.toEqual([]);
