@@ -188,6 +188,67 @@ export class RouterJobsClient {
     return found;
   }
 
+  /** Whether this API reads one job by id and cancels one (`getJob`, `cancelJob`): the sites API (`sdx`). */
+  get offersOneJob(): boolean {
+    return this.#profile.jobPaths !== undefined;
+  }
+
+  /**
+   * One job by its id, as the list shows it (with a `status`). Its cost does not grow with the router's
+   * history, as the list's does. An unknown or deleted job is an `ApiError` 404. Retried as a read.
+   */
+  async getJob(routerId: string, jobId: string, options: CallOptions = {}): Promise<JobListItem> {
+    return this.#oneJob<JobListItem>("GET", routerId, jobId, oneJobSchema, "list", options);
+  }
+
+  /**
+   * Cancels a job that has not started. A job that started, completed or failed is an `ApiError` whose
+   * `apiCode` is `job_already_started` (`JOB_ALREADY_STARTED`); an unknown or deleted one a 404. Repeated only
+   * when the request provably never reached the service: after one that did, a repeat would answer 404.
+   */
+  async cancelJob(routerId: string, jobId: string, options: CallOptions = {}): Promise<void> {
+    await this.#oneJob<unknown>("DELETE", routerId, jobId, anyBody, "cancel", options);
+  }
+
+  /**
+   * A call on one job, through the profile's spellings of its path: the one that answered last first, then the
+   * others while a spelling is answered 404 or 405 (not routed, or no such job: only the last spelling tells).
+   */
+  async #oneJob<T>(
+    method: "GET" | "DELETE",
+    routerId: string,
+    jobId: string,
+    schema: z.ZodType<{ data: T }>,
+    operation: Operation,
+    options: CallOptions,
+  ): Promise<T> {
+    const paths = this.#profile.jobPaths?.(routerPath(routerId), jobPath(jobId));
+    if (!paths) {
+      throw new ValidationError(
+        [{ field: "api", message: `the ${this.api} API has no single-job read or cancel; use --api sdx` }],
+        "call",
+      );
+    }
+    const order = [...paths.slice(this.#jobSpelling), ...paths.slice(0, this.#jobSpelling)];
+    for (const [index, path] of order.entries()) {
+      try {
+        const answer = await this.#call<T>(
+          { operation, request: { method, path, headers: {} }, schema },
+          options,
+        );
+        this.#jobSpelling = paths.indexOf(path);
+        return answer;
+      } catch (error) {
+        const unrouted = error instanceof ApiError && [404, 405].includes(error.statusCode);
+        if (!unrouted || index === order.length - 1) {
+          if (!unrouted) this.#jobSpelling = paths.indexOf(path);
+          throw error;
+        }
+      }
+    }
+    throw new Error("unreachable: a profile's jobPaths is never empty");
+  }
+
   /**
    * The routers the token can see (id, name), or undefined when this service has no such list: our service
    * answers `GET /api/routers` (an extension); the public service documents none, in either API.

@@ -9,13 +9,21 @@
  * - `sdx`: the sites API. `POST /sites/{id}/jobs` with the script as `text/plain` and its metadata in `X-`
  *   headers, answered by a bare job; `GET /sites/{id}/jobs`, a bare array without `status`;
  *   `POST /sites/{id}/commands/synchronous` with `parameters` as an array of API words, answered by raw
- *   RouterOS records (RouterOS keys, typed values). It documents no list of sites (ALTOSTRAT.md).
+ *   RouterOS records (RouterOS keys, typed values); one job `GET /sites/{id}/jobs/{jobId}` and its cancel
+ *   `DELETE` on the same path (or `/site/{id}/job/{jobId}`, the v1 host's spelling). It documents no list of
+ *   sites (ALTOSTRAT.md).
  */
 import * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import { successEnvelope } from "../contract/envelope.js";
 import { tolerantUuidSchema } from "../contract/ids.js";
-import { type JobAck, type JobListItem, type JobRequest, jobListResponseSchema } from "../contract/job.js";
+import {
+  type JobAck,
+  type JobListItem,
+  type JobRequest,
+  jobListItemSchema,
+  jobListResponseSchema,
+} from "../contract/job.js";
 import { type RouterSummary, routerListEnvelopeSchema } from "../contract/router-list.js";
 import { splitWords, toServiceRecord } from "../contract/routers/sync-view.js";
 import { type RouterRecord, type SyncRequest, tolerantRouterRecordSchema } from "../contract/sync.js";
@@ -43,6 +51,11 @@ export interface ApiProfile {
   submit(routerId: string, job: JobRequest, idempotencyKey: string): Exchange<JobAck>;
   list(routerId: string): Exchange<JobListItem[]>;
   command(routerId: string, request: SyncRequest): Exchange<RouterRecord[]>;
+  /**
+   * One job's paths, one per spelling the API documents, tried in this order until one is routed; absent where
+   * the API reads no single job (the spec's). `GET` reads the job, `DELETE` cancels it where it has not started.
+   */
+  readonly jobPaths?: (routerId: string, jobId: string) => readonly string[];
   /** The routers the token can see, where the API has such a list; undefined where it documents none. */
   readonly routers?: () => Exchange<RouterSummary[]>;
 }
