@@ -32,3 +32,12 @@ export async function blackHole(): Promise<{
     ended: () => ended,
   };
 }
+
+/** A loopback port nothing listens on: a receiver that is down, every connection refused at once. */
+export async function refusingPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

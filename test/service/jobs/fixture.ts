@@ -43,11 +43,19 @@ export async function openSeededPostgres(): Promise<{
   };
 }
 
-/** A job of team A that needs no acknowledgement: completed at once, its notification to `url` due at `now`. */
-export async function notifyAt(db: Database, url: string, now = new Date()): Promise<void> {
+/**
+ * A job of team A (or the team given, on its router) that needs no acknowledgement: completed at once, its
+ * notification to `url` due at `now`. Returns the job's id.
+ */
+export async function notifyAt(
+  db: Database,
+  url: string,
+  now = new Date(),
+  { teamId = TEAM_A, routerId = ROUTER_A }: { teamId?: string; routerId?: string } = {},
+): Promise<string> {
   const result = await submitJob(db, {
-    teamId: TEAM_A,
-    routerId: ROUTER_A,
+    teamId,
+    routerId,
     request: {
       description: url,
       script: ":put 1",
@@ -62,6 +70,7 @@ export async function notifyAt(db: Database, url: string, now = new Date()): Pro
     idempotencyTtlMs: 1000,
   });
   if (result.kind !== "created") throw new Error(result.kind);
+  return result.job.id;
 }
 
 /**
@@ -112,4 +121,45 @@ export function watched(
       return result as never;
     },
   };
+}
+
+/**
+ * How many rows of `table` the statement `sql` reads: every row its scans of the table return (an index probe
+ * repeated per row counts each time), from `EXPLAIN ANALYZE`. The statement runs in a transaction that is rolled
+ * back, so that a write is measured and undone.
+ */
+export async function rowsRead(
+  db: Database,
+  table: string,
+  sql: string,
+  params: readonly unknown[] | undefined,
+): Promise<number> {
+  interface PlanNode {
+    "Relation Name"?: string;
+    "Actual Rows"?: number;
+    "Actual Loops"?: number;
+    Plans?: PlanNode[];
+  }
+  const sum = (node: PlanNode): number =>
+    (node["Relation Name"] === table ? (node["Actual Rows"] ?? 0) * (node["Actual Loops"] ?? 0) : 0) +
+    (node.Plans ?? []).reduce((total, child) => total + sum(child), 0);
+  const rolledBack = new Error("rolled back");
+  let read = 0;
+  await db
+    .transaction(async (tx) => {
+      const { rows } = await tx.query<{ "QUERY PLAN": unknown }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`,
+        params,
+      );
+      const explained = rows[0]?.["QUERY PLAN"];
+      const [plan] = (typeof explained === "string" ? JSON.parse(explained) : explained) as {
+        Plan: PlanNode;
+      }[];
+      read = plan ? sum(plan.Plan) : 0;
+      throw rolledBack;
+    })
+    .catch((error: unknown) => {
+      if (error !== rolledBack) throw error;
+    });
+  return read;
 }
