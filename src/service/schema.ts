@@ -189,4 +189,28 @@ CREATE FUNCTION rj_marker_tags(description text) RETURNS text[] LANGUAGE plpgsql
 CREATE INDEX jobs_marker_tags ON jobs USING gin (rj_marker_tags(description)) WITH (fastupdate = off) WHERE strpos(lower(description), '[rj:') > 0;
 `,
   },
+  {
+    version: 7,
+    description: "the outbox: a notification waiting for an earlier one of its job is out of the due index",
+    // A job's later states wait until its earlier one is delivered or abandoned. They used to wait in the due
+    // index too, due since queued: each round of the notifier walked every one of them to find the job's first
+    // still undelivered, so a receiver that is down and 1,200 jobs for it (each with two states waiting behind
+    // the one in back-off) kept the store's thread busy with nothing to send (issue 45). `blocked` takes them out
+    // of `outbox_due`; the store keeps it true: a row is queued blocked when an earlier one of its job is
+    // undelivered, and the next one is freed when the earlier one is delivered or abandoned. The queuing locks
+    // that earlier row (FOR SHARE) and the freeing runs after the earlier row's update, each statement of a
+    // trigger on its own snapshot: on PostgreSQL a delivery marked while a later state is queued either waits
+    // for the queuing and then sees the new row, or is seen by it, so no row stays blocked behind a delivered
+    // one. One line each: the migration runner splits statements at a `;` that ends a line.
+    sql: `
+ALTER TABLE outbox ADD COLUMN blocked boolean NOT NULL DEFAULT false;
+UPDATE outbox o SET blocked = true WHERE o.delivered_at IS NULL AND o.abandoned_at IS NULL AND EXISTS (SELECT FROM outbox e WHERE e.job_id = o.job_id AND e.seq < o.seq AND e.delivered_at IS NULL AND e.abandoned_at IS NULL);
+DROP INDEX outbox_pending;
+CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL AND NOT blocked;
+CREATE FUNCTION rj_outbox_wait_for_earlier() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM 1 FROM outbox WHERE job_id = NEW.job_id AND seq < NEW.seq AND delivered_at IS NULL AND abandoned_at IS NULL ORDER BY seq LIMIT 1 FOR SHARE; NEW.blocked := FOUND; RETURN NEW; END $$;
+CREATE TRIGGER outbox_wait_for_earlier BEFORE INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION rj_outbox_wait_for_earlier();
+CREATE FUNCTION rj_outbox_free_next() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE outbox SET blocked = false WHERE id = (SELECT id FROM outbox WHERE job_id = NEW.job_id AND delivered_at IS NULL AND abandoned_at IS NULL ORDER BY seq LIMIT 1) AND blocked; RETURN NULL; END $$;
+CREATE TRIGGER outbox_free_next AFTER UPDATE OF delivered_at, abandoned_at ON outbox FOR EACH ROW WHEN (OLD.delivered_at IS NULL AND OLD.abandoned_at IS NULL AND (NEW.delivered_at IS NOT NULL OR NEW.abandoned_at IS NOT NULL)) EXECUTE FUNCTION rj_outbox_free_next();
+`,
+  },
 ];

@@ -141,7 +141,7 @@ export class Notifier {
     const now = this.clock();
     let rows: OutboxRow[];
     try {
-      rows = await leaseNotifications(this.db, new Date(now), this.leaseMs, this.leaseLimits(free));
+      ({ rows } = await leaseNotifications(this.db, new Date(now), this.leaseMs, this.leaseLimits(free)));
     } catch (error) {
       if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
       return;

@@ -40,7 +40,8 @@ describe("notifier: a backlog for one receiver", () => {
     let leases = 0;
     let givenBack = 0;
     const counted = watched(db, (sql, _params, rows) => {
-      if (sql.includes("attempts = attempts + 1") && rows.length > 0) leases++;
+      if (sql.includes("attempts = attempts + 1") && rows.some((row) => (row as { id?: string }).id))
+        leases++;
       if (sql.includes("attempts = attempts - 1")) givenBack++;
     });
     const notifier = new Notifier(counted, config(sink.ca));
@@ -140,7 +141,7 @@ describe("notifier: a backlog for one receiver", () => {
     await db.query("DELETE FROM outbox");
     // GIVEN notifications a process leased (in flight, or leased ahead) before it was killed: 605 s leases
     for (let i = 0; i < 3; i++) await notifyAt(db, `${sink.url}/crash/${i}`);
-    const leased = await leaseNotifications(db, new Date(), 605_000, {
+    const { rows: leased } = await leaseNotifications(db, new Date(), 605_000, {
       limit: 16,
       perDestination: new Map(),
       otherwise: 12,
