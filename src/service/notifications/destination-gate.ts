@@ -77,6 +77,16 @@ export class DestinationGate {
     return [...this.destinations.keys()];
   }
 
+  /** When the earliest open circuit half-opens (its destination may take a delivery again), if one is open. */
+  nextReopenAt(): number | undefined {
+    let earliest: number | undefined;
+    const now = this.now();
+    for (const { openUntil } of this.destinations.values()) {
+      if (openUntil > now && (earliest === undefined || openUntil < earliest)) earliest = openUntil;
+    }
+    return earliest;
+  }
+
   start(destination: string): void {
     this.state(destination).inFlight++;
   }

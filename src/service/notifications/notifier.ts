@@ -11,6 +11,7 @@ import { DestinationGate, destinationOf } from "./destination-gate.js";
 import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
 import type { NotifySettings } from "./notify-settings.js";
 import {
+  type Lease,
   type LeaseLimits,
   leaseNotifications,
   markDelivered,
@@ -23,6 +24,23 @@ import { signedHeaders } from "./signing.js";
 
 type NotifierConfig = NotifySettings;
 
+/** What the notifier waits with: a timer on its clock and the back-off's draw (tests pass a manual clock's). */
+export interface NotifierTimers {
+  /** Calls `fire` once `ms` have passed on the notifier's clock; the function returned cancels it. */
+  readonly after: (ms: number, fire: () => void) => () => void;
+  /** A number in [0, 1), for the retries' full jitter. */
+  readonly random: () => number;
+}
+
+const REAL_TIMERS: NotifierTimers = {
+  after: (ms, fire) => {
+    const timer = setTimeout(fire, Math.max(0, ms));
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+  random: Math.random,
+};
+
 /**
  * Delivers the outbox: at least once, per job in state order, several jobs in parallel, retried with full-jitter
  * exponential backoff until `notifyGiveUpMs` after the state change. The outbox is in the database, so a
@@ -30,14 +48,19 @@ type NotifierConfig = NotifySettings;
  *
  * Under load the database, not the network, is the cost. Acknowledgements are written in groups. A lease takes
  * rows ahead of a destination's free slots, and they start from memory as its slots free (`allowance`). The
- * outbox is read again when a destination runs short of them and half of all slots are free, when a state
- * change queues a notification for a destination that takes more, and every `pollMs` (retries come due).
+ * outbox is read only when something may be deliverable: when a state change queues a notification for a
+ * destination that takes more; when a delivery is acknowledged or abandoned (the job's next state is due), or
+ * ends while the last round left deliverable rows behind, once a destination runs short of leased rows and
+ * half of all slots are free; and at the time the store says the next retry comes due (a timer, never sooner
+ * than `pollMs` after the round before). A failed delivery reschedules its row with its back-off and wakes
+ * nothing: a receiver that is down costs the store its retries, not a round per failure (issue 45).
  */
 export class Notifier {
   private readonly dispatcher: Agent;
   /** Where notifications may go; the submission routes check a literal notify_url with the same rules. */
   readonly destinations: NotifyDestinations;
   private readonly gate: DestinationGate;
+  /** The shortest time between two rounds that the timer starts (retries coming due one after the other). */
   private readonly pollMs: number;
   private readonly inFlight = new Set<Promise<void>>();
   /** Leased rows waiting for a slot of their destination (see leaseLimits). */
@@ -46,18 +69,24 @@ export class Notifier {
   /** Long enough for a delivery started at once to end within it, and a few seconds more to wait for a slot. */
   private readonly leaseMs: number;
   private readonly acknowledged: GroupCommit<string, void>;
-  private timer: NodeJS.Timeout | undefined;
+  /** The round the timer will start, and when (on the notifier's clock). */
+  private timer: { readonly at: number; readonly cancel: () => void } | undefined;
+  /** The last round left deliverable rows in the outbox (see `Lease.more`): a slot that frees may take one. */
+  private moreDue = true;
+  private lastRoundAt = Number.NEGATIVE_INFINITY;
   /** The round running now, if any: close waits for it, so that what it leases is given back too. */
   private pumping: Promise<void> | undefined;
   private again = false;
+  private started = false;
   private stopped = false;
 
   constructor(
     private readonly db: Database,
     private readonly config: NotifierConfig,
     private readonly log: (message: string, fields?: object) => void = () => {},
-    /** When leases are taken and end (tests move it by hand). */
+    /** When leases are taken and end, and retries are due (tests move it by hand). */
     private readonly clock: () => number = Date.now,
+    private readonly timers: NotifierTimers = REAL_TIMERS,
   ) {
     this.destinations = notifyDestinations(config.notifyAllow);
     // An open circuit tries the destination again after as long as one attempt may take, then after twice
@@ -66,6 +95,7 @@ export class Notifier {
     this.gate = new DestinationGate({
       openMs: config.notifyTimeoutMs,
       maxOpenMs: 6 * config.notifyTimeoutMs,
+      now: clock,
     });
     this.dispatcher = new Agent({
       connections: 8,
@@ -85,7 +115,7 @@ export class Notifier {
     this.leaseMs = config.notifyTimeoutMs + 5000;
     this.pollMs = Math.max(20, Math.min(250, config.notifyRetryBaseMs));
     this.acknowledged = new GroupCommit(async (ids) => {
-      await markDelivered(this.db, ids, new Date());
+      await markDelivered(this.db, ids, new Date(this.clock()));
       return ids.map(() => undefined);
     });
   }
@@ -101,8 +131,7 @@ export class Notifier {
       if (released > 0)
         this.log("notifier: gave back the leases of a stopped process", { notifications: released });
     }
-    this.timer = setInterval(() => this.wake(), this.pollMs);
-    this.timer.unref();
+    this.started = true;
     this.wake();
   }
 
@@ -117,7 +146,7 @@ export class Notifier {
 
   /** Looks for deliverable notifications now (from `start` on: it gives back a dead process's leases first). */
   wake(): void {
-    if (this.stopped || !this.timer) return;
+    if (this.stopped || !this.started) return;
     if (this.pumping) {
       this.again = true;
       return;
@@ -133,21 +162,46 @@ export class Notifier {
       });
   }
 
+  /**
+   * Starts a round at `at` on the notifier's clock, or sooner if one is set for sooner already; never sooner than
+   * `pollMs` after the last round, so that retries coming due one after the other share rounds.
+   */
+  private wakeAt(time: number): void {
+    const at = Math.max(time, this.lastRoundAt + this.pollMs);
+    if (this.stopped || (this.timer && this.timer.at <= at)) return;
+    this.timer?.cancel();
+    const timer = {
+      at,
+      cancel: this.timers.after(at - this.clock(), () => {
+        if (this.timer === timer) this.timer = undefined;
+        this.wake();
+      }),
+    };
+    this.timer = timer;
+  }
+
   private async pump(): Promise<void> {
-    this.releaseStale();
-    for (const destination of [...this.waiting.keys()]) this.startWaiting(destination);
-    const free = this.config.notifyConcurrency - this.inFlight.size;
-    if (free <= 0) return;
     const now = this.clock();
-    let rows: OutboxRow[];
-    try {
-      ({ rows } = await leaseNotifications(this.db, new Date(now), this.leaseMs, this.leaseLimits(free)));
-    } catch (error) {
-      if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
+    this.lastRoundAt = now;
+    const released = this.startAllWaiting();
+    const free = this.config.notifyConcurrency - this.inFlight.size;
+    if (free <= 0) {
+      // Asked for while every slot is taken: the next delivery to end looks.
+      this.moreDue = true;
       return;
     }
+    let lease: Lease;
+    try {
+      lease = await leaseNotifications(this.db, new Date(now), this.leaseMs, this.leaseLimits(free));
+    } catch (error) {
+      if (!this.stopped) this.log("notifier: cannot read the outbox", { err: error });
+      this.wakeAt(this.clock() + this.pollMs);
+      return;
+    }
+    // Rows given back this round are deliverable again, though the lease may have looked before they were.
+    this.moreDue = lease.more || released > 0;
     const leased = new Set<string>();
-    for (const row of rows) {
+    for (const row of lease.rows) {
       const destination = destinationOf(row.url);
       let queue = this.waiting.get(destination);
       if (!queue) {
@@ -159,6 +213,24 @@ export class Notifier {
       leased.add(destination);
     }
     for (const destination of leased) this.startWaiting(destination);
+    this.scheduleNextRound(lease.nextDueAt?.getTime());
+  }
+
+  /**
+   * The timer's next round: when the next retry is due, an open circuit half-opens, or a leased row would go
+   * stale, whichever comes first, and at the latest after a lease's time, for what another instance left
+   * behind (its leases run out, or it died before delivering what it queued).
+   */
+  private scheduleNextRound(nextDueAt: number | undefined): void {
+    const times = [this.lastRoundAt + this.leaseMs];
+    if (nextDueAt !== undefined) times.push(nextDueAt);
+    const reopen = this.gate.nextReopenAt();
+    if (reopen !== undefined) times.push(reopen);
+    for (const queue of this.waiting.values()) {
+      const first = queue[0];
+      if (first) times.push(first.leasedUntil - this.config.notifyTimeoutMs - 1000);
+    }
+    this.wakeAt(Math.min(...times));
   }
 
   /** How many rows the next lease may take in all, of each destination it knows of, and of any other. */
@@ -184,6 +256,13 @@ export class Notifier {
     if (waiting >= slots) return 0;
     const ahead = this.gate.healthy(destination) ? prefetch : 0;
     return Math.max(0, this.gate.room(destination) + ahead - waiting);
+  }
+
+  /** Gives back what went stale (how many: returned), then starts what the slots now take, every destination's. */
+  private startAllWaiting(): number {
+    const released = this.releaseStale();
+    for (const destination of [...this.waiting.keys()]) this.startWaiting(destination);
+    return released;
   }
 
   /** Starts the leased notifications of `destination` that the gate has room for, in the order leased. */
@@ -212,23 +291,40 @@ export class Notifier {
       this.gate.finish(destination, outcome);
       this.startWaiting(destination);
     };
+    let settled: Settled = "rescheduled";
     const delivery: Promise<void> = this.deliver(row, finish)
-      .then(finish, () => finish("failed"))
+      .then(
+        (ended) => {
+          settled = ended.settled;
+          finish(ended.outcome);
+        },
+        () => finish("failed"),
+      )
       .finally(() => {
         this.inFlight.delete(delivery);
         this.startWaiting(destination);
-        // Once half of the slots are free, or this destination is short of leased rows: one round for many.
-        const short = (this.waiting.get(destination)?.length ?? 0) < this.gate.perDestination;
-        if (short && this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
+        // Acknowledged or abandoned: the job's next state is due. Rescheduled: its retry has its own time, and
+        // only rows the last round left behind may take the slot.
+        if (settled === "done" || this.moreDue) this.refill(destination);
       });
     this.inFlight.add(delivery);
+  }
+
+  /**
+   * A slot of `destination` has freed with deliverable rows possibly left: a round now once half of the slots
+   * are free or the destination is short of leased rows (one round for many), else one within `pollMs`.
+   */
+  private refill(destination: string): void {
+    const short = (this.waiting.get(destination)?.length ?? 0) < this.gate.perDestination;
+    if (short && this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
+    else this.wakeAt(this.clock() + this.pollMs);
   }
 
   /**
    * Gives back leased rows that can no longer start in time: a delivery must end within its lease, or another
    * worker may lease the row again while it runs. Rows of a slow or stuck destination end up here.
    */
-  private releaseStale(): void {
+  private releaseStale(): number {
     const latest = this.clock() + this.config.notifyTimeoutMs + 1000;
     const stale: string[] = [];
     for (const [destination, queue] of this.waiting) {
@@ -239,22 +335,30 @@ export class Notifier {
       if (queue.length === 0) this.waiting.delete(destination);
     }
     if (stale.length > 0) {
+      // Given back, they are deliverable again: a round after this one may lease them.
+      this.moreDue = true;
       void releaseLeases(this.db, stale).catch((error: unknown) => {
         // Not given back, they wait out their lease and are leased again after it: nothing is lost.
         if (!this.stopped) this.log("notifier: cannot give leases back", { err: error });
       });
     }
+    return stale.length;
   }
 
   /**
-   * One delivery attempt, and how it ended for the destination gate. `answered` hears it as soon as the
-   * receiver has: writing down the acknowledgement is the database's time, not a slot of the destination.
+   * One delivery attempt, how it ended for the destination gate and whether the row is settled. `answered`
+   * hears it as soon as the receiver has: writing down the acknowledgement is the database's time, not a slot
+   * of the destination.
    */
-  private async deliver(row: OutboxRow, answered: (outcome: Outcome) => void): Promise<Outcome> {
+  private async deliver(
+    row: OutboxRow,
+    answered: (outcome: Outcome) => void,
+  ): Promise<{ outcome: Outcome; settled: Settled }> {
     const body = JSON.stringify(row.payload);
     const headers: Record<string, string> = {
       "content-type": "application/json",
       "user-agent": "routerjobs-service",
+      // The receiver checks the signature's time against its own clock: the wall clock's, always.
       ...(row.signing_secret
         ? signedHeaders(row.signing_secret, `msg_${row.id}`, Math.floor(Date.now() / 1000), body)
         : {}),
@@ -279,31 +383,43 @@ export class Notifier {
       if (response.statusCode >= 200 && response.statusCode < 300) {
         answered("delivered");
         await this.acknowledged.submit(row.id);
-        return "delivered";
+        return { outcome: "delivered", settled: "done" };
       }
       failure = `HTTP ${response.statusCode}`;
     } catch (error) {
       failure = (error as Error).message || String(error);
       timedOut = TIMEOUT_CODES.has(String((error as { code?: unknown }).code));
     }
-    const now = Date.now();
+    const now = this.clock();
     // row.attempts counts this attempt: after the first one fails, the first retry waits up to the base.
     const next =
-      now + fullJitterMs(row.attempts, this.config.notifyRetryBaseMs, this.config.notifyRetryMaxMs);
+      now +
+      fullJitterMs(
+        row.attempts,
+        this.config.notifyRetryBaseMs,
+        this.config.notifyRetryMaxMs,
+        this.timers.random,
+      );
     const giveUp = next > row.created_at.getTime() + this.config.notifyGiveUpMs;
     if (giveUp) this.log("notifier: giving up", { outbox: row.id, job: row.job_id, error: failure });
     const outcome = timedOut ? "timed-out" : "failed";
     answered(outcome);
-    await markFailed(this.db, row.id, failure, new Date(now), giveUp ? undefined : new Date(next)).catch(
-      () => {},
-    );
-    return outcome;
+    try {
+      await markFailed(this.db, row.id, failure, new Date(now), giveUp ? undefined : new Date(next));
+    } catch {
+      // Not written, the row keeps its lease until it runs out and is tried again then: nothing is lost.
+      return { outcome, settled: "rescheduled" };
+    }
+    if (giveUp) return { outcome, settled: "done" };
+    this.wakeAt(next);
+    return { outcome, settled: "rescheduled" };
   }
 
-  /** Stops polling and waits for deliveries in flight (their leases expire if the process dies instead). */
+  /** Stops delivering and waits for deliveries in flight (their leases expire if the process dies instead). */
   async close(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.cancel();
+    this.timer = undefined;
     await this.pumping;
     await Promise.allSettled([...this.inFlight]);
     const waiting = [...this.waiting.values()].flat().map(({ row }) => row.id);
@@ -314,6 +430,9 @@ export class Notifier {
     await this.dispatcher.close();
   }
 }
+
+/** Whether an attempt left its row done (acknowledged or abandoned) or rescheduled for a retry. */
+type Settled = "done" | "rescheduled";
 
 /** How a delivery attempt ended for its destination: acknowledged, failed at once, or timed out. */
 type Outcome = "delivered" | "failed" | "timed-out";

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Database } from "../../../src/service/database/database.js";
 import { Notifier } from "../../../src/service/notifications/notifier.js";
 import { leaseNotifications } from "../../../src/service/notifications/outbox.js";
-import { blackHole } from "../../helpers/black-hole.js";
+import { enqueueNotification } from "../../../src/service/jobs/rows.js";
+import type { Database } from "../../../src/service/database/database.js";
+import { blackHole, refusingPort } from "../../helpers/black-hole.js";
 import { HttpsSink } from "../../helpers/https-sink.js";
 import { manualClock } from "../../helpers/manual-clock.js";
 import { waitFor } from "../../helpers/wait-for.js";
-import { LOOPBACK } from "../harness.js";
-import { notifyAt, openSeededStore, watched } from "../jobs/fixture.js";
+import { LOOPBACK, ROUTER_B, TEAM_B } from "../harness.js";
+import { notifyAt, openSeededStore, rowsRead, watched } from "../jobs/fixture.js";
 
 /** What the notifier's rounds cost the database, on a real store and a real HTTPS receiver. */
 describe("notifier: a backlog for one receiver", () => {
@@ -158,5 +159,214 @@ describe("notifier: a backlog for one receiver", () => {
     } finally {
       await notifier.close();
     }
+  });
+});
+
+/** A job's three notifications as a job run by its router queues them: loaded, running, completed. */
+async function queueJobStates(db: Database, url: string, at: Date): Promise<string> {
+  const jobId = await notifyAt(db, url, at);
+  await enqueueNotification(db, jobId, at);
+  await enqueueNotification(db, jobId, at);
+  return jobId;
+}
+
+/** An outbox statement the notifier sent, and what it answered once it has. */
+interface Statement {
+  readonly kind: "lease" | "failed" | "other";
+  readonly sql: string;
+  readonly params: readonly unknown[] | undefined;
+  rows?: readonly unknown[];
+}
+
+/** The store as the notifier uses it, each statement recorded in the order sent. */
+function recorded(db: Database) {
+  const statements: Statement[] = [];
+  const kind = (sql: string) =>
+    sql.includes("attempts = attempts + 1") ? "lease" : sql.includes("last_error = $2") ? "failed" : "other";
+  const store: Database = {
+    kind: db.kind,
+    transaction: (fn) => db.transaction(fn),
+    close: () => db.close(),
+    query: async (sql, params) => {
+      const statement: Statement = { kind: kind(sql), sql, params };
+      statements.push(statement);
+      const result = await db.query(sql, params);
+      statement.rows = result.rows;
+      return result as never;
+    },
+  };
+  /** Statements of `what` answered so far. */
+  const answered = (what: Statement["kind"]) => statements.filter((s) => s.kind === what && s.rows).length;
+  /** Leases that took rows (a lease answers one row of its summary when it took none). */
+  const leasesThatTook = () =>
+    statements.filter((s) => s.kind === "lease" && s.rows?.some((row) => (row as { id?: string }).id)).length;
+  return { store, statements, answered, leasesThatTook };
+}
+
+/**
+ * Issue 45, item 2: a receiver that is down (refusing, or answering 5xx) cost the store for every tenant. Each
+ * failure woke a round at once, the notifier read the outbox every 20-250 ms whatever was due, and each round
+ * walked every later state of every job waiting for its first: 1,200 such jobs kept the store's thread busy.
+ * Measured here by what the store does, on a clock the test moves.
+ */
+describe("notifier: a destination that fails at once (issue 45, item 2)", () => {
+  let db: Database;
+  let sink: HttpsSink;
+  beforeAll(async () => {
+    db = await openSeededStore();
+    sink = await HttpsSink.start();
+    sink.failNext(Number.POSITIVE_INFINITY);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await sink?.close();
+  });
+
+  const config = (notifyRetryBaseMs: number, notifyRetryMaxMs: number) => ({
+    notifyCa: sink.ca,
+    notifyRetryBaseMs,
+    notifyRetryMaxMs,
+    notifyGiveUpMs: 24 * 3_600_000,
+    notifyTimeoutMs: 10_000,
+    notifyConcurrency: 16,
+    notifyAllow: LOOPBACK,
+  });
+  /** The back-off drawn at its middle: each retry waits half its ceiling, so the test knows when. */
+  const middle = () => 0.5;
+
+  it("reschedules a failed delivery with its back-off and wakes nothing until it is due", async () => {
+    await db.query("DELETE FROM outbox");
+    const clock = manualClock();
+    const down = `${sink.url}/down`;
+    // GIVEN a job's three notifications for a receiver answering 503: only the first may go before it is heard
+    const jobId = await queueJobStates(db, down, new Date(clock.nowMs() - 1000));
+    const seen = recorded(db);
+    const notifier = new Notifier(seen.store, config(60_000, 600_000), () => {}, clock.nowMs, {
+      after: clock.after,
+      random: middle,
+    });
+    try {
+      // WHEN the notifier tries it, and it fails
+      await notifier.start();
+      await waitFor(() => seen.answered("failed") === 1, { what: "the first attempt failed" });
+      expect(sink.attempts.filter((attempt) => attempt.path === "/down")).toHaveLength(1);
+      // THEN it is due again after its back-off: half the base, on the notifier's clock
+      const { rows } = await db.query<{ seq: number; attempts: number; next_attempt_at: Date }>(
+        "SELECT seq, attempts, next_attempt_at FROM outbox WHERE job_id = $1 ORDER BY seq",
+        [jobId],
+      );
+      expect(rows[0]).toMatchObject({ seq: 1, attempts: 1 });
+      expect(rows[0]?.next_attempt_at.getTime()).toBe(clock.nowMs() + 30_000);
+      // AND the failure woke no round: the next read of the outbox is the one a new notification asks for, and
+      // it finds that notification
+      const failedAt = seen.statements.findIndex((statement) => statement.kind === "failed");
+      await notifyAt(db, `${sink.url}/other`, clock.now(), { teamId: TEAM_B, routerId: ROUTER_B });
+      notifier.queued(`${sink.url}/other`);
+      await waitFor(() => sink.attempts.some((attempt) => attempt.path === "/other"), {
+        what: "the new notification tried",
+      });
+      const nextLease = seen.statements.slice(failedAt + 1).find((statement) => statement.kind === "lease");
+      expect(nextLease?.rows?.map((row) => (row as { url: string }).url)).toEqual([`${sink.url}/other`]);
+      // AND once its back-off has passed on the clock, it is tried again
+      clock.advance(30_000);
+      await waitFor(() => sink.attempts.filter((attempt) => attempt.path === "/down").length === 2, {
+        what: "the retry once due",
+      });
+    } finally {
+      await notifier.close();
+    }
+  });
+
+  it("reads no more of the outbox in a round for more notifications waiting in back-off", async () => {
+    await db.query("DELETE FROM outbox");
+    const clock = manualClock();
+    const down = `https://127.0.0.1:${await refusingPort()}/down`;
+    // GIVEN 40 jobs' notifications for a receiver that is down, each job's first tried once and refused
+    for (let i = 0; i < 40; i++) await queueJobStates(db, down, new Date(clock.nowMs() - 1000));
+    const seen = recorded(db);
+    const notifier = new Notifier(seen.store, config(60_000, 600_000), () => {}, clock.nowMs, {
+      after: clock.after,
+      random: middle,
+    });
+    /** What a round costs the store now that nothing is due: the rows of the outbox its statements read. */
+    const roundCost = async () => {
+      const before = seen.statements.length;
+      notifier.wake();
+      await waitFor(
+        () => seen.statements.length > before && seen.statements.every((statement) => statement.rows),
+        { what: "a round" },
+      );
+      let read = 0;
+      for (const { sql, params } of seen.statements.slice(before))
+        read += await rowsRead(db, "outbox", sql, params);
+      return read;
+    };
+    try {
+      await notifier.start();
+      await waitFor(() => seen.answered("failed") === 40, { what: "every first attempt failed" });
+      const costWith40 = await roundCost();
+      // WHEN 160 more jobs wait the same way (their first attempt made, its retry not due)
+      for (let i = 0; i < 160; i++) await queueJobStates(db, down, new Date(clock.nowMs() - 1000));
+      await db.query(
+        "UPDATE outbox SET attempts = 1, next_attempt_at = $1 WHERE seq = 1 AND attempts = 0 AND url = $2",
+        [new Date(clock.nowMs() + 30_000), down],
+      );
+      const costWith200 = await roundCost();
+      // THEN a round reads as much of the outbox as before, and no more than a few rows
+      expect(costWith200).toBe(costWith40);
+      expect(costWith200).toBeLessThanOrEqual(2);
+    } finally {
+      await notifier.close();
+    }
+  });
+
+  it("sends a failing receiver the back-off's attempts, and leases a wave of retries in a few rounds", async () => {
+    await db.query("DELETE FROM outbox");
+    const clock = manualClock();
+    const path = "/pace";
+    const attempts = () => sink.attempts.filter((attempt) => attempt.path === path).length;
+    // GIVEN 24 jobs' notifications for a receiver answering 503; retries wait half of 1 s, 2 s, then 4 s at most
+    const jobs = 24;
+    for (let i = 0; i < jobs; i++)
+      await queueJobStates(db, `${sink.url}${path}`, new Date(clock.nowMs() - 1000));
+    const seen = recorded(db);
+    const notifier = new Notifier(seen.store, config(1000, 4000), () => {}, clock.nowMs, {
+      after: clock.after,
+      random: middle,
+    });
+    try {
+      // WHEN ten seconds pass on the clock, moved to each time a retry is due
+      await notifier.start();
+      await waitFor(() => attempts() === jobs, { what: "the first attempts" });
+      const waves = [500, 1000, 2000, 2000, 2000, 2000];
+      for (const [index, wait] of waves.entries()) {
+        const leasesBefore = seen.leasesThatTook();
+        clock.advance(wait);
+        await waitFor(
+          () => attempts() === jobs * (index + 2) && seen.answered("failed") === jobs * (index + 2),
+          {
+            what: `retry wave ${index + 1}`,
+            detail: () => `${attempts()} attempts`,
+          },
+        );
+        // THEN each wave is every job's first notification once, leased several at a time (four slots of the
+        // destination and eight more to follow them, leased again once fewer than four wait: five a round)
+        expect(seen.leasesThatTook() - leasesBefore).toBeLessThanOrEqual(Math.ceil(jobs / 5));
+      }
+      // AND at 9.5 s each has been tried 7 times (at 0, 0.5, 1.5, 3.5, 5.5, 7.5 and 9.5 s), the later states never
+      clock.advance(1999);
+      const { rows } = await db.query<{ seq: number; attempts: number }>(
+        "SELECT seq, attempts FROM outbox WHERE url = $1 GROUP BY seq, attempts ORDER BY seq",
+        [`${sink.url}${path}`],
+      );
+      expect(rows).toEqual([
+        { seq: 1, attempts: 7 },
+        { seq: 2, attempts: 0 },
+        { seq: 3, attempts: 0 },
+      ]);
+    } finally {
+      await notifier.close();
+    }
+    expect(attempts()).toBe(7 * jobs);
   });
 });
