@@ -54,6 +54,10 @@ const REAL_TIMERS: NotifierTimers = {
  * half of all slots are free; and at the time the store says the next retry comes due (a timer, never sooner
  * than `pollMs` after the round before). A failed delivery reschedules its row with its back-off and wakes
  * nothing: a receiver that is down costs the store its retries, not a round per failure (issue 45).
+ *
+ * Slots are shared across teams: a team takes one of the last `reserve` free slots only while it holds none, so
+ * one team's receivers, black holes on any number of ports among them, hold at most `notifyConcurrency -
+ * reserve` slots and another team's notification finds one free. Per destination the gate keeps its own cap.
  */
 export class Notifier {
   private readonly dispatcher: Agent;
@@ -62,7 +66,11 @@ export class Notifier {
   private readonly gate: DestinationGate;
   /** The shortest time between two rounds that the timer starts (retries coming due one after the other). */
   private readonly pollMs: number;
+  /** Slots kept for teams that hold none: a quarter of them, at least one. */
+  private readonly reserve: number;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries in flight per team (a team with none is not listed). */
+  private readonly teamsInFlight = new Map<string, number>();
   /** Leased rows waiting for a slot of their destination (see leaseLimits). */
   private readonly waiting = new Map<string, Waiting[]>();
   private waitingCount = 0;
@@ -114,6 +122,7 @@ export class Notifier {
     });
     this.leaseMs = config.notifyTimeoutMs + 5000;
     this.pollMs = Math.max(20, Math.min(250, config.notifyRetryBaseMs));
+    this.reserve = Math.max(1, Math.ceil(config.notifyConcurrency / 4));
     this.acknowledged = new GroupCommit(async (ids) => {
       await markDelivered(this.db, ids, new Date(this.clock()));
       return ids.map(() => undefined);
@@ -239,7 +248,9 @@ export class Notifier {
     for (const destination of new Set([...this.gate.known(), ...this.waiting.keys()])) {
       perDestination.set(destination, this.allowance(destination));
     }
-    return { limit: free, perDestination, otherwise: this.allowance(undefined) };
+    const closedTeams =
+      free > this.reserve ? [] : [...this.teamsInFlight.keys()].filter((team) => !this.teamMayStart(team));
+    return { limit: free, perDestination, otherwise: this.allowance(undefined), closedTeams };
   }
 
   /**
@@ -258,6 +269,12 @@ export class Notifier {
     return Math.max(0, this.gate.room(destination) + ahead - waiting);
   }
 
+  /** A free slot, and `team` either leaves the reserve to the others or holds no slot yet. */
+  private teamMayStart(team: string): boolean {
+    const free = this.config.notifyConcurrency - this.inFlight.size;
+    return free > this.reserve || (free > 0 && !this.teamsInFlight.has(team));
+  }
+
   /** Gives back what went stale (how many: returned), then starts what the slots now take, every destination's. */
   private startAllWaiting(): number {
     const released = this.releaseStale();
@@ -265,31 +282,44 @@ export class Notifier {
     return released;
   }
 
-  /** Starts the leased notifications of `destination` that the gate has room for, in the order leased. */
+  /**
+   * Starts the leased notifications of `destination` that the gate and their teams have room for, in the
+   * order leased; one whose team may not start now lets the next one (another job's, maybe another team's) go.
+   */
   private startWaiting(destination: string): void {
     const queue = this.waiting.get(destination);
-    while (
-      queue &&
-      queue.length > 0 &&
-      this.gate.room(destination) > 0 &&
-      this.inFlight.size < this.config.notifyConcurrency &&
-      !this.stopped
-    ) {
-      const { row } = queue.shift() as Waiting;
+    if (!queue) return;
+    for (let index = 0; index < queue.length; ) {
+      if (
+        this.stopped ||
+        this.gate.room(destination) <= 0 ||
+        this.inFlight.size >= this.config.notifyConcurrency
+      )
+        break;
+      const { row } = queue[index] as Waiting;
+      if (!this.teamMayStart(row.team_id)) {
+        index++;
+        continue;
+      }
+      queue.splice(index, 1);
       this.waitingCount--;
       this.begin(destination, row);
     }
-    if (queue?.length === 0) this.waiting.delete(destination);
+    if (queue.length === 0) this.waiting.delete(destination);
   }
 
   private begin(destination: string, row: OutboxRow): void {
     this.gate.start(destination);
+    this.teamsInFlight.set(row.team_id, (this.teamsInFlight.get(row.team_id) ?? 0) + 1);
     let answered = false;
     const finish = (outcome: Outcome) => {
       if (answered) return;
       answered = true;
       this.gate.finish(destination, outcome);
-      this.startWaiting(destination);
+      const held = (this.teamsInFlight.get(row.team_id) ?? 1) - 1;
+      if (held > 0) this.teamsInFlight.set(row.team_id, held);
+      else this.teamsInFlight.delete(row.team_id);
+      this.startAllWaiting();
     };
     let settled: Settled = "rescheduled";
     const delivery: Promise<void> = this.deliver(row, finish)
@@ -302,7 +332,7 @@ export class Notifier {
       )
       .finally(() => {
         this.inFlight.delete(delivery);
-        this.startWaiting(destination);
+        this.startAllWaiting();
         // Acknowledged or abandoned: the job's next state is due. Rescheduled: its retry has its own time, and
         // only rows the last round left behind may take the slot.
         if (settled === "done" || this.moreDue) this.refill(destination);

@@ -21,14 +21,16 @@ export interface LeaseLimits {
   readonly perDestination: ReadonlyMap<string, number>;
   /** Rows per destination for every other destination. */
   readonly otherwise: number;
+  /** Teams whose notifications stay where they are this time (they may take no delivery slot now). */
+  readonly closedTeams?: readonly string[];
 }
 
 /** What a lease took, and what it tells of the rest of the outbox. */
 export interface Lease {
   readonly rows: OutboxRow[];
   /**
-   * Deliverable rows were left where they are: by the limits, or because their destination may take none
-   * now. False: nothing more is deliverable until `nextDueAt`, a delivery is acknowledged or abandoned (the
+   * Deliverable rows were left where they are: by the limits, or because their destination or team may take
+   * none now. False: nothing more is deliverable until `nextDueAt`, a delivery is acknowledged or abandoned (the
    * job's next state is then due), or a state change queues one.
    */
   readonly more: boolean;
@@ -43,15 +45,15 @@ export interface Lease {
  *
  * What a round reads grows with what is due, not with what waits: a job's later states are `blocked` (out of
  * `outbox_due`, schema.ts, migration 7) until its earlier one is done, and rows in back-off are past the range
- * read. A destination that may take none is left out before the earliest rows are picked, so that its
- * backlog never hides another destination's notifications. The others are ranked per destination among the earliest rows
+ * read. A destination or team that may take none is left out before the earliest rows are picked, so that its
+ * backlog never hides another's notifications. The others are ranked per destination among the earliest rows
  * only (four times the limit): ranking the whole backlog would cost a round as much as the backlog is long.
  */
 export async function leaseNotifications(
   db: Queryable,
   now: Date,
   leaseMs: number,
-  { limit, perDestination, otherwise }: LeaseLimits,
+  { limit, perDestination, otherwise, closedTeams = [] }: LeaseLimits,
 ): Promise<Lease> {
   const closed = [...perDestination]
     .filter(([, allowance]) => allowance <= 0)
@@ -67,7 +69,7 @@ export async function leaseNotifications(
          AND (o.locked_until IS NULL OR o.locked_until < $1)
          AND NOT EXISTS (SELECT 1 FROM outbox e WHERE e.job_id = o.job_id AND e.seq < o.seq
                          AND e.delivered_at IS NULL AND e.abandoned_at IS NULL)
-         AND NOT (o.url LIKE ANY($4::text[]))
+         AND NOT (o.url LIKE ANY($4::text[])) AND NOT (o.team_id = ANY($9::uuid[]))
        ORDER BY o.next_attempt_at LIMIT $5 FOR UPDATE SKIP LOCKED
      ), chosen AS (
        SELECT ranked.id FROM (
@@ -89,11 +91,11 @@ export async function leaseNotifications(
      )
      SELECT leased.*, summary.* FROM (
        SELECT (SELECT count(*) FROM early)::int AS candidates,
-         (cardinality($4::text[]) > 0 AND EXISTS (
+         (cardinality($4::text[]) + cardinality($9::uuid[]) > 0 AND EXISTS (
            SELECT 1 FROM outbox x
            WHERE x.delivered_at IS NULL AND x.abandoned_at IS NULL AND NOT x.blocked AND x.next_attempt_at <= $1
              AND (x.locked_until IS NULL OR x.locked_until < $1)
-             AND x.url LIKE ANY($4::text[]))) AS left_out_due,
+             AND (x.url LIKE ANY($4::text[]) OR x.team_id = ANY($9::uuid[])))) AS left_out_due,
          (SELECT min(next_attempt_at) FROM outbox
           WHERE delivered_at IS NULL AND abandoned_at IS NULL AND NOT blocked AND next_attempt_at > $1) AS next_due_at
      ) summary LEFT JOIN leased ON true`,
@@ -106,6 +108,7 @@ export async function leaseNotifications(
       otherwise,
       [...perDestination.keys()],
       [...perDestination.values()],
+      closedTeams,
     ],
   );
   const summary = rows[0];

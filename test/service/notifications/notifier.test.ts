@@ -370,3 +370,56 @@ describe("notifier: a destination that fails at once (issue 45, item 2)", () => 
     expect(attempts()).toBe(7 * jobs);
   });
 });
+
+/**
+ * Issue 45, item 6: the gate holds one destination to 4 slots, but a team with receivers that never answer on
+ * 40 ports took all 16, and another team heard its notification only once one of them timed out.
+ */
+describe("notifier: one team's black holes on many ports (issue 45, item 6)", () => {
+  let db: Database;
+  let sink: HttpsSink;
+  const holes: Awaited<ReturnType<typeof blackHole>>[] = [];
+  beforeAll(async () => {
+    db = await openSeededStore();
+    sink = await HttpsSink.start();
+    for (let i = 0; i < 40; i++) holes.push(await blackHole());
+  });
+  afterAll(async () => {
+    await db?.close();
+    await sink?.close();
+  });
+  const accepted = () => holes.reduce((sum, hole) => sum + hole.accepted(), 0);
+  const ended = () => holes.reduce((sum, hole) => sum + hole.ended(), 0);
+
+  it("leaves another team's notification a slot: one team holds at most three quarters of them", async () => {
+    // GIVEN team A's notifications for 40 receivers that never answer, two each: more than all 16 slots
+    for (const hole of holes) {
+      for (let i = 0; i < 2; i++) await notifyAt(db, `https://127.0.0.1:${hole.port}/hook/${i}`);
+    }
+    const notifier = new Notifier(db, {
+      notifyCa: sink.ca,
+      notifyRetryBaseMs: 50,
+      notifyRetryMaxMs: 1000,
+      notifyGiveUpMs: 60 * 60_000,
+      // Longer than the test can take: every attempt a black hole got is still held when the test looks.
+      notifyTimeoutMs: 600_000,
+      notifyConcurrency: 16,
+      notifyAllow: LOOPBACK,
+    });
+    try {
+      await notifier.start();
+      await waitFor(() => accepted() >= 12, { what: "team A's deliveries in flight" });
+      // WHEN team B's job notifies its own receiver
+      await notifyAt(db, `${sink.url}/team-b`, new Date(), { teamId: TEAM_B, routerId: ROUTER_B });
+      notifier.queued(`${sink.url}/team-b`);
+      await sink.waitFor((received) => received.some((item) => item.path === "/team-b"));
+      // THEN it arrived while the black holes still held every attempt they got, and they got 12 of the 16 slots
+      expect(ended()).toBe(0);
+      expect(accepted()).toBe(12);
+    } finally {
+      // The black holes first: their attempts then fail at once, and the close does not wait them out.
+      for (const hole of holes) await new Promise((resolve) => hole.server.close(resolve));
+      await notifier.close();
+    }
+  });
+});
