@@ -77,6 +77,11 @@ export class DestinationGate {
     return [...this.destinations.keys()];
   }
 
+  /** Until when `destination`'s circuit is open (0: closed; a time past: half-open). */
+  openUntil(destination: string): number {
+    return this.destinations.get(destination)?.openUntil ?? 0;
+  }
+
   /** When the earliest open circuit half-opens (its destination may take a delivery again), if one is open. */
   nextReopenAt(): number | undefined {
     let earliest: number | undefined;

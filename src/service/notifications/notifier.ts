@@ -11,6 +11,7 @@ import { DestinationGate, destinationOf } from "./destination-gate.js";
 import { literalAddress, type NotifyDestinations, notifyDestinations } from "./notify-destinations.js";
 import type { NotifySettings } from "./notify-settings.js";
 import {
+  deferDestination,
   type Lease,
   type LeaseLimits,
   leaseNotifications,
@@ -315,7 +316,9 @@ export class Notifier {
     const finish = (outcome: Outcome) => {
       if (answered) return;
       answered = true;
+      const openUntil = this.gate.openUntil(destination);
       this.gate.finish(destination, outcome);
+      if (this.gate.openUntil(destination) > openUntil) this.defer(destination);
       const held = (this.teamsInFlight.get(row.team_id) ?? 1) - 1;
       if (held > 0) this.teamsInFlight.set(row.team_id, held);
       else this.teamsInFlight.delete(row.team_id);
@@ -338,6 +341,20 @@ export class Notifier {
         if (settled === "done" || this.moreDue) this.refill(destination);
       });
     this.inFlight.add(delivery);
+  }
+
+  /**
+   * `destination`'s circuit has opened: its due notifications wait in the store until it half-opens, out of
+   * what each round reads (a black hole's backlog is otherwise read by every round of every team).
+   */
+  private defer(destination: string): void {
+    const until = this.gate.openUntil(destination);
+    void deferDestination(this.db, destination, new Date(until), new Date(this.clock()))
+      .then(() => this.wakeAt(until))
+      .catch((error: unknown) => {
+        // Not moved, they stay due and are left out of each round until the circuit half-opens.
+        if (!this.stopped) this.log("notifier: cannot defer an open circuit's notifications", { err: error });
+      });
   }
 
   /**

@@ -150,6 +150,27 @@ function destinationPatterns(destination: string): string[] {
   return [literal, `${literal}/%`, `${literal}?%`, `${literal}#%`];
 }
 
+/**
+ * Moves the due notifications of `destination`, whose circuit has opened, to `until`, when it half-opens: due
+ * but not deliverable, each round would read them to leave them out. Their attempts and back-off are unchanged,
+ * and rows leased now keep their lease. What it reads is what is due before `until`.
+ */
+export async function deferDestination(
+  db: Queryable,
+  destination: string,
+  until: Date,
+  now: Date,
+): Promise<number> {
+  const { rows } = await db.query(
+    `UPDATE outbox SET next_attempt_at = $2
+     WHERE delivered_at IS NULL AND abandoned_at IS NULL AND NOT blocked AND next_attempt_at < $2
+       AND (locked_until IS NULL OR locked_until < $3) AND url LIKE ANY($1::text[])
+     RETURNING id`,
+    [destinationPatterns(destination), until, now],
+  );
+  return rows.length;
+}
+
 export async function markDelivered(db: Queryable, ids: readonly string[], now: Date): Promise<void> {
   await db.query(
     "UPDATE outbox SET delivered_at = $2, locked_until = NULL, last_error = NULL WHERE id = ANY($1::uuid[])",

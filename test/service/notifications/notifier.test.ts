@@ -423,3 +423,58 @@ describe("notifier: one team's black holes on many ports (issue 45, item 6)", ()
     }
   });
 });
+
+describe("notifier: a black hole whose circuit opens", () => {
+  let db: Database;
+  let hole: Awaited<ReturnType<typeof blackHole>>;
+  beforeAll(async () => {
+    db = await openSeededStore();
+    hole = await blackHole();
+  });
+  afterAll(async () => {
+    await db?.close();
+  });
+
+  it("moves the notifications it cannot take yet to when it half-opens, out of every round's way", async () => {
+    const clock = manualClock();
+    const url = `https://127.0.0.1:${hole.port}/hook`;
+    // GIVEN 30 notifications for a receiver that never answers: more than its slots and those leased ahead
+    for (let i = 0; i < 30; i++) await notifyAt(db, url, new Date(clock.nowMs() - 1000));
+    const seen = recorded(db);
+    const notifier = new Notifier(
+      seen.store,
+      {
+        notifyRetryBaseMs: 60_000,
+        notifyRetryMaxMs: 600_000,
+        notifyGiveUpMs: 24 * 3_600_000,
+        notifyTimeoutMs: 200,
+        notifyConcurrency: 16,
+        notifyAllow: LOOPBACK,
+      },
+      () => {},
+      clock.nowMs,
+      { after: clock.after, random: () => 0.5 },
+    );
+    const deferred = () =>
+      seen.statements.some(
+        (statement) => statement.sql.includes("SET next_attempt_at = $2") && statement.rows,
+      );
+    try {
+      // WHEN five attempts in a row time out, and its circuit opens
+      await notifier.start();
+      await waitFor(deferred, { what: "the open circuit's notifications moved" });
+      // THEN none of those never tried is due before the circuit half-opens
+      const { rows } = await db.query<{ due: number; waiting: number }>(
+        `SELECT count(*) FILTER (WHERE next_attempt_at <= $1)::int AS due, count(*)::int AS waiting
+         FROM outbox WHERE attempts = 0`,
+        [clock.now()],
+      );
+      expect(rows[0]?.waiting).toBeGreaterThan(0);
+      expect(rows[0]?.due).toBe(0);
+      expect(seen.answered("failed")).toBeGreaterThanOrEqual(5);
+    } finally {
+      await new Promise((resolve) => hole.server.close(resolve));
+      await notifier.close();
+    }
+  });
+});
