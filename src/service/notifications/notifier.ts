@@ -54,7 +54,7 @@ const REAL_TIMERS: NotifierTimers = {
  * ends while the last round left deliverable rows behind, once a destination runs short of leased rows and
  * half of all slots are free; and at the time the store says the next retry comes due (a timer, never sooner
  * than `pollMs` after the round before). A failed delivery reschedules its row with its back-off and wakes
- * nothing: a receiver that is down costs the store its retries, not a round per failure (issue 45).
+ * nothing: a receiver that is down costs the store its retries, not a round per failure.
  *
  * Slots are shared across teams: a team takes one of the last `reserve` free slots only while it holds none, so
  * one team's receivers, black holes on any number of ports among them, hold at most `notifyConcurrency -

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../../../src/service/database/database.js";
+import { enqueueNotification } from "../../../src/service/jobs/rows.js";
 import { Notifier } from "../../../src/service/notifications/notifier.js";
 import { leaseNotifications } from "../../../src/service/notifications/outbox.js";
-import { enqueueNotification } from "../../../src/service/jobs/rows.js";
-import type { Database } from "../../../src/service/database/database.js";
 import { blackHole, refusingPort } from "../../helpers/black-hole.js";
 import { HttpsSink } from "../../helpers/https-sink.js";
 import { manualClock } from "../../helpers/manual-clock.js";

@@ -1,18 +1,18 @@
 import fc from "fast-check";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Database, openDatabase, type Queryable } from "../../../src/service/database/database.js";
+import { migrate } from "../../../src/service/database/migrations.js";
+import { enqueueNotification } from "../../../src/service/jobs/rows.js";
 import { DESTINATION_PATTERN, destinationOf } from "../../../src/service/notifications/destination-gate.js";
-import { applySeed } from "../../../src/service/seed.js";
 import {
   leaseNotifications,
   markDelivered,
   markFailed,
   releaseLeases,
 } from "../../../src/service/notifications/outbox.js";
-import { enqueueNotification } from "../../../src/service/jobs/rows.js";
 import { SERVICE_MIGRATIONS } from "../../../src/service/schema.js";
-import { type Database, openDatabase, type Queryable } from "../../../src/service/database/database.js";
-import { migrate } from "../../../src/service/database/migrations.js";
+import { applySeed } from "../../../src/service/seed.js";
 import { postgresAvailability } from "../../helpers/postgres.js";
 import { eventually, SEED } from "../harness.js";
 import { notifyAt, openSeededPostgres, openSeededStore } from "../jobs/fixture.js";
