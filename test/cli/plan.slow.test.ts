@@ -91,7 +91,7 @@ describe("routerjobs plan (exit codes as terraform plan -detailed-exitcode)", ()
       { env },
     );
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/! office\/office\/dns would fail: .+ \(line 2\)/);
+    expect(result.stdout).toMatch(/! office\/office\/dns would fail: .+ \(line 2 column \d+\)$/m);
   });
 
   it("exits 1 with a clear error for a router the token cannot see, and for a missing stack", async () => {
