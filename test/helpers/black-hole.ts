@@ -1,6 +1,10 @@
 import { createServer, type Server, type Socket } from "node:net";
 
-/** A TCP server that accepts and never answers: a notification receiver that holds every attempt to the end. */
+/**
+ * A TCP server that accepts and never answers: a notification receiver that holds every attempt to the end.
+ * What it is sent is read and dropped, so that it hears a connection its peer gave up on end (`ended`): unread,
+ * the peer's close would wait behind the bytes it sent.
+ */
 export async function blackHole(): Promise<{
   server: Server;
   port: number;
@@ -14,6 +18,7 @@ export async function blackHole(): Promise<{
     accepted++;
     sockets.add(socket);
     socket.on("error", () => {});
+    socket.resume();
     socket.on("close", () => {
       ended++;
       sockets.delete(socket);
