@@ -358,12 +358,14 @@ export class Notifier {
   }
 
   /**
-   * A slot of `destination` has freed with deliverable rows possibly left: a round now once half of the slots
-   * are free or the destination is short of leased rows (one round for many), else one within `pollMs`.
+   * A slot of `destination` has freed with deliverable rows possibly left: a round now when the destination is
+   * short of leased rows, else one within `pollMs` (its leased rows keep its slots busy meanwhile). Not waiting
+   * for half of all slots to be free: another team's receivers that never answer may hold them for their
+   * whole timeout, and each state of this destination's jobs would wait `pollMs` for its round.
    */
   private refill(destination: string): void {
     const short = (this.waiting.get(destination)?.length ?? 0) < this.gate.perDestination;
-    if (short && this.inFlight.size <= this.config.notifyConcurrency / 2) this.wake();
+    if (short) this.wake();
     else this.wakeAt(this.clock() + this.pollMs);
   }
 
