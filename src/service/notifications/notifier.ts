@@ -51,10 +51,11 @@ const REAL_TIMERS: NotifierTimers = {
  * rows ahead of a destination's free slots, and they start from memory as its slots free (`allowance`). The
  * outbox is read only when something may be deliverable: when a state change queues a notification for a
  * destination that takes more; when a delivery is acknowledged or abandoned (the job's next state is due), or
- * ends while the last round left deliverable rows behind, once a destination runs short of leased rows and
- * half of all slots are free; and at the time the store says the next retry comes due (a timer, never sooner
- * than `pollMs` after the round before). A failed delivery reschedules its row with its back-off and wakes
- * nothing: a receiver that is down costs the store its retries, not a round per failure.
+ * ends while the last round left deliverable rows behind, at once if its destination is short of leased rows,
+ * else within `pollMs`; and at the time the store says the next retry comes due (a timer, never sooner than
+ * `pollMs` after the round before). A failed delivery reschedules its row with its back-off and wakes nothing:
+ * a receiver that is down costs the store its retries, not a round per failure (issue 45). When a circuit
+ * opens, the destination's due rows wait in the store until it half-opens.
  *
  * Slots are shared across teams: a team takes one of the last `reserve` free slots only while it holds none, so
  * one team's receivers, black holes on any number of ports among them, hold at most `notifyConcurrency -
