@@ -239,7 +239,8 @@ export class Notifier {
     if (reopen !== undefined) times.push(reopen);
     for (const queue of this.waiting.values()) {
       const first = queue[0];
-      if (first) times.push(first.leasedUntil - this.config.notifyTimeoutMs - 1000);
+      // The first moment releaseStale finds it stale.
+      if (first) times.push(first.leasedUntil - this.config.notifyTimeoutMs - 1000 + 1);
     }
     this.wakeAt(Math.min(...times));
   }
