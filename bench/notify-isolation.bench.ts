@@ -20,12 +20,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { Pool } from "undici";
+import { SimulatedBackend } from "../src/routeros/simulator/index.js";
 import { resolveConfig } from "../src/service/config.js";
+import type { Database } from "../src/service/database/database.js";
+import { enqueueNotification } from "../src/service/jobs/rows.js";
+import { submitJob } from "../src/service/jobs/submit.js";
 import { type RunningService, startService } from "../src/service/server.js";
-import { submitJob } from "../src/service/store/jobs.js";
-import { enqueueNotification } from "../src/service/store/rows.js";
-import { SimulatedBackend } from "../src/simulator/index.js";
-import type { Database } from "../src/store/database.js";
 import { blackHole, refusingPort } from "../test/helpers/black-hole.js";
 import { HttpsSink } from "../test/helpers/https-sink.js";
 import { type BenchReport, percentile, round } from "./harness.js";

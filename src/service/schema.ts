@@ -195,7 +195,7 @@ CREATE INDEX jobs_marker_tags ON jobs USING gin (rj_marker_tags(description)) WI
     // A job's later states wait until its earlier one is delivered or abandoned. They used to wait in the due
     // index too, due since queued: each round of the notifier walked every one of them to find the job's first
     // still undelivered, so the jobs of a receiver that is down (each with states waiting behind the one in
-    // back-off) kept the store's thread busy with nothing to send (issue 45). `blocked` takes them out
+    // back-off) kept the store's thread busy with nothing to send. `blocked` takes them out
     // of `outbox_due`; the store keeps it true: a row is queued blocked when an earlier one of its job is
     // undelivered, and the next one is freed when the earlier one is delivered or abandoned. The queuing locks
     // that earlier row (FOR SHARE) and the freeing runs after the earlier row's update, each statement of a

@@ -54,7 +54,7 @@ const REAL_TIMERS: NotifierTimers = {
  * ends while the last round left deliverable rows behind, at once if its destination is short of leased rows,
  * else within `pollMs`; and at the time the store says the next retry comes due (a timer, never sooner than
  * `pollMs` after the round before). A failed delivery reschedules its row with its back-off and wakes nothing:
- * a receiver that is down costs the store its retries, not a round per failure (issue 45). When a circuit
+ * a receiver that is down costs the store its retries, not a round per failure. When a circuit
  * opens, the destination's due rows wait in the store until it half-opens.
  *
  * Slots are shared across teams: a team takes one of the last `reserve` free slots only while it holds none, so
