@@ -1,4 +1,4 @@
-import { type ApplyJob, jobKey } from "../../src/contract/apply-job.js";
+import { type ApplyJob, jobKey, type RollbackMode } from "../../src/contract/apply-job.js";
 
 /** What a test declares of a job; the rest is as the constructs write it by default. */
 export interface DeclaredJob {
@@ -8,12 +8,14 @@ export interface DeclaredJob {
   readonly script?: string;
   /** @default true */
   readonly makeBackup?: boolean;
-  /** @default true */
-  readonly express?: boolean;
+  /** `null`: not declared, so apply decides (as the constructs write a job by default). @default true */
+  readonly express?: boolean | null;
   /** @default "poll" */
   readonly waitFor?: ApplyJob["wait_for"];
   /** @default 30 s */
   readonly timeoutMs?: number;
+  /** What apply does when the job fails; outside `job_key`, as synth writes it. @default none */
+  readonly rollback?: RollbackMode;
   /** More of the job's definition (a rollback, a destroy phase...): part of its `job_key`, as synth makes it. */
   readonly definition?: Record<string, unknown>;
 }
@@ -35,7 +37,7 @@ export function declareJob(
     description: declared.description ?? "set identity",
     script: declared.script ?? `/system identity set name=${resource.replaceAll("/", "-")}`,
     make_backup: declared.makeBackup ?? true,
-    express_execute: declared.express ?? true,
+    ...(declared.express === null ? {} : { express_execute: declared.express ?? true }),
     needs_acknowledgement: true,
     ...declared.definition,
   };
@@ -46,5 +48,6 @@ export function declareJob(
     timeout_ms: declared.timeoutMs ?? 30_000,
     ...definition,
     job_key: jobKey(definition),
+    ...(declared.rollback === undefined ? {} : { rollback: declared.rollback }),
   } as ApplyJob;
 }

@@ -8,11 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../../src/client/client.js";
-import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import { markDescription, tagOf } from "../../../src/contract/attempt-marker.js";
 import { applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import { byteCounter } from "../../client/helpers/byte-relay.js";
+import { declareJob } from "../../helpers/declared-job.js";
 import { ROUTER_A2, startTestService, TEAM_A, type TestService, TOKEN_A } from "../../service/harness.js";
 
 const HISTORY = 10_000;
@@ -20,22 +21,7 @@ const RESOURCE = "office/edge-a2/identity";
 
 /** A job as the constructs write it by default: no `express_execute`, apply decides. */
 function declare(script: string): ApplyJob {
-  const definition = {
-    phase: "create" as const,
-    router_id: ROUTER_A2,
-    description: "set identity",
-    script,
-    make_backup: false,
-    needs_acknowledgement: true,
-  };
-  return {
-    version: 1,
-    resource: RESOURCE,
-    wait_for: "poll",
-    timeout_ms: 20_000,
-    ...definition,
-    job_key: jobKey(definition),
-  } as ApplyJob;
+  return declareJob(ROUTER_A2, RESOURCE, { script, makeBackup: false, express: null, timeoutMs: 20_000 });
 }
 
 /** 10,000 jobs of other resources, straight into the table, with `first` (if any) as the oldest, seq 1. */

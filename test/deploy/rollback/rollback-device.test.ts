@@ -12,12 +12,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouterJobsClient } from "../../../src/client/client.js";
-import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import { applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
 import { MixedBackend } from "../../../src/service/routers/mixed-backend.js";
+import { declareJob } from "../../helpers/declared-job.js";
 import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros/api/device.js";
 import { ADMIN_TOKEN, clientOf, startTestService, TEAM_A, type TestService } from "../../service/harness.js";
 
@@ -26,24 +27,13 @@ const BINARY_ROUTER = "de000000-0000-4000-8000-0000000000e2";
 
 /** A job as the constructs write it, with rollback on failure; each router its own resource. */
 function declare(routerId: string, script: string): ApplyJob {
-  const definition = {
-    phase: "create" as const,
-    router_id: routerId,
+  const resource = routerId === DEVICE_ROUTER ? "branch/vlan" : "branch-binary/vlan";
+  return declareJob(routerId, resource, {
     description: "guest vlan",
     script,
-    make_backup: true,
-    express_execute: true,
-    needs_acknowledgement: true,
-  };
-  return {
-    version: 1,
-    resource: routerId === DEVICE_ROUTER ? "branch/vlan" : "branch-binary/vlan",
-    wait_for: "poll",
-    timeout_ms: 20_000,
-    ...definition,
-    job_key: jobKey(definition),
+    timeoutMs: 20_000,
     rollback: "on-failure",
-  } as ApplyJob;
+  });
 }
 
 describe("rollback on a device router", () => {

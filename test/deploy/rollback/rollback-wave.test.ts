@@ -4,35 +4,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouterJobsClient } from "../../../src/client/client.js";
-import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import type { WaveCheck } from "../../../src/contract/wave-check.js";
 import { applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import { verifyWave } from "../../../src/deploy/apply/verify.js";
 import { ChangesNotAppliedError } from "../../../src/errors.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
+import { declareJob } from "../../helpers/declared-job.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { clientOf, ROUTER_A, ROUTER_A2, startTestService, type TestService } from "../../service/harness.js";
 
 function declare(routerId: string, resource: string, script: string, makeBackup = true): ApplyJob {
-  const definition = {
-    phase: "create" as const,
-    router_id: routerId,
+  return declareJob(routerId, resource, {
     description: resource,
     script,
-    make_backup: makeBackup,
-    express_execute: true,
-    needs_acknowledgement: true,
-  };
-  return {
-    version: 1,
-    resource,
-    wait_for: "poll",
-    timeout_ms: 20_000,
-    ...definition,
-    job_key: jobKey(definition),
+    makeBackup,
+    timeoutMs: 20_000,
     rollback: "on-failure",
-  } as ApplyJob;
+  });
 }
 
 describe("rollback-wave at the gate", () => {

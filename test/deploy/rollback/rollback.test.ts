@@ -3,39 +3,33 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RouterJobsClient } from "../../../src/client/client.js";
-import { type ApplyJob, jobKey } from "../../../src/contract/apply-job.js";
+import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import { parseMarker } from "../../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import { type ApplyContext, applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
 import { parseRestoreMarker } from "../../../src/deploy/rollback/rollback-script.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
+import { declareJob } from "../../helpers/declared-job.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import { clientOf, ROUTER_A, startTestService, type TestService } from "../../service/harness.js";
 
-/** A job as the constructs write it, with `rollback: "on-failure"` unless overridden. */
-function declare(script: string, overrides: Partial<ApplyJob> = {}): ApplyJob {
-  const { rollback, resource = "office/edge-a/vlan", ...rest } = overrides;
-  const mode = "rollback" in overrides ? rollback : "on-failure";
-  const definition = {
-    phase: "create" as const,
-    router_id: ROUTER_A,
+/** A job as the constructs write it, with `rollback: "on-failure"` unless `rollback: undefined` is given. */
+function declare(
+  script: string,
+  overrides: {
+    readonly rollback?: undefined;
+    readonly resource?: string;
+    readonly make_backup?: boolean;
+  } = {},
+): ApplyJob {
+  return declareJob(ROUTER_A, overrides.resource ?? "office/edge-a/vlan", {
     description: "add the guest vlan",
     script,
-    make_backup: true,
-    express_execute: true,
-    needs_acknowledgement: true,
-    ...rest,
-  };
-  return {
-    version: 1,
-    resource,
-    wait_for: "poll",
-    timeout_ms: 20_000,
-    ...definition,
-    job_key: jobKey(definition),
-    ...(mode === undefined ? {} : { rollback: mode }),
-  } as ApplyJob;
+    makeBackup: overrides.make_backup ?? true,
+    timeoutMs: 20_000,
+    ...("rollback" in overrides ? {} : { rollback: "on-failure" as const }),
+  });
 }
 
 /** A change that goes half way, then fails: what a rollback exists for (each test its own name and subnet). */
