@@ -29,24 +29,10 @@ import {
   TOKEN_A,
   TOKEN_B,
 } from "./harness.js";
+import { holdingAfterClaims } from "./holding-after-claims.js";
 
 const SITE_JOB_FIELDS = Object.keys(siteJobSchema.shape).sort();
 const DOCUMENTED_ERROR_FIELDS = ["code", "doc_url", "message", "type"];
-
-/** The database as the scheduler sees it, with `afterClaim` awaited after each claim (lifecycle-races.test.ts). */
-function holdingAfterClaims(db: Database) {
-  const hooks = { afterClaim: async (_job: JobRow) => {} };
-  const wrapped: Database = {
-    ...db,
-    query: async <Row extends object>(sql: string, params?: readonly unknown[]) => {
-      const result = await db.query<Row>(sql, params);
-      const claimed = result.rows[0];
-      if (claimed && "router_state_version" in claimed) await hooks.afterClaim(claimed as unknown as JobRow);
-      return result;
-    },
-  };
-  return { db: wrapped, hooks };
-}
 
 describe("one job and cancel on the sites API, racing the scheduler", () => {
   let db: Database;
