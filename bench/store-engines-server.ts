@@ -41,8 +41,8 @@ import { initialiseDataDirectory } from "../src/service/database/pglite-init.js"
 import { keepWasmAtBaselineTier, PGLITE_MEMORY_SETTINGS } from "../src/service/database/pglite-memory.js";
 import { HttpError } from "../src/service/http/http-error.js";
 import {
+  emittedJobAckSchema,
   idempotencyHeadersSchema,
-  jobAckResponseSchema,
   routerParamsSchema,
 } from "../src/service/http/routes/schemas.js";
 import type { JobRow } from "../src/service/jobs/rows.js";
@@ -193,7 +193,7 @@ function submissionRoute(store: SubmissionStore): FastifyPluginAsyncZod {
           params: routerParamsSchema,
           body: jobRequestSchema,
           headers: idempotencyHeadersSchema,
-          response: { 202: jobAckResponseSchema },
+          response: { 202: emittedJobAckSchema },
         },
       },
       async (request, reply) => {

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JOB_STATUSES, type KnownJobStatus } from "../../../src/contract/job.js";
 import type { Queryable } from "../../../src/service/database/database.js";
-import { jobListResponseSchema } from "../../../src/service/http/routes/schemas.js";
+import { emittedJobListSchema } from "../../../src/service/http/routes/schemas.js";
 import { type JobListQuery, jobListJson, jobPage, jobPageJson } from "../../../src/service/jobs/job-page.js";
 import { toJobRecord } from "../../../src/service/jobs/rows.js";
 import { listJobs } from "../../../src/service/jobs/submit.js";
@@ -176,7 +176,7 @@ describe("the job list written by the database", () => {
     expect(chunks.length).toBeGreaterThan(1);
     const answer = await svc.call("GET", `/api/routers/${ROUTER_A2}/jobs`);
     expect(answer.status).toBe(200);
-    const seqs = jobListResponseSchema.parse(answer.body).data.map((item) => item.seq_id);
+    const seqs = emittedJobListSchema.parse(answer.body).data.map((item) => item.seq_id);
     expect(seqs).toEqual(Array.from({ length: 1234 }, (_, index) => 1234 - index));
     const failed = await svc.call("GET", `/api/routers/${ROUTER_A2}/jobs?status=failed`);
     expect(failed.body.data.map((item: { seq_id: number }) => item.seq_id)).toEqual(
@@ -203,7 +203,7 @@ describe("the job list written by the database", () => {
     const answer = await svc.call("GET", `/api/routers/${ROUTER_A2}/jobs`);
     expect(answer.status).toBe(200);
     expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
-    const parsed = jobListResponseSchema.parse(answer.body);
+    const parsed = emittedJobListSchema.parse(answer.body);
     expect(parsed.data.map((item) => [item.seq_id, item.status, item.completed_at])).toEqual([
       [2, "completed", "2026-11-27T10:11:12.345+00:00"],
       [1, "failed", null],

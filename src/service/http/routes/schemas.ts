@@ -1,11 +1,14 @@
 import * as z from "zod";
 import { successEnvelope } from "../../../contract/envelope.js";
 import { describeValue, UUID_PATTERN } from "../../../contract/ids.js";
-import { jobRecordSchema } from "../../../contract/job.js";
+import { type jobAckSchema, jobRecordSchema } from "../../../contract/job.js";
 import { routerRecordSchema } from "../../../contract/sync.js";
 import { HttpError } from "../http-error.js";
 
-/** Route schemas built from src/contract: the strict shapes the service emits (the client reads tolerantly). */
+/**
+ * Route schemas built from src/contract: the strict shapes the service emits, named `emitted*` apart from the
+ * contract's tolerant readers of the same answers (which the client uses).
+ */
 export const routerParamsSchema = z.object({
   router_id: z.string().regex(UUID_PATTERN, {
     error: (issue) => `router_id must be a lowercase UUID (got ${describeValue(issue.input)})`,
@@ -48,17 +51,25 @@ export function idempotencyKeyOf(headers: z.output<typeof idempotencyHeadersSche
   return plain ?? prefixed;
 }
 
-export const jobAckResponseSchema = successEnvelope(
+/**
+ * The acknowledgement as the service writes it: every field the contract's reader knows (`satisfies` fails the
+ * build when the contract gains one), strictly typed, and our extension.
+ */
+const emittedAckFields = {
+  idempotency_key: z.string(),
+  request_id: z.string(),
+  target: z.string(),
+  notify_url: z.string().nullable(),
+  date: z.string(),
+} satisfies Record<keyof typeof jobAckSchema.shape, z.ZodType>;
+
+export const emittedJobAckSchema = successEnvelope(
   z.object({
-    idempotency_key: z.string(),
-    request_id: z.string(),
-    target: z.string(),
-    notify_url: z.string().nullable(),
-    date: z.string(),
+    ...emittedAckFields,
     // Our extension: the job the submission made (or found, on a replay), as the job list names it.
     job_id: z.string(),
     seq_id: z.number().int(),
   }),
 );
-export const jobListResponseSchema = successEnvelope(z.array(jobRecordSchema));
-export const syncResponseSchema = successEnvelope(z.array(routerRecordSchema));
+export const emittedJobListSchema = successEnvelope(z.array(jobRecordSchema));
+export const emittedSyncSchema = successEnvelope(z.array(routerRecordSchema));

@@ -13,9 +13,9 @@ import { HttpError, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
 import {
+  emittedJobAckSchema,
   idempotencyHeadersSchema,
   idempotencyKeyOf,
-  jobAckResponseSchema,
   routerParamsSchema,
 } from "../schemas.js";
 
@@ -30,7 +30,7 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
         params: routerParamsSchema,
         body: jobRequestSchema,
         headers: idempotencyHeadersSchema,
-        response: { 202: jobAckResponseSchema },
+        response: { 202: emittedJobAckSchema },
       },
     },
     async (request, reply) => {

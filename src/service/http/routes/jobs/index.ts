@@ -17,7 +17,7 @@ import { Turns } from "../../../scheduling/turns-per-key.js";
 import { HttpError, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
-import { jobListResponseSchema, routerParamsSchema } from "../schemas.js";
+import { emittedJobListSchema, routerParamsSchema } from "../schemas.js";
 import { aroundChunks, sendWritten } from "../send-written.js";
 
 const URL = "/routers/:router_id/jobs";
@@ -81,7 +81,7 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       schema: {
         params: routerParamsSchema,
         querystring: querySchema,
-        response: { 200: z.union([pagedResponseSchema, jobListResponseSchema]) },
+        response: { 200: z.union([pagedResponseSchema, emittedJobListSchema]) },
       },
     },
     async (request, reply) => {

@@ -4,7 +4,7 @@ import { findRouter } from "../../../auth/directory.js";
 import { routerFailure, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
-import { routerParamsSchema, syncResponseSchema } from "../schemas.js";
+import { emittedSyncSchema, routerParamsSchema } from "../schemas.js";
 
 const URL = "/synchronous/:router_id";
 
@@ -13,7 +13,7 @@ const synchronous: FastifyPluginAsyncZod = async (app) => {
   app.post(
     URL,
     {
-      schema: { params: routerParamsSchema, body: syncRequestSchema, response: { 200: syncResponseSchema } },
+      schema: { params: routerParamsSchema, body: syncRequestSchema, response: { 200: emittedSyncSchema } },
     },
     async (request) => {
       const { teamId } = callerOf(request);
