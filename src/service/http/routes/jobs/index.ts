@@ -93,7 +93,8 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       const statuses = request.query.status as KnownJobStatus[] | undefined;
       if (limit === undefined && cursor === undefined) {
         // The spec's whole list, its JSON written by the database a chunk at a time (jobListJson) and sent as
-        // it comes: the event loop neither builds nor holds 4 MB for a long router, nor encrypts it in one go.
+        // it comes: the event loop neither builds nor holds a long router's megabytes of JSON, nor encrypts
+        // them in one go.
         const chunks = jobListJson(history, {
           teamId,
           routerId,
