@@ -63,7 +63,8 @@ const pagedResponseSchema = successEnvelope(z.array(jobRecordSchema)).extend({
 /** GET /api/routers/:router_id/jobs: every job of the router, newest first (seq_id descending). */
 const jobs: FastifyPluginAsyncZod = async (app) => {
   // One list of a router at a time, from the handler's first query until the answer is sent or the client
-  // went away (turns.ts): a router's long history then holds one request's share of the event loop.
+  // went away (scheduling/turns-per-key.ts): a router's long history then holds one request's share of the
+  // event loop.
   const turns = new Turns();
   app.get(
     URL,
