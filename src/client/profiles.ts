@@ -11,7 +11,7 @@
  *   `POST /sites/{id}/commands/synchronous` with `parameters` as an array of API words, answered by raw
  *   RouterOS records (RouterOS keys, typed values); one job `GET /sites/{id}/jobs/{jobId}` and its cancel
  *   `DELETE` on the same path (or `/site/{id}/job/{jobId}`, the v1 host's spelling). It documents no list of
- *   sites (ALTOSTRAT.md).
+ *   sites (docs/public-service.md).
  */
 import * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";

@@ -1,6 +1,6 @@
 import * as z from "zod";
 
-/** Error codes of CONTRACT.md with their HTTP status. */
+/** The service's error codes with their HTTP status (docs/errors.md). */
 export const ERROR_STATUS = {
   invalid_json: 400,
   /** Our extension: a request the HTTP layer cannot take as meant (two Authorization headers, RFC 6750 3.1). */
@@ -44,8 +44,8 @@ export const laravelErrorSchema = z.looseObject({
 });
 
 /**
- * The one error shape the public service documents (its job cancel, ALTOSTRAT.md): `type`, `code`, `message`,
- * `doc_url`. Read leniently: `doc_url` may be missing, other keys may come along.
+ * The one error shape the public service documents (its job cancel, docs/public-service.md): `type`, `code`,
+ * `message`, `doc_url`. Read leniently: `doc_url` may be missing, other keys may come along.
  */
 export const documentedErrorSchema = z.looseObject({
   type: z.string(),

@@ -31,8 +31,8 @@ export const STATUS_RANK: Readonly<Record<JobStatus, number>> = {
 export const jobStatusSchema = z.enum(JOB_STATUSES);
 
 /**
- * The words the device's job wrapper reports to the public service (ALTOSTRAT.md). A service that passes them
- * on unchanged still means the spec's states.
+ * The words the device's job wrapper reports to the public service (docs/public-service.md). A service that
+ * passes them on unchanged still means the spec's states.
  */
 const DEVICE_STATUS_WORDS: Readonly<Record<string, KnownJobStatus>> = {
   busy: "running",
@@ -97,7 +97,7 @@ export function isHttpsUrl(value: string): boolean {
 }
 
 /**
- * The asynchronous job request as the service accepts it (CONTRACT.md): missing booleans take the spec's
+ * The asynchronous job request as the service accepts it (docs/service.md): missing booleans take the spec's
  * defaults, a present one of the wrong type is refused, unknown fields are refused so that typos do not pass.
  */
 export const jobRequestSchema = z.strictObject(

@@ -16,7 +16,7 @@ export const SYNC_PARAMETERS_MAX_CHARS = 8192;
 export const ROUTER_NAME_MAX_CHARS = 100;
 /** `seq_id` is an `integer` column in the service's and the receiver's tables. */
 export const SEQ_ID_MAX = 2 ** 31 - 1;
-/** Request bodies above this size are refused with 413 (CONTRACT.md). */
+/** Request bodies above this size are refused with 413 (docs/service.md). */
 export const BODY_MAX_BYTES = 64 * 1024;
 /** The spec's request rate: 60 requests per minute per API key. */
 export const DEFAULT_RATE_LIMIT = { count: 60, windowMs: 60_000 } as const;

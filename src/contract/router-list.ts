@@ -1,7 +1,7 @@
 /**
  * The routers a token can see: `GET /api/routers`, an extension of routerjobs' own service (docs/service.md).
- * The spec and the public service's documentation (ALTOSTRAT.md) name no such list, so a client asks for it
- * only to look a router up by name, and copes with a service that does not answer it.
+ * The spec and the public service's documentation (docs/public-service.md) name no such list, so a client
+ * asks for it only to look a router up by name, and copes with a service that does not answer it.
  */
 import * as z from "zod";
 import { successEnvelope } from "./envelope.js";

@@ -21,7 +21,7 @@ export type SyncRequest = z.output<typeof syncRequestSchema>;
  */
 export const CONFIG_READ_COMMAND = "/export";
 
-/** One router record: flat, string values (CONTRACT.md, Synchronous commands). */
+/** One router record of a synchronous command's answer: flat, string values. */
 export const routerRecordSchema = z.record(z.string(), z.string());
 export type RouterRecord = z.output<typeof routerRecordSchema>;
 

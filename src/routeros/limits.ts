@@ -39,7 +39,7 @@ export const MAX_CALL_DEPTH = 100;
 export const MAX_BACKGROUND_JOBS = 16;
 
 /**
- * Regular expressions of `~` (src/routeros/regex.ts). RE2 matches in time linear in the subject times the
+ * Regular expressions of `~` (runtime/regex.ts). RE2 matches in time linear in the subject times the
  * pattern's compiled program, whatever the pattern, so these bound one match before it starts, at about what
  * a `find` over a table of tens of thousands of items takes anyway (a pattern built to defeat RE2's DFA runs
  * on its NFA, the slow end: docs/reliability.md has the figures). Patterns of configuration scripts are tens

@@ -173,17 +173,17 @@ DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE INDEX jobs_descriptio
     description: "an index of the attempt markers' resource tags in job descriptions, for apply's lookups",
     // apply's lookups and polls filter by text that starts a marker (`[rj:<tag>-`, job-page.ts). In the
     // trigram index `rj` is a word of every job routerjobs submitted, on every router, so each lookup walked
-    // all their entries: 4.1-4.8 ms a lookup for 10,000 jobs (2-3 ms in the index), and more as any router's
-    // history grows; through this index 1.8-2.0 ms (0.02 ms in it). What it holds: every `[rj:<tag>-` in a
-    // description, lowercased. The tag's characters (letters, digits) leave no room for one match to hide
-    // another, so a description holding `[rj:abcd-` always lists `abcd`, and the filter may ask the index for
-    // it (the text's LIKE still decides). Only descriptions with `[rj:` are in it (partial: a job submitted
-    // without a marker pays nothing); one with a marker pays 0.2-0.4 ms more to be submitted, the function and
-    // the index's insert, which is kept in place (`fastupdate` off: the embedded store has no autovacuum to
-    // empty a pending list, which every search would read through). The function reads one marker without a
-    // query (the usual case: apply's marker ends the description) and only pg_catalog's functions, all that an
-    // index expression is given when PostgreSQL maintains an index. One line each: the runner splits at a `;`
-    // that ends a line.
+    // all their entries, most of its time, and more as any router's history grows; through this index a
+    // lookup reads its own tag's entries only (figures: docs/performance.md). What it holds: every
+    // `[rj:<tag>-` in a description, lowercased. The tag's characters (letters, digits) leave no room for one
+    // match to hide another, so a description holding `[rj:abcd-` always lists `abcd`, and the filter may ask
+    // the index for it (the text's LIKE still decides). Only descriptions with `[rj:` are in it (partial: a
+    // job submitted without a marker pays nothing); one with a marker pays the function and the index's
+    // insert when it is submitted (less than the lookups sent for it save), the insert kept in place
+    // (`fastupdate` off: the embedded store has no autovacuum to empty a pending list, which every search
+    // would read through). The function reads one marker without a query (the usual case: apply's marker ends
+    // the description) and only pg_catalog's functions, all that an index expression is given when PostgreSQL
+    // maintains an index. One line each: the runner splits at a `;` that ends a line.
     sql: `
 CREATE FUNCTION rj_marker_tags(description text) RETURNS text[] LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$ DECLARE lowered text := lower(description); first int := strpos(lowered, '[rj:'); tag text; BEGIN IF first = 0 THEN RETURN '{}'; END IF; IF strpos(substr(lowered, first + 4), '[rj:') = 0 THEN tag := substring(substr(lowered, first) from '^\\[rj:([a-z0-9]+)-'); RETURN CASE WHEN tag IS NULL THEN '{}'::text[] ELSE ARRAY[tag] END; END IF; RETURN ARRAY(SELECT m[1] FROM regexp_matches(lowered, '\\[rj:([a-z0-9]+)-', 'g') AS m); END $$;
 CREATE INDEX jobs_marker_tags ON jobs USING gin (rj_marker_tags(description)) WITH (fastupdate = off) WHERE strpos(lower(description), '[rj:') > 0;

@@ -29,9 +29,10 @@ const signingSecretSchema = z.string().refine(
 );
 
 /**
- * The seed of CONTRACT.md ("Running the service"), plus an optional Standard Webhooks signing secret and, per
- * router, an optional `device` (a real RouterOS device; contract/device.ts). Built for two forms of `device`:
- * the admin API's (the password itself) and the seed file's (`password_file`, `tls_ca_file`).
+ * The seed of `routerjobs service --seed` (docs/service.md, "Running it"), plus an optional Standard Webhooks
+ * signing secret and, per router, an optional `device` (a real RouterOS device; contract/device.ts). Built
+ * for two forms of `device`: the admin API's (the password itself) and the seed file's (`password_file`,
+ * `tls_ca_file`).
  */
 function seedSchemaWith<DeviceSchema extends z.ZodType>(device: DeviceSchema) {
   return z.strictObject({

@@ -35,9 +35,10 @@ async function loadApplyBody(): Promise<{ body: ApplyBody; saveCodeCache: () => 
 /**
  * Node's own modules that an apply goes on to load (undici's, the TLS connection's, the rate budget's and the
  * journal's), loaded before V8's settings below change: V8 checks its flags against those that Node's build
- * compiled its modules' code cache with, and with any flag changed it compiles each module again from source
- * (tls, http, assert and fs/promises: 5 ms -> 27 ms on Node 22, 7 -> 17 ms on Node 20). A module missing here
- * still loads, compiled again; one that is already loaded costs nothing.
+ * compiled its modules' code cache with, and with any flag changed it compiles each module again from source,
+ * which for tls, http, assert and fs/promises costs several times their load from the cache (figures:
+ * docs/performance.md). A module missing here still loads, compiled again; one that is already loaded costs
+ * nothing.
  */
 const NODE_MODULES_APPLY_LOADS = [
   "node:assert",
@@ -63,21 +64,20 @@ if (flags === undefined) {
   /*
    * V8's settings for this process. Each apply runs for a fraction of a second of CPU, so code that V8
    * optimizes is compiled for a handful of calls and never pays back the compiling (bench/apply-process.bench.ts;
-   * figures in docs/decisions.md):
+   * figures in docs/performance.md and docs/decisions.md):
    * - `--no-opt --no-maglev`: Ignition and Sparkplug only, no TurboFan or Maglev. The functions that turned hot
-   *   (zod's parsing, undici's request path) were compiled by TurboFan on a background thread: 6 MiB of peak
-   *   memory on Node 22 (the optimizing compiler's code and data, paged in for that alone) and no CPU saved. A
-   *   10,000-job list answer parses as fast without it.
+   *   (zod's parsing, undici's request path) were compiled by TurboFan on a background thread: peak memory
+   *   for the optimizing compiler's code and data, paged in for that alone, and no CPU saved. A long router's
+   *   list answer parses as fast without it.
    * - `--liftoff-only --no-wasm-tier-up --no-wasm-dynamic-tiering`: undici parses HTTP with llhttp compiled to
    *   WebAssembly, whose parser function turns hot on the first response; TurboFan's recompile of that large
-   *   function cost 0.08 s of CPU and 33 MiB on Node 20 (0.03 s, 15 MiB on Node 22; 22 MiB on Node 24) for five
-   *   responses that Liftoff's baseline code parses as well. Set before the first connection compiles the module
-   *   (undici compiles it lazily).
+   *   function was a large share of an apply's CPU and memory, for five responses that Liftoff's baseline
+   *   code parses as well. Set before the first connection compiles the module (undici compiles it lazily).
    * Each flag is named: V8 applies a flag's implications only to flags given at start, and on Node 24 (V8 13)
    * `--max-opt=1` or `--liftoff-only` set later changed nothing (`--trace-opt`, `--trace-wasm-compilation-times`).
    * - `--semi-space-growth-factor=1`: the young generation keeps its first size (1 MiB per semi-space) instead
-   *   of doubling while the modules load, most of which outlive it anyway: 1.6 MiB of peak memory on Node 20
-   *   and 22 for three more scavenges of a millisecond each, no CPU lost in the bench.
+   *   of doubling while the modules load, most of which outlive it anyway: less peak memory for a few more
+   *   short scavenges, whose CPU the bench does not see.
    * Set before apply's modules are evaluated (hence they are loaded below, not imported: static imports would be
    * evaluated first), and in this process only: the library, the service and the receiver do not get them.
    */

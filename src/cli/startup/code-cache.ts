@@ -6,8 +6,8 @@
  * rest of the CLI) stores a module's code when the module is compiled, before it runs: it holds the top level
  * and little else, and every function an apply calls is still parsed and compiled on its first call. This one
  * asks V8 for the code after the run (`Script#createCachedData`), so it holds every function that run
- * compiled, and it works on Node 20, which has no compile cache at all. Measured with one express apply: -0.03 s
- * of CPU on Node 20 and -0.035 s on Node 22 against no cache, where Node's cache gave -0.015 s (docs/decisions.md).
+ * compiled, and it works on Node 20, which has no compile cache at all. So it takes more off an apply's CPU
+ * than Node's cache does (figures: docs/performance.md, bench/apply-process.bench.ts; docs/decisions.md).
  *
  * Where, and why it is safe to read back:
  * - The folder is `routerjobs-code-cache-<uid>` in `NODE_COMPILE_CACHE` when that is set (where the user

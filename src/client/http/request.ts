@@ -5,9 +5,10 @@
  * failure to the `RouterjobsError` family. The callers keep their paths, schemas and retry rules.
  *
  * `request()` on our own dispatcher, not the global fetch: Node's fetch bundles another undici copy that
- * ignores this dispatcher (NOTES.md). The Pool and `request` come from their own modules, not from undici's
- * index: the index also loads fetch, WebSocket, the mock agents, the caches and every interceptor, twice the
- * code, and that cost 0.03 s of CPU and 8 MiB in every `routerjobs apply` process (docs/decisions.md). undici has no `exports` map, so these paths are public by Node's rules;
+ * ignores this dispatcher. The Pool and `request` come from their own modules, not from undici's index: the
+ * index also loads fetch, WebSocket, the mock agents, the caches and every interceptor, more code than the
+ * client uses, which every `routerjobs apply` process would load and keep (figures: docs/performance.md;
+ * docs/decisions.md). undici has no `exports` map, so these paths are public by Node's rules;
  * undici-parts.d.ts types them.
  */
 import type { Dispatcher } from "undici";

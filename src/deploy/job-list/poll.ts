@@ -28,7 +28,7 @@ export const EXPRESS_SCHEDULE: PollSchedule = { firstMs: 1000, afterChangeMs: 10
 /**
  * A job without express waits for the service's next tick (the spec's 10 s; the client cannot know it): a
  * first look at 5 s finds half of them done, the next (at 13 s) nearly all. Looking every second instead
- * spent 5.77 requests a job.
+ * spends several requests a job on looks that find it still waiting (figures: docs/performance.md).
  */
 export const TICK_SCHEDULE: PollSchedule = { firstMs: 5000, afterChangeMs: 1000, maxMs: 15_000 };
 

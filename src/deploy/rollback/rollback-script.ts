@@ -11,7 +11,7 @@
 import { idempotencyKey } from "../../contract/apply-job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
 
-/** The backup's file name without its extension, as the service names it (CONTRACT.md, docs/routers.md). */
+/** The backup's file name without its extension, as the service names it (docs/routers.md). */
 export function backupBaseName(seqId: number): string {
   return `routerjobs-job-${seqId}`;
 }

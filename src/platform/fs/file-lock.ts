@@ -2,10 +2,11 @@
  * Cross-process locks on a file. The lock is the sibling `file.lock`, created with O_EXCL (atomic: one creator
  * wins); a lock not touched for LOCK_STALE_MS belongs to a dead holder and is taken over; a holder of an
  * asynchronous lock touches it every half of that while it holds it. The rules are proper-lockfile's, which
- * made the lock a directory: on ext4 here a mkdir + rmdir costs 0.7 ms against 0.04 ms for a file's create +
- * unlink, and loading proper-lockfile, graceful-fs and signal-exit cost each `routerjobs apply` some 6% of its
- * CPU. A lock directory that an older routerjobs made at the same path still counts as held (our
- * O_EXCL create fails on it, as its mkdir fails on our file), and is removed the same way when stale.
+ * made the lock a directory: a mkdir + rmdir costs many times a file's create + unlink, and an apply takes
+ * its locks some ten times; loading proper-lockfile, graceful-fs and signal-exit cost each `routerjobs apply`
+ * CPU too (figures: docs/performance.md). A lock directory that an older routerjobs made at the same path
+ * still counts as held (our O_EXCL create fails on it, as its mkdir fails on our file), and is removed the
+ * same way when stale.
  */
 import { closeSync, openSync, rmdirSync, statSync, unlinkSync, utimesSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";

@@ -35,8 +35,8 @@ export function certificateHosts(listenHost?: string, publicUrl?: string): strin
  * the service). A separate CA, rather than one self-signed leaf, is what OpenSSL verifies most reliably.
  */
 export async function generateLocalTls(hosts: readonly string[] = LOOPBACK_NAMES): Promise<TlsMaterial> {
-  // Loaded here, not with the module: selfsigned brings pkijs and asn1js (~280 KB of source, their objects
-  // kept for the process's life), and most processes that import this module never generate a certificate
+  // Loaded here, not with the module: selfsigned brings pkijs and asn1js (their source and objects kept for
+  // the process's life), and most processes that import this module never generate a certificate
   // (a service without TLS, one that reads its certificate from files, a receiver's second start).
   const { generate } = await import("selfsigned");
   // Backdated by a day, as public CAs do: a peer whose clock is behind ours must not see "not yet valid".

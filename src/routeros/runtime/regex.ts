@@ -1,7 +1,8 @@
 /**
  * The one matcher of the `~` operator: `:put ($a ~ "^ether")`, `find where comment~"uplink"`. RouterOS matches
  * POSIX extended regular expressions, and scripts come from tenants. JavaScript's RegExp backtracks: `(a+)+b`
- * against 40 characters held the event loop for 44 s, out of reach of every timeout. RE2 (re2js, a
+ * against a few dozen characters holds the event loop for a time that doubles with each character, out of
+ * reach of every timeout (docs/reliability.md has the figure). RE2 (re2js, a
  * port of Go's regexp) never backtracks: a match takes time linear in the subject times the pattern's compiled
  * program, so `compileRegex` bounds the program and `test` the product before the match starts (limits.ts).
  *

@@ -16,18 +16,19 @@ import { readTar, type TarEntry } from "../../platform/fs/tar.js";
 import { userDirectory } from "../../platform/fs/user-dirs.js";
 
 /**
- * How a fresh PGlite database comes to be. PGlite runs initdb in a second wasm instance, which costs 1.5 s in
- * this process for a `memory://` database and 3-4 s for a data directory, at every first start of a service or
- * a receiver, every demo and every test that starts one. What initdb writes depends only on PGlite's version,
- * so it is made once per user and version and kept as a tarball in the user's cache folder
- * (`$ROUTERJOBS_CACHE_DIR`, else `$XDG_CACHE_HOME/routerjobs`, else `~/.cache/routerjobs`), and every fresh
- * database is unpacked from it. A cache folder that cannot be used costs only that time. The tarball is kept
- * uncompressed (40 MB, against 4.5 gzipped): gunzipping it cost 0.6 s of CPU at every fresh database, where
- * reading it from the page cache costs about 0.25 s on a 2-core VM (each test's service and receiver starts
- * from it).
+ * How a fresh PGlite database comes to be. PGlite runs initdb in a second wasm instance, which takes far
+ * longer than unpacking its output, for a `memory://` database and more so for a data directory, at every
+ * first start of a service or a receiver, every demo and every test that starts one. What initdb writes
+ * depends only on PGlite's version, so it is made once per user and version and kept as a tarball in the
+ * user's cache folder (`$ROUTERJOBS_CACHE_DIR`, else `$XDG_CACHE_HOME/routerjobs`, else
+ * `~/.cache/routerjobs`), and every fresh database is unpacked from it. A cache folder that cannot be used
+ * costs only that time. The tarball is kept uncompressed: gunzipping it costs more CPU at every fresh
+ * database than reading the larger file from the page cache (each test's service and receiver starts from
+ * it).
  *
- * initdb runs in a short-lived child process: in this one it left 650-700 MiB behind, against ~200 for the
- * same process started on an existing directory (bench/store-memory.bench.ts).
+ * initdb runs in a short-lived child process: run in this one, its instance's memory stayed with the process
+ * for good, far above what the process needs once it runs on an existing directory (figures:
+ * docs/performance.md, bench/store-memory.bench.ts).
  */
 const CREATE = `
 const [pgliteUrl, template, dataDir] = process.argv.slice(1);

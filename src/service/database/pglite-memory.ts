@@ -14,10 +14,11 @@ export const PGLITE_MEMORY_SETTINGS: readonly string[] = [
 ];
 
 /**
- * PostgreSQL compiled to wasm is a 9 MB module: V8 compiles it with Liftoff, then recompiles its hot functions
- * with TurboFan in the background. That second copy cost 50-70 MiB of RSS and, on 2 shared cores, was slower
- * for the first few thousand transactions than Liftoff's code (833 vs 333 tx/s over 2,000; 952 vs 983 over
- * 8,000). Process-wide, set before the module compiles, as `routerjobs apply` does for undici's llhttp.
+ * PostgreSQL compiled to wasm is a large module: V8 compiles it with Liftoff, then recompiles its hot
+ * functions with TurboFan in the background. That second copy is memory the process keeps for good, and on
+ * two shared cores the background compiling made the first few thousand transactions slower while later ones
+ * gained little (figures: docs/performance.md). Process-wide, set before the module compiles, as `routerjobs
+ * apply` does for undici's llhttp.
  */
 export function keepWasmAtBaselineTier(): void {
   // Each flag named: V8 applies a flag's implications only to flags given at start, and on Node 24 (V8 13)

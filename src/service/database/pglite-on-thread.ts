@@ -5,11 +5,11 @@ import type { PgliteSource } from "./pglite.js";
 import { fromWire, type Reply, type Request } from "./thread-protocol.js";
 
 /**
- * Embedded PGlite on a thread of its own. PostgreSQL in wasm, and PGlite's parsing of each result, took half of
- * the service's CPU under a long router's list requests, all of it on the event loop that also answers every
- * other router's calls (a synchronous call's p99 at 7-10x idle while another router's pages were
- * read). On its own thread that work runs beside the event loop, on another core; the caller only receives
- * rows by structured clone.
+ * Embedded PGlite on a thread of its own. PostgreSQL in wasm, and PGlite's parsing of each result, took much
+ * of the service's CPU under a long router's list requests, all of it on the event loop that also answers
+ * every other router's calls, which waited behind it while another router's pages were read (figures:
+ * docs/performance.md). On its own thread that work runs beside the event loop, on another core; the caller
+ * only receives rows by structured clone.
  *
  * One thread serves every embedded database of the process (a service has one, a receiver one, a test many):
  * PGlite's code is loaded once, and a database opens as fast as it did on the caller's thread.
@@ -46,7 +46,8 @@ interface Waiting {
   reject(error: Error): void;
   /**
    * Where the statement was issued: an error's stack names the caller, not only the database's thread. Kept
-   * unformatted (V8 formats a stack when it is read): formatting it for every statement cost 0.12 ms of CPU.
+   * unformatted (V8 formats a stack when it is read): formatting it for every statement would cost CPU on
+   * every statement for the few that fail.
    */
   readonly trace: Error;
 }
@@ -143,8 +144,8 @@ function startWorker(): Worker {
     // process's life, and where a new database is made (`ROUTERJOBS_CACHE_DIR`) may change in between.
     env: SHARE_ENV,
     // The thread's young generation at 2 MiB instead of growing to V8's 16-32: its garbage is PGlite's
-    // short-lived result buffers, and a second heap of full size cost the service 20-40 MiB of RSS
-    // (bench/store-memory.bench.ts: idle 202 -> 189 MiB, after 1,000 submissions 242 -> 218 MiB).
+    // short-lived result buffers, and a second young generation of full size is RSS the service keeps for
+    // nothing (figures: docs/performance.md, bench/store-memory.bench.ts).
     resourceLimits: { maxYoungGenerationSizeMb: 2 },
   };
   if (!import.meta.url.endsWith(".ts"))

@@ -3,11 +3,11 @@ import { type PGlite, parse, protocol } from "@electric-sql/pglite";
 /**
  * The store's statements on PGlite, each parsed and planned once. `PGlite.query` sends every
  * statement through six calls into PostgreSQL (parse, describe, bind, describe, execute, sync) and PostgreSQL
- * parses, analyses and plans its text again each time: for the submission's statement 2.3-2.6 ms of CPU, where
- * the statement's own execution is 0.37 ms; `SELECT $1::uuid` 0.34 ms. Here a statement text is parsed once as
- * a named prepared statement (PostgreSQL keeps its plan, or a generic one once that is as cheap as its custom
- * plans), and each run is one call: bind, describe, execute and sync in one message. The submission costs
- * 1.0 ms, `SELECT $1::uuid` 0.17 ms (in-memory PGlite, Node 20, docs/decisions.md).
+ * parses, analyses and plans its text again each time: for a small statement such as the submission's, that
+ * work and the six messages cost several times the statement's own execution. Here a statement text is parsed
+ * once as a named prepared statement (PostgreSQL keeps its plan, or a generic one once that is as cheap as
+ * its custom plans), and each run is one call: bind, describe, execute and sync in one message (the decision:
+ * docs/decisions.md; figures: docs/performance.md).
  *
  * What a caller sees is what `PGlite.query` gives: the same parameter serializers (by the types PostgreSQL
  * inferred), the same row parsers, PostgreSQL's own errors, PGlite's locks (one statement at a time; none
@@ -28,8 +28,9 @@ export const PREPARED_STATEMENTS_KEPT = 256;
  * Starts a statement whose plan must be made for each run's values: PostgreSQL's plan for any values (the
  * generic plan it keeps after five runs) cannot drop an optional filter (`$4::text IS NULL OR lower(description)
  * LIKE $4`), so it reads a router's every job where the plan for the values at hand reads the trigram index or
- * the page's range of the index. The job list's text lookup took 50-60 ms on 10,000 jobs with a kept plan, and
- * a synchronous call waiting behind it 5-12x its idle p99 (bench/job-list-isolation.bench.ts).
+ * the page's range of the index. With a kept plan the job list's text lookup read a long history whole, and
+ * a synchronous call to another router waited behind all of it on the database's one thread (figures:
+ * docs/performance.md, bench/job-list-isolation.bench.ts).
  */
 export const PLAN_EACH_RUN = "/* plan each run */";
 

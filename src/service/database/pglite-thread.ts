@@ -17,7 +17,10 @@ import { type Reply, type Request, toWire } from "./thread-protocol.js";
  * acknowledged (the callers of the others got the error).
  */
 
-/** How long after a failed restart the next statement tries again: a start on a full disk costs 0.3-0.5 s. */
+/**
+ * How long after a failed restart the next statement tries again: a start that fails on a full disk still
+ * costs a database's start, which statements retrying at once would pay over and over.
+ */
 const RESTART_RETRY_MS = 1000;
 
 /** A database of the thread: its instance, replaced when it has stopped and a new one could start. */

@@ -22,9 +22,9 @@ const EXTENSIONS = { pg_trgm };
 
 /**
  * PostgreSQL settings for embedded PGlite: its memory (pglite-memory.ts), and the planner's cost of a random
- * page read. PostgreSQL's default (4, for spinning disks) made the planner read all of a router's 10,000 jobs
- * (33 ms) rather than use the trigram index (3 ms) for a marker lookup; PGlite's pages are in this process's
- * buffers or the page cache, where 1.1 is the usual setting.
+ * page read. PostgreSQL's default (4, for spinning disks) made the planner read all of a long router's jobs
+ * rather than use the far cheaper trigram index for a marker lookup (figures: docs/performance.md); PGlite's
+ * pages are in this process's buffers or the page cache, where 1.1 is the usual setting.
  */
 const PGLITE_SETTINGS: readonly string[] = [...PGLITE_MEMORY_SETTINGS, "random_page_cost=1.1"];
 
@@ -36,9 +36,9 @@ export type PgliteSource = { readonly dataDir: string } | { readonly memory: tru
  * thread's event loop. The service and the receiver call it on a thread of their own (pglite-thread.ts); the
  * caller holds the data directory's lock.
  *
- * A fresh database is unpacked here too, on that thread: the template's 40 MB of garbage is then collected by
- * the heap that PGlite keeps busy, where the caller's mostly idle heap held it (+60 MiB of RSS at a fresh
- * service's start, bench/store-memory.bench.ts).
+ * A fresh database is unpacked here too, on that thread: the template's garbage (the whole tarball) is then
+ * collected by the heap that PGlite keeps busy, where the caller's mostly idle heap held it, and the
+ * service's RSS with it (figures: docs/performance.md, bench/store-memory.bench.ts).
  */
 export async function openPgliteHere(source: PgliteSource): Promise<PgliteDatabase> {
   keepWasmAtBaselineTier();
@@ -74,8 +74,8 @@ const { WebAssembly: wasm } = globalThis as unknown as {
 
 let compiled: Promise<WasmModule> | undefined;
 /**
- * PostgreSQL's wasm module, compiled once per thread: PGlite compiles it at every `create` otherwise
- * (0.1-0.4 s of CPU), and a thread that opens several databases (tests, bench/) would pay that each time.
+ * PostgreSQL's wasm module, compiled once per thread: PGlite compiles it at every `create` otherwise, a large
+ * part of an open's CPU, and a thread that opens several databases (tests, bench/) would pay that each time.
  * An open database holds the module anyway.
  */
 function compiledPglite(): Promise<WasmModule> {
@@ -90,7 +90,8 @@ function compiledPglite(): Promise<WasmModule> {
 
 /**
  * The template tarball as the Blob `loadDataDir` takes, handing PGlite the bytes it reads as they are: Node's
- * `Blob.arrayBuffer()` copies 40 MB through its chunked reader, 0.4-0.7 s of CPU at each fresh database.
+ * `Blob.arrayBuffer()` copies the whole template through its chunked reader, CPU paid by each fresh database
+ * (figures: docs/performance.md).
  * PGlite reads only `arrayBuffer()` and `type` (a tar, not gzip) of it.
  */
 class TarballBlob extends Blob {

@@ -99,8 +99,8 @@ const chunkQuery = (select: string) =>
 
 /**
  * Whether any job the filter matches lies below the chunk, from the one job read past it. Asking the table
- * again (EXISTS below the chunk's last seq_id) scanned a description filter's trigram index a second time: the
- * lookup `routerjobs apply` sends took 5.0 ms of the database's thread, 3.1 ms this way (10,000 jobs).
+ * again (EXISTS below the chunk's last seq_id) scanned a description filter's trigram index a second time,
+ * for every lookup `routerjobs apply` sends (figures: docs/performance.md).
  */
 const MORE_BELOW_CHUNK = "(SELECT count(*) FROM fetched) > $6::int";
 
@@ -120,10 +120,11 @@ export async function jobPage(db: Queryable, query: JobPageQuery): Promise<JobPa
 
 /**
  * Jobs a statement of `jobListJson` writes. The embedded database runs one statement at a time, so one
- * statement over a whole long list held every other router's statements back until it was done (0.15 s for
- * 10,000 jobs); in chunks, they wait for one chunk at most. 500 jobs a chunk (8 ms) left a call to another
- * router at 4-5x its idle p99; 200 (4-5 ms under load) at p50 6-9.6 ms against 1.4 idle; 100 at 4.4-6.4 ms,
- * for a fifth fewer whole lists read in the same time (bench/job-list-isolation.bench.ts, docs/decisions.md).
+ * statement over a whole long list held every other router's statements back until it was done; in chunks,
+ * they wait for one chunk at most. A smaller chunk shortens that wait and makes a whole list more statements,
+ * so lists are read more slowly while calls keep coming; at this size a call's wait is down to the bench's
+ * spread between runs (figures for 500, 200 and 100: docs/performance.md, bench/job-list-isolation.bench.ts;
+ * the decision: docs/decisions.md).
  */
 export const LIST_CHUNK = 100;
 
@@ -176,10 +177,10 @@ function jsonChunk(
 /**
  * Every job the query matches, newest first, as JSON written by the database: the list's items (`item`: the
  * spec's `toJobRecord` unless told otherwise), comma-separated, a chunk at a time, for the service to send as
- * they come. For a router with 10,000 jobs that is 4 MB of JSON; built on the service's event loop it took
- * 0.4 s there, and every other router's call waited behind it. Read in keyset chunks, newest first: each job is in the list once, a
- * job submitted meanwhile is not (its seq_id is above the first chunk's), and a job that changes state
- * meanwhile shows the state its chunk read.
+ * they come. For a router with a long history that is megabytes of JSON; built on the service's event loop it
+ * held the loop until it was done, and every other router's call waited behind it. Read in keyset chunks,
+ * newest first: each job is in the list once, a job submitted meanwhile is not (its seq_id is above the first
+ * chunk's), and a job that changes state meanwhile shows the state its chunk read.
  */
 export async function* jobListJson(
   db: Queryable,

@@ -56,7 +56,8 @@ interface ClaimRow extends JobRow {
  * started head means the router is busy); a job that enters `loaded` queues its notification.
  * `EXISTS (SELECT FROM router)` is a one-time filter, evaluated (and the router locked) before the jobs are
  * read, which then come from the queue's index in `seq_id` order: joined to the router instead, the head was
- * found by sorting every open job of the router (13.7 ms against 0.13 for 3,000 queued, `EXPLAIN ANALYZE`).
+ * found by sorting every open job of the router, a cost that grows with its queue (figures:
+ * docs/performance.md).
  */
 const CLAIM_HEAD = `
   WITH router AS (

@@ -3,9 +3,10 @@ import type { Database } from "../database/database.js";
 /**
  * Fresh planner statistics for the embedded store. PostgreSQL's autovacuum re-analyzes a table once it has
  * changed by 50 rows plus 10%; PGlite runs no autovacuum, so its statistics stay those of the empty table it
- * was created as, and the planner then sorts all of a router's jobs to show the first 50 of them (the portal
- * bench: 15-21 ms for the first page of a 10,000-job router, 0.07 ms once analyzed). The same rule as
- * autovacuum's defaults, counted here for the jobs this process submits; PostgreSQL keeps doing its own.
+ * was created as, and the planner then sorts all of a router's jobs to show the first 50 of them, where a
+ * table analyzed reads only those 50 from the index (figures: docs/performance.md, bench/portal.bench.ts).
+ * The same rule as autovacuum's defaults, counted here for the jobs this process submits; PostgreSQL keeps
+ * doing its own.
  */
 const ANALYZE_BASE_ROWS = 50;
 const ANALYZE_SCALE = 0.1;

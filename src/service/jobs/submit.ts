@@ -42,10 +42,10 @@ export function requestHash(routerId: string, request: JobRequest): string {
  * Creates a job, or answers with the job an earlier submission of the same idempotency key created.
  *
  * One statement in the usual case (`CREATE_JOB`): on the embedded store each statement is a round trip to the
- * database's thread (0.2-0.25 ms of CPU on this 2-core machine, as much as PGlite's own work for a small
- * statement), and on PostgreSQL a round trip between processes; the transaction it replaces took five (BEGIN,
- * three statements, COMMIT). A job that is terminal at once and has a notification to send still takes a
- * transaction: its outbox row must commit with it.
+ * database's thread, which costs about as much CPU as PGlite's own work for a small statement, and on
+ * PostgreSQL a round trip between processes; the transaction it replaces took five (BEGIN, three statements,
+ * COMMIT). A job that is terminal at once and has a notification to send still takes a transaction: its
+ * outbox row must commit with it (figures: docs/performance.md).
  */
 export async function submitJob(db: Database, input: SubmitInput): Promise<SubmitResult> {
   const notifiesAtOnce = !input.request.needs_acknowledgement && Boolean(input.request.notify_url);
@@ -113,9 +113,9 @@ const FIND_KEYED_JOB = `
 
 /**
  * The job a submission inserts, whole but for its number, which the router's row hands out: the statement
- * answers only that. Reading every column back cost 0.15-0.2 ms of the statement's ~1 ms on PGlite (a row of 25
- * columns parsed on the store's thread and cloned to the caller). `test/service/jobs/submit.test.ts` holds it
- * to the row the database keeps.
+ * answers only that. Reading every column back would only parse a row of 25 columns on the store's thread and
+ * clone it to the caller, a sizeable share of a small statement's cost on PGlite (figures:
+ * docs/performance.md). `test/service/jobs/submit.test.ts` holds it to the row the database keeps.
  */
 export function newJob(input: SubmitInput, hash: string): Omit<JobRow, "seq_id"> {
   const { request } = input;

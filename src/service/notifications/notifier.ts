@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createSecureContext, rootCertificates } from "node:tls";
 // undici's parts, not its index (src/client/http/request.ts says why): the index also reads the global `Headers`,
-// which makes Node load the undici it bundles for fetch, 745 KB of source that a service kept for nothing.
+// which makes Node load the undici it bundles for fetch: a second undici that a service kept for nothing.
 import request from "undici/lib/api/api-request.js";
 import Agent from "undici/lib/dispatcher/agent.js";
 import { fullJitterMs } from "../../platform/backoff.js";
@@ -116,7 +116,8 @@ export class Notifier {
         // Every address a host name resolves to is checked where the connection is made (no DNS rebinding).
         lookup: this.destinations.lookup,
         // One context for every connection: given as `ca`, Node parsed the ~140 roots and the extra CA again for
-        // each TLS connection, 85 ms of the event loop per connection on this machine (bench/service.bench.ts).
+        // each TLS connection, on the event loop that every router's calls wait for (figures:
+        // docs/performance.md).
         ...(config.notifyCa
           ? { secureContext: createSecureContext({ ca: trustedCas(config.notifyCa) }) }
           : {}),

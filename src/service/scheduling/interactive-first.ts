@@ -13,11 +13,11 @@ interface Waiting {
  * Reads of a router's long history go after the calls in flight, on a store that runs one statement at a
  * time.
  *
- * The embedded database (PGlite, on a thread of its own) runs its statements one after another. A list of
- * 10,000 jobs is some 50 of them back to back (job-page.ts reads it in chunks), and a lookup by text one of 3
- * ms; a synchronous call to another router arriving meanwhile waited behind the statement running and, for
- * each of its own statements, behind the list's next one (bench/job-list-isolation.bench.ts: its p99 at
- * 2.4-3.4x idle), and behind every list's next one when several lists were read at once.
+ * The embedded database (PGlite, on a thread of its own) runs its statements one after another. A long
+ * router's list is many of them back to back (job-page.ts reads it in chunks), and a lookup by text one; a
+ * synchronous call to another router arriving meanwhile waited behind the statement running and, for each of
+ * its own statements, behind the list's next one, and behind every list's next one when several lists were
+ * read at once (figures: docs/performance.md, bench/job-list-isolation.bench.ts).
  *
  * So the statements of bulk reads run one at a time, in the order they came, and the next one starts only
  * while no call is in flight: a call waits for at most the one bulk statement already running. So that lists

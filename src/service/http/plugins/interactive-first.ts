@@ -18,9 +18,10 @@ declare module "fastify" {
 }
 
 /**
- * How long a bulk read's statement waits for the calls in flight at most. A chunk of a list takes some 3 ms
- * of the database's thread: under a steady stream of calls a 10,000-job list (50 chunks) takes ~1 s longer,
- * and a call waits for one chunk at most.
+ * How long a bulk read's statement waits for the calls in flight at most: a few times what one chunk of a
+ * list holds the database's thread, so that under a steady stream of calls a long list is slowed by at most
+ * this bound a chunk, never stopped, and a call still waits for one chunk at most (figures:
+ * docs/performance.md).
  */
 const BULK_READ_MAX_DEFER_MS = 20;
 

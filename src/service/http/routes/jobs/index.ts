@@ -63,7 +63,8 @@ const pagedResponseSchema = successEnvelope(z.array(jobRecordSchema)).extend({
 /** GET /api/routers/:router_id/jobs: every job of the router, newest first (seq_id descending). */
 const jobs: FastifyPluginAsyncZod = async (app) => {
   // One list of a router at a time, from the handler's first query until the answer is sent or the client
-  // went away (turns.ts): a router's long history then holds one request's share of the event loop.
+  // went away (scheduling/turns-per-key.ts): a router's long history then holds one request's share of the
+  // event loop.
   const turns = new Turns();
   app.get(
     URL,
@@ -93,7 +94,8 @@ const jobs: FastifyPluginAsyncZod = async (app) => {
       const statuses = request.query.status as KnownJobStatus[] | undefined;
       if (limit === undefined && cursor === undefined) {
         // The spec's whole list, its JSON written by the database a chunk at a time (jobListJson) and sent as
-        // it comes: the event loop neither builds nor holds 4 MB for a long router, nor encrypts it in one go.
+        // it comes: the event loop neither builds nor holds a long router's megabytes of JSON, nor encrypts
+        // them in one go.
         const chunks = jobListJson(history, {
           teamId,
           routerId,

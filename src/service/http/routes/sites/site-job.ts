@@ -34,9 +34,9 @@ export function toSiteJob(row: JobRow): SiteJob {
  * `toSiteJob` in SQL, same keys in the same order, for the database to write a site's job list
  * (`jobListJson`): a 10,000-job history is then not 10,000 rows cloned to the event loop, mapped and
  * stringified there. test/service/sites.test.ts holds the two to the same JSON. Its items carry the script
- * and every timestamp, so a statement writes 50 of them where the spec's list writes 100: under eight sites
- * API lists of a 10,000-job site, another router's call then waited p50 4.6-4.7 ms against 6.4-7.7 with 100
- * (bench/job-list-isolation.bench.ts, two runs each, alternated).
+ * and every timestamp, so a statement writes 50 of them where the spec's list writes 100: a chunk then holds
+ * the database's thread about as long as one of the spec's list, and another router's call waits less behind
+ * it (figures: docs/performance.md, bench/job-list-isolation.bench.ts).
  */
 export const SITE_JOB_ITEM: ListItemSql = {
   select: `seq_id, json_build_object(
