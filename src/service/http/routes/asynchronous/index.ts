@@ -12,6 +12,7 @@ import {
 import { HttpError, routerNotFound } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
+import { acceptedSubmission } from "../accepted-submission.js";
 import {
   emittedJobAckSchema,
   idempotencyHeadersSchema,
@@ -46,20 +47,11 @@ const asynchronous: FastifyPluginAsyncZod = async (app) => {
         now: new Date(),
         idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
       });
-      if (result.kind === "router_not_found") throw routerNotFound(routerId);
-      if (result.kind === "conflict") {
-        throw new HttpError(
-          "idempotency_conflict",
-          "this Idempotency-Key was used within 24 h for a different request; use a new key for a new job",
-        );
-      }
-      const { job } = result;
-      if (result.kind === "created") {
-        if (job.express_execute) app.scheduler.kick(routerId, caller.teamId);
-        if (!job.needs_acknowledgement) app.notifier.queued(job.notify_url);
-      } else {
-        reply.header("idempotent-replayed", "true");
-      }
+      const job = acceptedSubmission(app, reply, result, {
+        teamId: caller.teamId,
+        notFound: () => routerNotFound(routerId),
+        keyHeader: "Idempotency-Key",
+      });
       return reply.code(202).send({
         status: "success",
         data: {

@@ -12,9 +12,9 @@ import {
 import { findRouter } from "../../../auth/directory.js";
 import { jobListJson } from "../../../jobs/job-page.js";
 import { submitJob } from "../../../jobs/submit.js";
-import { HttpError } from "../../http-error.js";
 import { callerOf } from "../../plugins/auth.js";
 import { methodNotAllowed } from "../../plugins/errors.js";
+import { acceptedSubmission } from "../accepted-submission.js";
 import { aroundChunks, sendWritten } from "../send-written.js";
 import { SITE_JOB_ITEM, toSiteJob } from "./site-job.js";
 import { siteNotFound } from "./site-not-found.js";
@@ -65,20 +65,11 @@ const siteJobs: FastifyPluginAsyncZod<SiteJobsOptions> = async (app, { segment }
         now: new Date(),
         idempotencyTtlMs: IDEMPOTENCY_TTL_MS,
       });
-      if (result.kind === "router_not_found") throw siteNotFound(siteId);
-      if (result.kind === "conflict") {
-        throw new HttpError(
-          "idempotency_conflict",
-          "this X-Idempotency-Key was used within 24 h for a different job; use a new key for a new job",
-        );
-      }
-      const { job } = result;
-      if (result.kind === "created") {
-        if (job.express_execute) app.scheduler.kick(siteId, teamId);
-        if (!job.needs_acknowledgement) app.notifier.queued(job.notify_url);
-      } else {
-        reply.header("idempotent-replayed", "true");
-      }
+      const job = acceptedSubmission(app, reply, result, {
+        teamId,
+        notFound: () => siteNotFound(siteId),
+        keyHeader: "X-Idempotency-Key",
+      });
       return reply.code(202).send(toSiteJob(job));
     },
   );
