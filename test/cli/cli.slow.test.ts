@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateLocalTls } from "../../src/platform/tls/certificates.js";
 import {
   envelope,
+  OTHER_ROUTER_ID,
   ROUTER_ID,
   type StandIn,
   startStandIn,
@@ -157,6 +158,15 @@ describe("connection settings", () => {
 
 describe("commands", () => {
   it("exec prints records as a table or JSON", async () => {
+    // Records with a column of every kind (another service's numbers and booleans among them).
+    const arp = {
+      status: 200,
+      body: {
+        status: "success",
+        data: [{ id: "*1", address: "10.0.0.1", interface: "ether1", dynamic: false, extra: 7 }],
+      },
+    };
+    service.script(arp, arp);
     const table = await cli(["exec", ROUTER_ID, "/ip/arp/print", "?interface=ether1"]);
     expect(table.code).toBe(0);
     expect(table.stdout).toBe(
@@ -196,24 +206,24 @@ describe("commands", () => {
       "--script-file",
       "-",
       "--description",
-      "reboot",
+      "dns",
       "--no-backup",
       "--express",
       "--no-ack",
     ];
     const result = await cli(
-      [...args, "--notify-url", "https://hooks.example/rj", "--idempotency-key", key, "--json"],
+      [...args, "--notify-url", "https://127.0.0.1:9/rj", "--idempotency-key", key, "--json"],
       {},
-      "/system reboot",
+      "/ip dns set servers=10.0.0.53",
     );
     expect(result.code).toBe(0);
     expect(lastBody()).toEqual({
-      description: "reboot",
-      script: "/system reboot",
+      description: "dns",
+      script: "/ip dns set servers=10.0.0.53",
       make_backup: false,
       express_execute: true,
       needs_acknowledgement: false,
-      notify_url: "https://hooks.example/rj",
+      notify_url: "https://127.0.0.1:9/rj",
     });
     expect(JSON.parse(result.stdout)).toMatchObject({ idempotency_key: key, target: ROUTER_ID });
   });
@@ -235,22 +245,18 @@ describe("commands", () => {
     const [header, ...rows] = result.stdout.trimEnd().split("\n");
     expect(header?.split(/\s+/)).toEqual(["SEQ", "STATUS", "DESCRIPTION", "STARTED", "ENDED", "ERROR"]);
     expect(rows.length).toBeGreaterThanOrEqual(2);
-    expect(rows[0]).toMatch(/^\d+\s+unknown\s+reboot\s+-/);
+    expect(rows[0]).toMatch(/^\d+\s+(pending|running|completed)\s+dns\s/);
     const json = JSON.parse((await cli(["jobs", ROUTER_ID, "--json"])).stdout);
-    expect(json[0]).toMatchObject({
-      description: "reboot",
-      status: "unknown",
-      vendor_field: { nested: true },
-    });
+    expect(json[0]).toMatchObject({ description: "dns", express_execute: true, make_backup: false });
   });
 });
 
 describe("failures map to exit codes", () => {
   it("exits 1 when the router refuses a command", async () => {
     expectOneLine(
-      await cli(["exec", ROUTER_ID, "/fail"]),
+      await cli(["exec", ROUTER_ID, "/ip/address/add", "=address=10.0.0.1/24 =interface=nosuch"]),
       1,
-      "routerjobs: failure: already have such address (HTTP 400)",
+      "routerjobs: input does not match any value of interface (HTTP 400)",
     );
   });
 
@@ -261,9 +267,9 @@ describe("failures map to exit codes", () => {
       "(check ROUTERJOBS_TOKEN or --token-file)",
     );
     expectOneLine(
-      await cli(["jobs", "0a0b0c0d-0e0f-4a1b-8c2d-3e4f5a6b7c8d"]),
+      await cli(["jobs", OTHER_ROUTER_ID]),
       3,
-      "routerjobs: No such router. (HTTP 404)",
+      `routerjobs: router ${OTHER_ROUTER_ID} does not exist or does not belong to the team of this API token (HTTP 404)`,
     );
     service.script({
       status: 422,

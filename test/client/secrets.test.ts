@@ -30,7 +30,7 @@ describe("the token never leaks", () => {
   it("is absent from the client's inspect, JSON and string forms", () => {
     const client = makeClient(service.url);
     for (const text of renderings(client)) expect(text).not.toContain(SECRET);
-    expect(inspect(client)).toContain("11111111-2222-4333-8444-555555555555:***");
+    expect(inspect(client)).toContain(`${TOKEN.split(":")[0]}:***`);
     expect(JSON.stringify(client)).toContain(service.url);
   });
 
