@@ -1,11 +1,13 @@
 /**
- * Chaos (issue 21): two service instances on one PostgreSQL, run as real `routerjobs service` processes, while
+ * Chaos: two service instances on one PostgreSQL, run as real `routerjobs service` processes, while
  * one team works against the other and the instances are killed (`SIGKILL`) and frozen (`SIGSTOP` past the
  * claim timeout, then `SIGCONT`). It prints:
  *
  * - isolation: the victim team's p50/p99 of a synchronous call and of an express job (submit to completed),
- *   alone and while the hostile team submits runaway scripts, jobs notifying a black hole and long `:delay`
- *   jobs; the ratio of the two p99s (the goal: at most 2x);
+ *   alone and while the hostile team runs every attack at once: runaway scripts, catastrophic regular
+ *   expressions (a statement and a `where`), jobs notifying 40 destinations that never answer and a closed
+ *   port, long `:delay` jobs holding slots; phases interleaved for CHAOS_ROUNDS rounds (default 2), each
+ *   reported, and the ratio of the p99s over all rounds (the goal: at most 2x);
  * - correctness under kills and freezes: of the victim's acknowledged jobs, how many are lost (not listed),
  *   run twice (their mark is on the router twice) or reported wrongly (completed without its mark, failed with
  *   it); the goal is 0 of each;
@@ -41,6 +43,25 @@ const HOSTILE_ROUTERS = [1, 2, 3, 4, 5, 6, 7, 8].map((r) => router(HOSTILE, r));
 
 /** The issue's runaway: a 90-character script that doubles a nested array 25 times. */
 const RUNAWAY = ":local a {1;2}; :for i from=1 to=25 do={ :set a {$a;$a} }; :put [:len [:tostr $a]]";
+
+/**
+ * A regular expression that backtracks catastrophically under a backtracking engine (the red team's 44 s
+ * freeze), in a statement and in a `where` over a table of 200 entries.
+ */
+const REGEX_BOMB = [
+  ':put ("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa>" ~ "(a+)+b")',
+  ':for i from=1 to=200 do={ /ip/firewall/address-list/add list=bomb address=("10.9." . ($i / 250) . "." . ($i % 250)) comment="aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa>" }',
+  ':put [:len [/ip/firewall/address-list/find where comment~"(a+)+b"]]',
+  "/ip/firewall/address-list/remove [find list=bomb]",
+].join("\n");
+const ROUNDS = Number(process.env.CHAOS_ROUNDS ?? 2);
+/** Destinations that accept and never answer, taken one after the other (a gate per host:port). */
+const BLACK_HOLES = 40;
+
+interface Load {
+  readonly syncMs: number[];
+  readonly jobMs: number[];
+}
 
 /** The fields of a listed job the bench reads. */
 interface ListedJob {
@@ -144,7 +165,8 @@ export async function run(): Promise<BenchReport> {
   }
   const postgres = await startPostgres();
   const dir = await mkdtemp(join(tmpdir(), "rj-chaos-"));
-  const hole = await blackHole();
+  const holes = await Promise.all(Array.from({ length: BLACK_HOLES }, () => blackHole()));
+  const closedPort = await freePort();
   const dispatcher = new Agent({ connections: 64 });
   const started: CliProcess[] = [];
   try {
@@ -229,7 +251,7 @@ export async function run(): Promise<BenchReport> {
       const list = await api.call("GET", `/api/routers/${routerId}/jobs`, VICTIM);
       return (list.body.data as ListedJob[]).find((job) => job.idempotency_key === key);
     };
-    const victimLoad = async (ms: number) => {
+    const victimLoad = async (ms: number): Promise<Load> => {
       const syncMs: number[] = [];
       const jobMs: number[] = [];
       const deadline = Date.now() + ms;
@@ -260,43 +282,54 @@ export async function run(): Promise<BenchReport> {
       return { syncMs, jobMs };
     };
 
-    // Phase 1: the victim alone.
-    const alone = await victimLoad(PHASE_MS);
-
-    // Phase 2: the hostile team works against it.
-    const hostileDeadline = Date.now() + PHASE_MS;
-    const hostile = Promise.all([
-      ...HOSTILE_ROUTERS.slice(4).map((routerId) =>
-        api.call("POST", `/api/asynchronous/${routerId}`, HOSTILE, {
-          description: "hold a slot",
-          script: ":delay 10m",
-          express_execute: true,
+    // Phases 1 and 2, interleaved for ROUNDS rounds: the victim alone, then while the hostile team runs every
+    // attack of the red team's report at once.
+    const attack = (deadline: number) =>
+      Promise.all([
+        // Slots held by jobs that run for minutes (cancelled by the kills below or left to the teardown).
+        ...HOSTILE_ROUTERS.slice(4).map((routerId) =>
+          api.call("POST", `/api/asynchronous/${routerId}`, HOSTILE, {
+            description: "hold a slot",
+            script: ":delay 10m",
+            express_execute: true,
+          }),
+        ),
+        // Runaway memory, and catastrophic regular expressions (a statement and a `where` over a table).
+        ...[0, 1].map(async (i) => {
+          while (until(deadline)) {
+            await api.call("POST", `/api/asynchronous/${HOSTILE_ROUTERS[i]}`, HOSTILE, {
+              description: "runaway",
+              script: i === 0 ? RUNAWAY : REGEX_BOMB,
+              express_execute: true,
+            });
+            await pause(250);
+          }
         }),
-      ),
-      ...[0, 1].map(async (i) => {
-        while (until(hostileDeadline)) {
-          await api.call("POST", `/api/asynchronous/${HOSTILE_ROUTERS[i]}`, HOSTILE, {
-            description: "runaway",
-            script: RUNAWAY,
-            express_execute: true,
-          });
-          await pause(250);
-        }
-      }),
-      (async () => {
-        while (until(hostileDeadline)) {
-          await api.call("POST", `/api/asynchronous/${HOSTILE_ROUTERS[2]}`, HOSTILE, {
-            description: "notify a black hole",
-            script: "/log info hello",
-            express_execute: true,
-            notify_url: `https://127.0.0.1:${hole.port}/hook`,
-          });
-          await pause(100);
-        }
-      })(),
-    ]);
-    const underAttack = await victimLoad(PHASE_MS);
-    await hostile;
+        // Notifications to destinations that never answer (one port after the other), and to a closed port.
+        (async () => {
+          for (let n = 0; until(deadline); n++) {
+            const port = n % 2 === 0 ? holes[(n / 2) % holes.length]?.port : closedPort;
+            await api.call("POST", `/api/asynchronous/${HOSTILE_ROUTERS[2 + (n % 2)]}`, HOSTILE, {
+              description: "notify nobody",
+              script: "/log info hello",
+              express_execute: true,
+              notify_url: `https://127.0.0.1:${port}/hook`,
+            });
+            await pause(50);
+          }
+        })(),
+      ]);
+    const rounds: { alone: Load; attacked: Load }[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const alone = await victimLoad(PHASE_MS);
+      const hostile = attack(Date.now() + PHASE_MS);
+      const attacked = await victimLoad(PHASE_MS);
+      await hostile;
+      rounds.push({ alone, attacked });
+    }
+    const all = (phase: "alone" | "attacked", kind: keyof Load) => rounds.flatMap((r) => r[phase][kind]);
+    const alone = { syncMs: all("alone", "syncMs"), jobMs: all("alone", "jobMs") };
+    const underAttack = { syncMs: all("attacked", "syncMs"), jobMs: all("attacked", "jobMs") };
 
     // Phase 3: kills and a freeze while the victim keeps submitting (no waiting for each job).
     const chaosDeadline = Date.now() + 2 * PHASE_MS + FREEZE_MS;
@@ -388,7 +421,11 @@ export async function run(): Promise<BenchReport> {
       lines: [
         `victim alone:      sync p50 ${p(alone.syncMs, 50)} ms p99 ${p(alone.syncMs, 99)} ms (${alone.syncMs.length} calls); job p50 ${p(alone.jobMs, 50)} ms p99 ${p(alone.jobMs, 99)} ms (${alone.jobMs.length} jobs)`,
         `victim attacked:   sync p50 ${p(underAttack.syncMs, 50)} ms p99 ${p(underAttack.syncMs, 99)} ms (${underAttack.syncMs.length} calls); job p50 ${p(underAttack.jobMs, 50)} ms p99 ${p(underAttack.jobMs, 99)} ms (${underAttack.jobMs.length} jobs)`,
-        `p99 attacked/alone: sync ${syncRatio}x, job ${jobRatio}x (goal <= 2x)`,
+        ...rounds.map(
+          (r, i) =>
+            `round ${i + 1}: sync p99 alone ${p(r.alone.syncMs, 99)} ms, attacked ${p(r.attacked.syncMs, 99)} ms; job p99 alone ${p(r.alone.jobMs, 99)} ms, attacked ${p(r.attacked.jobMs, 99)} ms`,
+        ),
+        `p99 attacked/alone over ${ROUNDS} rounds: sync ${syncRatio}x, job ${jobRatio}x (goal <= 2x)`,
         `under ${kills} kills and 1 freeze of ${FREEZE_MS / 1000} s: ${acknowledged.length} acknowledged, ${lost} lost, ${twice} ran twice, ${wrong} reported wrongly, ${unfinished} unfinished (goal 0 of each)`,
         `5xx answers: ${api.fiveHundreds.length}${api.fiveHundreds.length ? ` (first: ${api.fiveHundreds[0]?.slice(0, 200)})` : ""} (goal 0)`,
       ],
@@ -398,7 +435,7 @@ export async function run(): Promise<BenchReport> {
       cli.child.kill("SIGCONT");
       await cli.stop();
     }
-    hole.close();
+    for (const hole of holes) hole.close();
     await dispatcher.close();
     await postgres.stop();
     await rm(dir, { recursive: true, force: true });
