@@ -31,6 +31,7 @@ import { type BenchReport, percentile, round } from "./harness.js";
 const PHASE_MS = Number(process.env.CHAOS_PHASE_S ?? 12) * 1000;
 const FREEZE_MS = STALE_INSTANCE_MS + 5_000;
 const REQUEST_TIMEOUT_MS = 3_000;
+const CALL_PATIENCE_MS = 120_000;
 
 const team = (n: number) => `${n}0000000-0000-4000-8000-00000000000${n}`;
 const router = (t: number, r: number) => `${t}${r}000000-0000-4000-8000-00000000000${r}`;
@@ -92,7 +93,10 @@ class Instances {
     key?: string,
   ): Promise<Answer> {
     let last = "";
-    for (let attempt = 0; attempt < 40; attempt++) {
+    // Both instances may be down at once for a while (one restarting after its kill while the machine is
+    // loaded, the other frozen): a call keeps trying for as long as a load balancer's client would wait.
+    const giveUpAt = Date.now() + CALL_PATIENCE_MS;
+    for (let attempt = 0; Date.now() < giveUpAt; attempt++) {
       const url = this.urls[(this.next++ + attempt) % this.urls.length] as string;
       try {
         const response = await request(`${url}${path}`, {
@@ -121,7 +125,9 @@ class Instances {
         await pause(100);
       }
     }
-    throw new Error(`${method} ${path}: no instance answered in 40 attempts (last: ${last})`);
+    throw new Error(
+      `${method} ${path}: no instance answered in ${CALL_PATIENCE_MS / 1000} s (last: ${last})`,
+    );
   }
 }
 
