@@ -44,6 +44,22 @@ const mainTs = (template: string) =>
     });`,
     )}`;
 
+describe("typesVersions, for TypeScript's node10 resolution", () => {
+  it("maps every subpath export to the .d.ts its exports entry names, and that file is built", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string }>;
+      typesVersions: { "*": Record<string, string[]> };
+    };
+    const subpaths = Object.keys(pkg.exports).filter((key) => key !== ".");
+    expect(subpaths.length).toBeGreaterThan(0);
+    for (const subpath of subpaths) {
+      const types = pkg.exports[subpath]?.types;
+      expect(pkg.typesVersions["*"][subpath.slice(2)], subpath).toEqual([types]);
+      expect(existsSync(join(ROOT, types ?? "")), `${types} (npm run build)`).toBe(true);
+    }
+  });
+});
+
 if (BELOW_ENGINES) {
   console.warn(
     `a stock cdktn init project not tried: it needs Node >= 22.19, this is ${process.versions.node}`,
