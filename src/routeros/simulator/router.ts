@@ -25,7 +25,7 @@ import type { LogEntry, RefTarget, RouterState } from "./schema.js";
 import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
 import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./snapshot.js";
 import { type Item, Table } from "./table.js";
-import { badCommand, genericVerbs, readOnlyVerbs } from "./verbs.js";
+import { badCommand, genericVerbs, readOnlyVerbs, UNSET_WORD } from "./verbs.js";
 
 export interface SimulatedRouterOptions {
   /** The identity of a reset router. @default "MikroTik" */
@@ -222,7 +222,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
     }
     // A parsed script was checked already; a command from the API view was not.
     for (const name of call.named.keys()) {
-      if (!catalog.hasArgument(call.menu, call.verb, name))
+      const unset = name.startsWith(UNSET_WORD) && (call.verb === "set" || call.verb === "add");
+      if (!catalog.hasArgument(call.menu, call.verb, unset ? name.slice(UNSET_WORD.length) : name))
         throw new RouterOsError("expected end of command");
     }
     if (call.verb === "export") {

@@ -1,0 +1,95 @@
+/**
+ * The simulated device over the RouterOS API, as a client on loopback sees it: unset words, stable ids, what
+ * print shows, typed `/system/resource`, and the commands that stream until `/cancel`.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { type ApiRecord, RouterApiClient } from "../../../../src/routeros/api/client.js";
+import { RouterApiTrapError } from "../../../../src/routeros/api/errors.js";
+import { PASSWORD, startDevice, type TestDevice, USER } from "../../api/device.js";
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function session(options: Parameters<typeof startDevice>[0] = {}) {
+  const device: TestDevice = await startDevice(options);
+  cleanups.push(() => device.server.close());
+  const client = await RouterApiClient.connect({
+    host: "127.0.0.1",
+    port: device.server.port,
+    user: USER,
+    password: PASSWORD,
+    allowPlaintext: true,
+  });
+  cleanups.push(() => client.close());
+  const api = async (command: string, attributes: Record<string, string> = {}, queries: string[] = []) =>
+    client.command({ command, attributes, queries });
+  const trapOf = (command: string, attributes: Record<string, string> = {}) =>
+    api(command, attributes).then(
+      () => expect.fail(`${command} should have been refused`),
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(RouterApiTrapError);
+        return (error as RouterApiTrapError).routerMessage;
+      },
+    );
+  const records = async (command: string, queries: string[] = []): Promise<ApiRecord[]> =>
+    (await api(command, {}, queries)).records;
+  return { device, client, api, trapOf, records };
+}
+
+describe("unset words", () => {
+  it("=!prop= in set takes a property back to its default, as the console's unset does", async () => {
+    const { api, records, trapOf } = await session();
+    const added = await api("/ip/firewall/filter/add", {
+      chain: "input",
+      action: "drop",
+      "src-address": "192.0.2.0/24",
+      comment: "old",
+      "hw-offload": "yes",
+    });
+    const id = added.done.ret as string;
+    await api("/ip/firewall/filter/set", {
+      ".id": id,
+      "!comment": "",
+      "!src-address": "",
+      "!hw-offload": "",
+    });
+    const [rule] = await records("/ip/firewall/filter/print", [`?.id=${id}`]);
+    expect(rule).toMatchObject({ ".id": id, chain: "input", action: "drop" });
+    expect(rule).not.toHaveProperty("comment");
+    expect(rule).not.toHaveProperty("src-address");
+    // In add, an unset word names a property the new item simply lacks.
+    const bare = await api("/ip/firewall/filter/add", {
+      chain: "forward",
+      "!comment": "",
+      "!log-prefix": "",
+    });
+    const [second] = await records("/ip/firewall/filter/print", [`?.id=${bare.done.ret}`]);
+    expect(second).not.toHaveProperty("comment");
+    // A built-in item's property goes back to the value it had out of the box.
+    await api("/interface/ethernet/set", { ".id": "ether2", mtu: "9000", comment: "jumbo" });
+    await api("/interface/ethernet/set", { ".id": "ether2", "!mtu": "", "!comment": "" });
+    const [ether2] = await records("/interface/ethernet/print", ["?name=ether2"]);
+    expect(ether2).toMatchObject({ name: "ether2", mtu: "1500" });
+    expect(ether2).not.toHaveProperty("comment");
+    expect(await trapOf("/ip/firewall/filter/set", { ".id": id, "!chain": "" })).toBe(
+      "input does not match any value of value-name",
+    );
+    expect(await trapOf("/ip/firewall/filter/set", { ".id": id, "!colour": "" })).toBe(
+      "expected end of command",
+    );
+    expect(await trapOf("/ip/firewall/filter/set", { ".id": id, comment: "x", "!comment": "" })).toBe(
+      "both comment and !comment given",
+    );
+    expect(await trapOf("/ip/firewall/filter/remove", { ".id": id, "!comment": "" })).toBe(
+      "expected end of command",
+    );
+    // A refused set changes nothing.
+    await api("/ip/firewall/filter/set", { ".id": id, comment: "kept" });
+    await trapOf("/ip/firewall/filter/set", { ".id": id, "!comment": "", "!chain": "" });
+    expect((await records("/ip/firewall/filter/print", [`?.id=${id}`]))[0]).toMatchObject({
+      comment: "kept",
+    });
+  });
+});
