@@ -14,7 +14,7 @@ import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";
 import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
-import { FILE_TABLE, fileTable } from "./menus/file.js";
+import { DiskIds, FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
 import { anyInterface } from "./menus/targets.js";
 import { defaultCommands } from "./models/defconf.js";
@@ -73,6 +73,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private nextLogId = 1;
   private backups = new Map<string, ConfigState>();
   private files = new Map<string, string>();
+  private diskIds = DiskIds.empty();
   private clockOffsetMs = 0;
   private rebootRequested = false;
   /** `:global` variables: every script on this router shares them, and only a reboot clears them. */
@@ -155,7 +156,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   table(key: string): Table {
     // `/file` lists the disk as it is now: export files and backups live outside the configuration.
-    if (key === FILE_TABLE) return fileTable(this.files, this.backups);
+    if (key === FILE_TABLE) return fileTable(this.files, this.backups, this.diskIds);
     if (this.derivedStale && derivedTables.has(key)) {
       this.derivedStale = false;
       refreshDerived(this);
@@ -267,8 +268,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
     const file = name.endsWith(".backup") ? name : `${name}.backup`;
     this.backups.delete(file);
     this.backups.set(file, this.configState());
+    this.diskIds.idOf(file);
     for (const oldest of [...this.backups.keys()].slice(0, Math.max(0, this.backups.size - backupLimit))) {
       this.backups.delete(oldest);
+      this.diskIds.forget(oldest);
       this.log(["system", "warning"], `backup ${oldest} removed to make room`);
     }
     this.log(["system", "info"], `configuration backup saved to ${file}`);
@@ -278,7 +281,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
   loadBackup(name: string): void {
     const state = this.backups.get(name) ?? this.backups.get(`${name}.backup`);
     if (!state) throw new RouterOsError("failure: no such file");
+    // Ids handed out since the backup was taken stay spent: a listed id never comes to name another item.
+    const spent = [...this.tables].map(([key, table]) => [key, table.state().nextId] as const);
     this.applyConfig(structuredClone(state));
+    for (const [key, nextId] of spent) this.table(key).reserveIds(nextId);
     this.log(["system", "info"], `configuration restored from ${name}`);
   }
 
@@ -286,8 +292,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
   writeFile(name: string, text: string): void {
     this.files.delete(name);
     this.files.set(name, text);
+    this.diskIds.idOf(name);
     for (const oldest of [...this.files.keys()].slice(0, Math.max(0, this.files.size - backupLimit))) {
       this.files.delete(oldest);
+      this.diskIds.forget(oldest);
     }
   }
 
@@ -297,7 +305,9 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   /** `/file remove`: an export file or a backup; false when the router has no such file. */
   removeFile(name: string): boolean {
-    return this.files.delete(name) || this.backups.delete(name);
+    const removed = this.files.delete(name) || this.backups.delete(name);
+    if (removed) this.diskIds.forget(name);
+    return removed;
   }
 
   /**
@@ -388,6 +398,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
       clockOffsetMs: this.clockOffsetMs,
       globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, persisted(cell.value)])),
       ...(this.files.size > 0 ? { files: Object.fromEntries(this.files) } : {}),
+      fileIds: this.diskIds.state(),
     };
   }
 
@@ -404,5 +415,6 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.globals.clear();
     for (const [name, value] of Object.entries(snapshot.globals ?? {})) this.globals.set(name, { value });
     this.files = new Map(Object.entries(snapshot.files ?? {}));
+    this.diskIds = DiskIds.from(snapshot.fileIds, [...this.files.keys(), ...this.backups.keys()]);
   }
 }

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type ApiRecord, RouterApiClient } from "../../../../src/routeros/api/client.js";
 import { RouterApiTrapError } from "../../../../src/routeros/api/errors.js";
+import { SimulatedRouter } from "../../../../src/routeros/simulator/router.js";
 import { PASSWORD, startDevice, type TestDevice, USER } from "../../api/device.js";
 
 const cleanups: (() => unknown)[] = [];
@@ -91,5 +92,53 @@ describe("unset words", () => {
     expect((await records("/ip/firewall/filter/print", [`?.id=${id}`]))[0]).toMatchObject({
       comment: "kept",
     });
+  });
+});
+
+describe("stable .ids", () => {
+  const ids = (list: ApiRecord[]) => Object.fromEntries(list.map((record) => [record.name, record[".id"]]));
+
+  it("a file keeps its .id when another is removed, and no .id is handed out twice", async () => {
+    const { api, records } = await session();
+    for (const name of ["a", "b", "c"]) await api("/export", { file: name });
+    await api("/system/backup/save", { name: "before" });
+    const before = ids(await records("/file/print"));
+    expect(Object.keys(before)).toEqual(["a.rsc", "b.rsc", "c.rsc", "before.backup"]);
+    await api("/file/remove", { ".id": before["a.rsc"] as string });
+    const after = ids(await records("/file/print"));
+    expect(after).toEqual({
+      "b.rsc": before["b.rsc"],
+      "c.rsc": before["c.rsc"],
+      "before.backup": before["before.backup"],
+    });
+    // Removing by the listed id removes that file, whatever was removed before it.
+    await api("/file/remove", { ".id": before["before.backup"] as string });
+    expect(ids(await records("/file/print"))).toEqual({ "b.rsc": before["b.rsc"], "c.rsc": before["c.rsc"] });
+    await api("/export", { file: "d" });
+    await api("/export", { file: "b" });
+    const latest = ids(await records("/file/print"));
+    expect(latest["b.rsc"]).toBe(before["b.rsc"]);
+    expect(Object.values(before)).not.toContain(latest["d.rsc"]);
+  });
+
+  it("items keep their .ids across a snapshot and restore (a reboot), and a loaded backup reuses none", async () => {
+    const { device, api, records } = await session();
+    const first = (await api("/ip/address/add", { address: "10.0.0.1/24", interface: "ether1" })).done.ret;
+    await api("/system/backup/save", { name: "one" });
+    const second = (await api("/ip/address/add", { address: "10.0.1.1/24", interface: "ether2" })).done.ret;
+    await api("/export", { file: "x" });
+    // What a state file holds, read back by a device that starts again.
+    const restored = new SimulatedRouter();
+    restored.restore(JSON.parse(JSON.stringify(device.router.snapshot())));
+    restored.reboot();
+    expect(restored.snapshot().config["ip-address"]?.items.map((item) => item.id)).toEqual([1, 2]);
+    expect(restored.snapshot().fileIds).toEqual(device.router.snapshot().fileIds);
+    expect(restored.table("file").items.map((item) => item.id)).toEqual(
+      device.router.table("file").items.map((item) => item.id),
+    );
+    await api("/system/backup/load", { name: "one" });
+    const third = (await api("/ip/address/add", { address: "10.0.2.1/24", interface: "ether3" })).done.ret;
+    expect(third).not.toBe(second);
+    expect((await records("/ip/address/print")).map((record) => record[".id"])).toEqual([first, third]);
   });
 });
