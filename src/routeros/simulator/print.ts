@@ -76,7 +76,13 @@ function tableForm(menu: MenuDef, list: readonly Item[], router: RouterState, co
 function detailLine(menu: MenuDef, item: Item, router: RouterState, names: readonly string[]): string {
   const sparse = menu.sparsePrint;
   return names
-    .filter((name) => !sparse || sparse.includes(name) || item.values[name] !== undefined)
+    .filter(
+      (name) =>
+        !sparse ||
+        sparse.includes(name) ||
+        item.values[name] !== undefined ||
+        menu.shownWhen?.[name]?.(item.values) === true,
+    )
     .map((name) => [name, shown(menu, item, name, router)] as const)
     .filter(([, value]) => value !== "")
     .map(([name, value]) => `${name}=${quote(value)}`)

@@ -135,6 +135,13 @@ export interface MenuDef {
   readonly columns?: readonly string[];
   /** Rule-like menus print only what was written, plus these (`chain`, `action`), as the firewall does. */
   readonly sparsePrint?: readonly string[];
+  /**
+   * Of a sparse menu, what the API's print gives besides (a rule's `log=false`, `log-prefix=` and counters),
+   * where the console's print leaves them out.
+   */
+  readonly apiAlways?: readonly string[];
+  /** Of a sparse menu, properties shown at their default where the item calls for them (a mark's passthrough). */
+  readonly shownWhen?: Readonly<Record<string, (values: Readonly<Record<string, string>>) => boolean>>;
   readonly flags?: readonly Flag[];
   /** @default true */
   readonly exported?: boolean;

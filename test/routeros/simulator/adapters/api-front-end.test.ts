@@ -60,6 +60,7 @@ describe("unset words", () => {
     expect(rule).toMatchObject({ ".id": id, chain: "input", action: "drop" });
     expect(rule).not.toHaveProperty("comment");
     expect(rule).not.toHaveProperty("src-address");
+    expect(rule).not.toHaveProperty("hw-offload");
     // In add, an unset word names a property the new item simply lacks.
     const bare = await api("/ip/firewall/filter/add", {
       chain: "forward",
@@ -140,5 +141,57 @@ describe("stable .ids", () => {
     const third = (await api("/ip/address/add", { address: "10.0.2.1/24", interface: "ether3" })).done.ret;
     expect(third).not.toBe(second);
     expect((await records("/ip/address/print")).map((record) => record[".id"])).toEqual([first, third]);
+  });
+});
+
+describe("what print shows", () => {
+  it("a firewall rule gives what was written, log, log-prefix and its counters, never every default", async () => {
+    const { api, records } = await session({ model: "hEX" });
+    const [established] = await records("/ip/firewall/filter/print", ["?comment=defconf: fasttrack"]);
+    expect(established).toEqual({
+      ".id": expect.stringMatching(/^\*[0-9A-F]+$/),
+      chain: "forward",
+      action: "fasttrack-connection",
+      "connection-state": "established,related",
+      log: "false",
+      "log-prefix": "",
+      bytes: "0",
+      packets: "0",
+      invalid: "false",
+      dynamic: "false",
+      disabled: "false",
+      comment: "defconf: fasttrack",
+    });
+    const nat = (await api("/ip/firewall/nat/add", { chain: "srcnat", action: "masquerade" })).done.ret;
+    const [masquerade] = await records("/ip/firewall/nat/print", [`?.id=${nat}`]);
+    expect(Object.keys(masquerade ?? {})).toEqual([
+      ".id",
+      "chain",
+      "action",
+      "log",
+      "log-prefix",
+      "bytes",
+      "packets",
+      "invalid",
+      "dynamic",
+      "disabled",
+    ]);
+    const mark = (
+      await api("/ip/firewall/mangle/add", {
+        chain: "prerouting",
+        action: "mark-connection",
+        "new-connection-mark": "m",
+        passthrough: "yes",
+      })
+    ).done.ret;
+    expect((await records("/ip/firewall/mangle/print", [`?.id=${mark}`]))[0]).toMatchObject({
+      passthrough: "true",
+      "new-connection-mark": "m",
+    });
+    const route = (await api("/ip/route/add", { "dst-address": "10.9.0.0/16", gateway: "192.0.2.1" })).done
+      .ret;
+    const [static_] = await records("/ip/route/print", [`?.id=${route}`]);
+    expect(static_).toMatchObject({ distance: "1" });
+    expect(static_).not.toHaveProperty("blackhole");
   });
 });
