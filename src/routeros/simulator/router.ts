@@ -81,12 +81,14 @@ export class SimulatedRouter implements CommandHost, RouterState {
   /** Derived items are recomputed when next read, not after every change: replaying an export stays linear. */
   private derivedStale = false;
   private readonly baseNow: () => Date;
+  private bootedAtMs: number;
   private readonly jobs = new ScriptJobs(this);
   private currentModel: RouterModel;
 
   constructor(private readonly options: SimulatedRouterOptions = {}) {
     this.seedText = options.seedText ?? options.name ?? "MikroTik";
     this.baseNow = options.now ?? (() => new Date());
+    this.bootedAtMs = this.baseNow().getTime();
     const model = options.model ?? DEFAULT_MODEL;
     this.currentModel = typeof model === "string" ? modelNamed(model) : model;
     this.reset();
@@ -184,6 +186,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   now(): Date {
     return new Date(this.baseNow().getTime() + this.clockOffsetMs);
+  }
+
+  uptimeMs(): number {
+    return Math.max(0, this.baseNow().getTime() - this.bootedAtMs);
   }
 
   setClock(at: Date): void {
@@ -358,6 +364,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.jobs.stopAll();
     this.numbering.clear();
     this.globals.clear();
+    this.bootedAtMs = this.baseNow().getTime();
     this.log(["system", "info"], "router rebooted");
   }
 

@@ -51,6 +51,8 @@ export interface PropDef {
   readonly negatable?: boolean;
   /** Written but never printed (passwords). */
   readonly sensitive?: boolean;
+  /** How the console's print writes the value, where the API gives it typed (bytes as `225.0MiB`). */
+  readonly consoleText?: (value: string) => string;
   /** Export writes it even at its default, as RouterOS does (`action=accept`, a route's `distance=1`). */
   readonly exportAlways?: boolean;
 }
@@ -76,6 +78,8 @@ export interface RouterState {
   nameOf(target: RefTarget, id: number): string | undefined;
   /** Per-router seed text, so derived values (neighbours, MACs) differ between routers yet stay stable. */
   readonly seedText: string;
+  /** Milliseconds since the router last booted (`/system resource uptime`). */
+  uptimeMs(): number;
   /** Sets the router's clock (`/system clock set time=...`). */
   setClock(at: Date): void;
   readonly logEntries: readonly LogEntry[];

@@ -195,3 +195,53 @@ describe("what print shows", () => {
     expect(static_).not.toHaveProperty("blackhole");
   });
 });
+
+describe("what the board reports", () => {
+  it("/system/resource/print answers numbers in bytes, uptime in whole units, every field RouterOS has", async () => {
+    const { records } = await session({ model: "hEX" });
+    const [resource] = await records("/system/resource/print");
+    expect(resource).toEqual({
+      uptime: expect.stringMatching(/^(\d+w)?(\d+d)?(\d+h)?(\d+m)?\d+s$/),
+      version: "7.24 (stable)",
+      "build-time": expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      "factory-software": "7.1",
+      "free-memory": String(225 * 1024 * 1024),
+      "total-memory": String(256 * 1024 * 1024),
+      cpu: "MIPS 1004Kc V2.15",
+      "cpu-count": "4",
+      "cpu-frequency": "880",
+      "cpu-load": "1",
+      "free-hdd-space": String(10 * 1024 * 1024),
+      "total-hdd-space": String(16 * 1024 * 1024),
+      "write-sect-since-reboot": "0",
+      "write-sect-total": "0",
+      "bad-blocks": "0",
+      "architecture-name": "mmips",
+      "board-name": "hEX",
+      platform: "MikroTik",
+    });
+    const [board] = await records("/system/routerboard/print");
+    expect(board).toMatchObject({ routerboard: "true", model: "RB750Gr3", "current-firmware": "7.24" });
+    expect(await records("/system/package/print")).toMatchObject([
+      {
+        ".id": "*1",
+        name: "routeros",
+        version: "7.24",
+        "build-time": resource?.["build-time"],
+        scheduled: "",
+        disabled: "false",
+      },
+    ]);
+  });
+
+  it("the console prints the same figures in its words; a CHR has no /system/routerboard", async () => {
+    const { device, trapOf, records } = await session();
+    const printed = await device.router.runScript(
+      "/system resource print\n:put ([/system resource get free-memory] + 0)",
+    );
+    expect(printed.output).toContain("free-memory: 900.0MiB");
+    expect(printed.output).toContain(String(900 * 1024 * 1024));
+    expect(await trapOf("/system/routerboard/print")).toBe("bad command name routerboard");
+    expect((await records("/system/package/print")).map((item) => item.name)).toEqual(["routeros"]);
+  });
+});
