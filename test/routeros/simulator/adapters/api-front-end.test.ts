@@ -245,3 +245,111 @@ describe("what the board reports", () => {
     expect((await records("/system/package/print")).map((item) => item.name)).toEqual(["routeros"]);
   });
 });
+
+describe("commands that stream", () => {
+  it("/ping answers from what the router can reach and times out elsewhere, with running totals", async () => {
+    const { api, records } = await session();
+    await api("/ip/address/add", { address: "192.0.2.1/24", interface: "ether1" });
+    const [neighbour] = await records("/ip/arp/print");
+    const own = await api("/ping", { address: "192.0.2.1", count: "2", interval: "10ms" });
+    expect(own.records).toEqual([
+      {
+        seq: "0",
+        host: "192.0.2.1",
+        size: "56",
+        ttl: "64",
+        time: "0ms",
+        sent: "1",
+        received: "1",
+        "packet-loss": "0",
+        "min-rtt": "0ms",
+        "avg-rtt": "0ms",
+        "max-rtt": "0ms",
+      },
+      {
+        seq: "1",
+        host: "192.0.2.1",
+        size: "56",
+        ttl: "64",
+        time: "0ms",
+        sent: "2",
+        received: "2",
+        "packet-loss": "0",
+        "min-rtt": "0ms",
+        "avg-rtt": "0ms",
+        "max-rtt": "0ms",
+      },
+    ]);
+    const lo = await api("/ping", { address: "127.0.0.1", count: "1" });
+    expect(lo.records[0]).toMatchObject({ received: "1", "packet-loss": "0" });
+    const near = await api("/tool/ping", { address: neighbour?.address as string, count: "1" });
+    expect(near.records[0]).toMatchObject({ time: "1ms", received: "1" });
+    const far = await api("/ping", { address: "198.51.100.7", count: "2", interval: "5ms" });
+    expect(far.records).toEqual([
+      { seq: "0", host: "198.51.100.7", status: "timeout", sent: "1", received: "0", "packet-loss": "100" },
+      { seq: "1", host: "198.51.100.7", status: "timeout", sent: "2", received: "0", "packet-loss": "100" },
+    ]);
+  });
+
+  it("refuses bad arguments with RouterOS's texts", async () => {
+    const { trapOf } = await session();
+    expect(await trapOf("/ping", {})).toBe("missing value(s) of argument(s) address");
+    expect(await trapOf("/ping", { address: "nowhere" })).toBe("invalid value for argument address");
+    expect(await trapOf("/ping", { address: "127.0.0.1", count: "x" })).toBe(
+      "invalid value for argument count",
+    );
+    expect(await trapOf("/interface/monitor-traffic", { interface: "ether9", once: "" })).toBe(
+      "input does not match any value of interface",
+    );
+    expect(await trapOf("/tool/torch", {})).toBe("missing value(s) of argument(s) interface");
+  });
+
+  it("once and duration end monitor-traffic, ethernet monitor and torch", async () => {
+    const { api } = await session();
+    const traffic = await api("/interface/monitor-traffic", { interface: "ether1", once: "" });
+    expect(traffic.records).toEqual([expect.objectContaining({ name: "ether1", "rx-bits-per-second": "0" })]);
+    const link = await api("/interface/ethernet/monitor", { numbers: "ether1,ether2", once: "" });
+    expect(link.records).toEqual([
+      expect.objectContaining({ name: "ether1", status: "link-ok", rate: "1Gbps" }),
+    ]);
+    const torch = await api("/tool/torch", { interface: "ether1", duration: "30ms", interval: "10ms" });
+    expect(torch.records).toHaveLength(3);
+    expect(torch.records[0]).toEqual({ tx: "0", rx: "0", "tx-packets": "0", "rx-packets": "0" });
+  });
+
+  it("streams until /cancel, which ends it with !trap category 2 interrupted, for every streaming command", async () => {
+    const { client, device } = await session();
+    const streams: [string, Record<string, string>][] = [
+      ["/interface/listen", {}],
+      ["/interface/monitor-traffic", { interface: "ether1" }],
+      ["/tool/torch", { interface: "ether1" }],
+      ["/ping", { address: "198.51.100.7" }],
+    ];
+    for (const [command, attributes] of streams) {
+      const controller = new AbortController();
+      const running = client.command(
+        { command, attributes },
+        { signal: controller.signal, onRecord: () => {} },
+      );
+      const seen = await waitFor(() => device.seen.find((entry) => entry.path === command));
+      controller.abort(new Error("enough"));
+      await expect(running).rejects.toThrow("enough");
+      await new Promise<void>((resolve) =>
+        seen.signal.aborted ? resolve() : seen.signal.addEventListener("abort", () => resolve()),
+      );
+      expect(seen.signal.reason).toMatchObject({ message: "interrupted", category: 2 });
+    }
+    expect((await client.command({ command: "/system/identity/print" })).records).toEqual([
+      { name: "test-router" },
+    ]);
+  });
+});
+
+/** Polls `read` on each turn of the event loop until it gives a value (the server registers commands as they arrive). */
+async function waitFor<T>(read: () => T | undefined): Promise<T> {
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
