@@ -134,6 +134,36 @@ export const systemMenus: readonly MenuDef[] = [
     },
   },
   {
+    // The RouterBOOT settings of a RouterBOARD, at RouterOS's documented defaults; nothing here boots.
+    path: ["system", "routerboard", "settings"],
+    table: "system-routerboard-settings",
+    singleton: true,
+    requires: (router) => router.model.routerboard !== undefined,
+    properties: {
+      "auto-upgrade": bool("no"),
+      "baud-rate": { type: { kind: "int", min: 1200, max: 115200 }, default: "115200" },
+      "boot-delay": { type: { kind: "time" }, default: "2s" },
+      "boot-device": oneOf(
+        [
+          "ethernet",
+          "flash-boot",
+          "flash-boot-once-then-nand",
+          "nand-if-fail-then-ethernet",
+          "nand-only",
+          "try-ethernet-once-then-nand",
+        ],
+        "nand-if-fail-then-ethernet",
+      ),
+      "boot-protocol": oneOf(["bootp", "dhcp"], "bootp"),
+      "enter-setup-on": oneOf(["any-key", "delete-key"], "any-key"),
+      "force-backup-booter": bool("no"),
+      "protected-routerboot": oneOf(["disabled", "enabled"], "disabled"),
+      "reformat-hold-button": { type: { kind: "time" }, default: "20s" },
+      "reformat-hold-button-max": { type: { kind: "time" }, default: "10m" },
+      "silent-boot": bool("no"),
+    },
+  },
+  {
     // The model's packages, as installed out of the box; nothing here installs or removes one.
     path: ["system", "package"],
     table: "system-package",

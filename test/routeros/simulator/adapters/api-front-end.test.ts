@@ -220,6 +220,10 @@ describe("what the board reports", () => {
       "board-name": "hEX",
       platform: "MikroTik",
     });
+    expect((await records("/system/routerboard/settings/print"))[0]).toMatchObject({
+      "auto-upgrade": "false",
+      "boot-device": "nand-if-fail-then-ethernet",
+    });
     const [board] = await records("/system/routerboard/print");
     expect(board).toMatchObject({ routerboard: "true", model: "RB750Gr3", "current-firmware": "7.24" });
     expect(await records("/system/package/print")).toMatchObject([
@@ -242,6 +246,7 @@ describe("what the board reports", () => {
     expect(printed.output).toContain("free-memory: 900.0MiB");
     expect(printed.output).toContain(String(900 * 1024 * 1024));
     expect(await trapOf("/system/routerboard/print")).toBe("bad command name routerboard");
+    expect(await trapOf("/system/routerboard/settings/print")).toBe("bad command name settings");
     expect((await records("/system/package/print")).map((item) => item.name)).toEqual(["routeros"]);
   });
 });
