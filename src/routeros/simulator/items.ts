@@ -58,11 +58,22 @@ export function recordOf(menu: MenuDef, item: Item, router: RouterState): ItemPr
   if (!menu.singleton) record[".id"] = formatId(item.id);
   const names = [...Object.keys(menu.virtual ?? {}), ...Object.keys(menu.properties)];
   const trailing = new Set(["disabled", "comment"]);
+  const sparse = menu.sparsePrint;
+  const always = new Set([...(sparse ?? []), ...(menu.apiAlways ?? [])]);
   for (const name of names) {
     const def = menu.properties[name];
     if (trailing.has(name) || def?.sensitive) continue;
+    // A rule prints what was written and the few properties RouterOS always gives, not every default.
+    if (
+      sparse &&
+      item.values[name] === undefined &&
+      !always.has(name) &&
+      !menu.shownWhen?.[name]?.(item.values)
+    )
+      continue;
     const value = shown(menu, item, name, router);
-    if (value !== "" || def?.default !== undefined) record[name] = def ? apiValue(def, value) : value;
+    if (value !== "" || def?.default !== undefined || (sparse && always.has(name)))
+      record[name] = def ? apiValue(def, value) : value;
   }
   if (!menu.singleton)
     for (const flag of flagsOf(menu)) record[flag.name] = String(flag.test(item, router, menu));

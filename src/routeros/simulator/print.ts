@@ -23,6 +23,13 @@ export const printOptions: readonly string[] = [
   "as-value",
 ];
 
+/** A value as the console prints it: the API's typed value (bytes) in the console's words (`225.0MiB`). */
+function consoleShown(menu: MenuDef, item: Item, name: string, router: RouterState): string {
+  const value = shown(menu, item, name, router);
+  const text = menu.properties[name]?.consoleText;
+  return text && value !== "" ? text(value) : value;
+}
+
 function flagLetters(menu: MenuDef, item: Item, router: RouterState): string {
   const disabled = item.values.disabled === "yes" ? "X" : "";
   return (
@@ -51,7 +58,7 @@ function tableForm(menu: MenuDef, list: readonly Item[], router: RouterState, co
   const rows = list.map((item, index) => ({
     head: `${index} ${flagLetters(menu, item, router)}`,
     comment: item.values.comment,
-    cells: columns.map((name) => shown(menu, item, name, router)),
+    cells: columns.map((name) => consoleShown(menu, item, name, router)),
   }));
   const headWidth = Math.max(1, ...rows.map((row) => row.head.length)) + 1;
   const widths = columns.map((name, i) =>
@@ -76,8 +83,14 @@ function tableForm(menu: MenuDef, list: readonly Item[], router: RouterState, co
 function detailLine(menu: MenuDef, item: Item, router: RouterState, names: readonly string[]): string {
   const sparse = menu.sparsePrint;
   return names
-    .filter((name) => !sparse || sparse.includes(name) || item.values[name] !== undefined)
-    .map((name) => [name, shown(menu, item, name, router)] as const)
+    .filter(
+      (name) =>
+        !sparse ||
+        sparse.includes(name) ||
+        item.values[name] !== undefined ||
+        menu.shownWhen?.[name]?.(item.values) === true,
+    )
+    .map((name) => [name, consoleShown(menu, item, name, router)] as const)
     .filter(([, value]) => value !== "")
     .map(([name, value]) => `${name}=${quote(value)}`)
     .join(" ");
@@ -105,7 +118,7 @@ export function print(call: CommandCall, router: RouterState, menu: MenuDef): Co
     const item = list[0];
     const width = Math.max(0, ...names.map((name) => name.length));
     const output = item
-      ? names.map((name) => `${name.padStart(width + 2)}: ${shown(menu, item, name, router)}`)
+      ? names.map((name) => `${name.padStart(width + 2)}: ${consoleShown(menu, item, name, router)}`)
       : [];
     return { output, records };
   }

@@ -14,7 +14,7 @@ import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";
 import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
-import { FILE_TABLE, fileTable } from "./menus/file.js";
+import { DiskIds, FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
 import { anyInterface } from "./menus/targets.js";
 import { defaultCommands } from "./models/defconf.js";
@@ -25,7 +25,7 @@ import type { LogEntry, RefTarget, RouterState } from "./schema.js";
 import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
 import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./snapshot.js";
 import { type Item, Table } from "./table.js";
-import { badCommand, genericVerbs, readOnlyVerbs } from "./verbs.js";
+import { badCommand, genericVerbs, readOnlyVerbs, UNSET_WORD } from "./verbs.js";
 
 export interface SimulatedRouterOptions {
   /** The identity of a reset router. @default "MikroTik" */
@@ -73,6 +73,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private nextLogId = 1;
   private backups = new Map<string, ConfigState>();
   private files = new Map<string, string>();
+  private diskIds = DiskIds.empty();
   private clockOffsetMs = 0;
   private rebootRequested = false;
   /** `:global` variables: every script on this router shares them, and only a reboot clears them. */
@@ -80,12 +81,14 @@ export class SimulatedRouter implements CommandHost, RouterState {
   /** Derived items are recomputed when next read, not after every change: replaying an export stays linear. */
   private derivedStale = false;
   private readonly baseNow: () => Date;
+  private bootedAtMs: number;
   private readonly jobs = new ScriptJobs(this);
   private currentModel: RouterModel;
 
   constructor(private readonly options: SimulatedRouterOptions = {}) {
     this.seedText = options.seedText ?? options.name ?? "MikroTik";
     this.baseNow = options.now ?? (() => new Date());
+    this.bootedAtMs = this.baseNow().getTime();
     const model = options.model ?? DEFAULT_MODEL;
     this.currentModel = typeof model === "string" ? modelNamed(model) : model;
     this.reset();
@@ -155,7 +158,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   table(key: string): Table {
     // `/file` lists the disk as it is now: export files and backups live outside the configuration.
-    if (key === FILE_TABLE) return fileTable(this.files, this.backups);
+    if (key === FILE_TABLE) return fileTable(this.files, this.backups, this.diskIds);
     if (this.derivedStale && derivedTables.has(key)) {
       this.derivedStale = false;
       refreshDerived(this);
@@ -183,6 +186,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   now(): Date {
     return new Date(this.baseNow().getTime() + this.clockOffsetMs);
+  }
+
+  uptimeMs(): number {
+    return Math.max(0, this.baseNow().getTime() - this.bootedAtMs);
   }
 
   setClock(at: Date): void {
@@ -222,7 +229,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
     }
     // A parsed script was checked already; a command from the API view was not.
     for (const name of call.named.keys()) {
-      if (!catalog.hasArgument(call.menu, call.verb, name))
+      const unset = name.startsWith(UNSET_WORD) && (call.verb === "set" || call.verb === "add");
+      if (!catalog.hasArgument(call.menu, call.verb, unset ? name.slice(UNSET_WORD.length) : name))
         throw new RouterOsError("expected end of command");
     }
     if (call.verb === "export") {
@@ -266,8 +274,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
     const file = name.endsWith(".backup") ? name : `${name}.backup`;
     this.backups.delete(file);
     this.backups.set(file, this.configState());
+    this.diskIds.idOf(file);
     for (const oldest of [...this.backups.keys()].slice(0, Math.max(0, this.backups.size - backupLimit))) {
       this.backups.delete(oldest);
+      this.diskIds.forget(oldest);
       this.log(["system", "warning"], `backup ${oldest} removed to make room`);
     }
     this.log(["system", "info"], `configuration backup saved to ${file}`);
@@ -277,7 +287,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
   loadBackup(name: string): void {
     const state = this.backups.get(name) ?? this.backups.get(`${name}.backup`);
     if (!state) throw new RouterOsError("failure: no such file");
+    // Ids handed out since the backup was taken stay spent: a listed id never comes to name another item.
+    const spent = [...this.tables].map(([key, table]) => [key, table.state().nextId] as const);
     this.applyConfig(structuredClone(state));
+    for (const [key, nextId] of spent) this.table(key).reserveIds(nextId);
     this.log(["system", "info"], `configuration restored from ${name}`);
   }
 
@@ -285,8 +298,10 @@ export class SimulatedRouter implements CommandHost, RouterState {
   writeFile(name: string, text: string): void {
     this.files.delete(name);
     this.files.set(name, text);
+    this.diskIds.idOf(name);
     for (const oldest of [...this.files.keys()].slice(0, Math.max(0, this.files.size - backupLimit))) {
       this.files.delete(oldest);
+      this.diskIds.forget(oldest);
     }
   }
 
@@ -296,7 +311,9 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   /** `/file remove`: an export file or a backup; false when the router has no such file. */
   removeFile(name: string): boolean {
-    return this.files.delete(name) || this.backups.delete(name);
+    const removed = this.files.delete(name) || this.backups.delete(name);
+    if (removed) this.diskIds.forget(name);
+    return removed;
   }
 
   /**
@@ -347,6 +364,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.jobs.stopAll();
     this.numbering.clear();
     this.globals.clear();
+    this.bootedAtMs = this.baseNow().getTime();
     this.log(["system", "info"], "router rebooted");
   }
 
@@ -387,6 +405,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
       clockOffsetMs: this.clockOffsetMs,
       globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, persisted(cell.value)])),
       ...(this.files.size > 0 ? { files: Object.fromEntries(this.files) } : {}),
+      fileIds: this.diskIds.state(),
     };
   }
 
@@ -403,5 +422,6 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.globals.clear();
     for (const [name, value] of Object.entries(snapshot.globals ?? {})) this.globals.set(name, { value });
     this.files = new Map(Object.entries(snapshot.files ?? {}));
+    this.diskIds = DiskIds.from(snapshot.fileIds, [...this.files.keys(), ...this.backups.keys()]);
   }
 }

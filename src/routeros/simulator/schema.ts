@@ -51,6 +51,8 @@ export interface PropDef {
   readonly negatable?: boolean;
   /** Written but never printed (passwords). */
   readonly sensitive?: boolean;
+  /** How the console's print writes the value, where the API gives it typed (bytes as `225.0MiB`). */
+  readonly consoleText?: (value: string) => string;
   /** Export writes it even at its default, as RouterOS does (`action=accept`, a route's `distance=1`). */
   readonly exportAlways?: boolean;
 }
@@ -76,6 +78,8 @@ export interface RouterState {
   nameOf(target: RefTarget, id: number): string | undefined;
   /** Per-router seed text, so derived values (neighbours, MACs) differ between routers yet stay stable. */
   readonly seedText: string;
+  /** Milliseconds since the router last booted (`/system resource uptime`). */
+  uptimeMs(): number;
   /** Sets the router's clock (`/system clock set time=...`). */
   setClock(at: Date): void;
   readonly logEntries: readonly LogEntry[];
@@ -135,6 +139,13 @@ export interface MenuDef {
   readonly columns?: readonly string[];
   /** Rule-like menus print only what was written, plus these (`chain`, `action`), as the firewall does. */
   readonly sparsePrint?: readonly string[];
+  /**
+   * Of a sparse menu, what the API's print gives besides (a rule's `log=false`, `log-prefix=` and counters),
+   * where the console's print leaves them out.
+   */
+  readonly apiAlways?: readonly string[];
+  /** Of a sparse menu, properties shown at their default where the item calls for them (a mark's passthrough). */
+  readonly shownWhen?: Readonly<Record<string, (values: Readonly<Record<string, string>>) => boolean>>;
   readonly flags?: readonly Flag[];
   /** @default true */
   readonly exported?: boolean;

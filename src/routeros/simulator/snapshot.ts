@@ -46,6 +46,13 @@ export const routerSnapshotSchema = z.object({
   globals: z.record(z.string(), rosValueSchema).optional(),
   /** Text files the router wrote (`/export file=x` -> `x.rsc`). Absent in older snapshots. */
   files: z.record(z.string(), z.string()).optional(),
+  /** The `.id` of each file and backup, and the next one. Absent in older snapshots: ids in disk order. */
+  fileIds: z
+    .object({
+      nextId: z.number().int().positive(),
+      ids: z.record(z.string(), z.number().int().positive()),
+    })
+    .optional(),
 });
 export type RouterSnapshot = z.output<typeof routerSnapshotSchema>;
 /** Every table of one configuration, as `Table.state()` gives it. */

@@ -57,6 +57,11 @@ export class Table {
     return item;
   }
 
+  /** Ids below `nextId` were handed out before (a backup being loaded): none of them is handed out again. */
+  reserveIds(nextId: number): void {
+    this.nextId = Math.max(this.nextId, nextId);
+  }
+
   remove(id: number): void {
     this.list = this.list.filter((item) => item.id !== id);
   }

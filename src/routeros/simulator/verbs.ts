@@ -33,14 +33,46 @@ export function selectIn(menu: MenuDef, value: RosValue | undefined, router: Rou
 function writes(call: CommandCall, router: RouterState, menu: MenuDef, skip: readonly string[]) {
   const values: Record<string, string> = {};
   const virtual: [string, string][] = [];
+  const unsets: string[] = [];
   for (const name of flagWords(call, menu)) values[name] = "yes";
   for (const [name, raw] of call.named) {
     if (skip.includes(name)) continue;
+    if (name.startsWith(UNSET_WORD)) {
+      unsets.push(checkUnsettable(menu, name.slice(UNSET_WORD.length)));
+      continue;
+    }
     const def = menu.properties[name];
     if (def) values[name] = parseValue(name, def, valueText(raw), router);
     else virtual.push([name, valueText(raw)]);
   }
-  return { values, virtual };
+  const both = unsets.find((name) => values[name] !== undefined);
+  if (both !== undefined) throw new RouterOsError(`both ${both} and ${UNSET_WORD}${both} given`);
+  return { values, virtual, unsets };
+}
+
+/**
+ * The API's unset word: `=!comment=` in a `set` (or `add`) takes the property back to its default, as `unset`
+ * does; Ansible's api_modify sends one for every property a rule no longer declares.
+ */
+export const UNSET_WORD = "!";
+
+/** A property `unset` may clear: one the menu has, that a script may write and an item may lack. */
+function checkUnsettable(menu: MenuDef, name: string): string {
+  const def = menu.properties[name];
+  if (!def || def.readOnly || def.required || menu.key === name)
+    throw new RouterOsError("input does not match any value of value-name");
+  return name;
+}
+
+/** The stored values of an item once `names` are unset: gone, or back to a built-in item's own value. */
+function withoutValues(item: Item, values: Record<string, string>, names: readonly string[]) {
+  const result = { ...values };
+  for (const name of names) {
+    const base = item.base?.[name];
+    if (base === undefined) delete result[name];
+    else result[name] = base;
+  }
+  return result;
 }
 
 /**
@@ -85,6 +117,7 @@ function add(call: CommandCall, router: RouterState, menu: MenuDef): CommandResu
   if (menu.singleton || menu.canAdd === false) throw badCommand("add");
   if (call.positional.length > flagWords(call, menu).length) throw endOfCommand();
   const skip = menu.ordered ? ["place-before", "copy-from"] : ["copy-from"];
+  // An unset word in `add` names a property the new item will not have: checked, nothing to store.
   const { values: written } = writes(call, router, menu, skip);
   const copyFrom = call.named.get("copy-from");
   const source = copyFrom === undefined ? {} : selectIn(menu, copyFrom, router)[0]?.values;
@@ -102,10 +135,10 @@ function add(call: CommandCall, router: RouterState, menu: MenuDef): CommandResu
 
 function set(call: CommandCall, router: RouterState, menu: MenuDef): CommandResult {
   const chosen = targets(call, router, menu);
-  const { values, virtual } = writes(call, router, menu, ["numbers"]);
+  const { values, virtual, unsets } = writes(call, router, menu, ["numbers"]);
   for (const [name, value] of virtual) menu.virtual?.[name]?.set(router, value);
   for (const item of chosen) {
-    const merged = { ...item.values, ...values };
+    const merged = withoutValues(item, { ...item.values, ...values }, unsets);
     if (menu.key && merged[menu.key] === "")
       throw new RouterOsError(`invalid value for argument ${menu.key}`);
     menu.complete?.(merged, router);
@@ -120,15 +153,8 @@ function unset(call: CommandCall, router: RouterState, menu: MenuDef): CommandRe
     ? valueText(call.named.get("value-name") ?? "").split(",")
     : call.positional.slice(menu.singleton ? 0 : 1).map((v) => valueText(v));
   const chosen = targets(call, router, menu);
-  for (const name of names) {
-    const def = menu.properties[name];
-    if (!def || def.readOnly || def.required)
-      throw new RouterOsError(`input does not match any value of value-name`);
-    for (const item of chosen) {
-      const { [name]: _dropped, ...rest } = item.values;
-      item.values = item.base?.[name] === undefined ? rest : { ...rest, [name]: item.base[name] };
-    }
-  }
+  for (const name of names) checkUnsettable(menu, name);
+  for (const item of chosen) item.values = withoutValues(item, item.values, names);
   return {};
 }
 

@@ -25,9 +25,12 @@ export interface TestDevice {
 let certificate: Promise<{ cert: string; key: string }> | undefined;
 
 export async function startDevice(
-  options: { tls?: boolean; wrap?: (inner: CommandHandler) => CommandHandler } = {},
+  options: { tls?: boolean; model?: string; wrap?: (inner: CommandHandler) => CommandHandler } = {},
 ): Promise<TestDevice> {
-  const router = new SimulatedRouter({ name: "test-router" });
+  const router = new SimulatedRouter({
+    name: "test-router",
+    ...(options.model ? { model: options.model } : {}),
+  });
   // One certificate for the whole file: generating a key pair per test would only add time.
   if (options.tls && !certificate) certificate = selfSignedDeviceCertificate();
   const tls = options.tls ? await certificate : undefined;

@@ -1,7 +1,7 @@
 /**
  * Independent proof: implementations of the RouterOS API that nobody here wrote talk to our simulated device.
  * - Debian's python3-librouteros (GPL, installed with apt as a test tool) against `routerjobs router simulate`
- *   spawned from the built CLI, over TLS pinned by the fingerprint it prints.
+ *   spawned from the built CLI, over TLS pinned by the fingerprint it prints; unset words and stable ids too.
  * - npm's routeros-api 1.0.2 (MIT) against an in-process device, including `/cancel` of a stream.
  * Without librouteros the Python part skips with the reason, except under CI=true, where it fails.
  */
@@ -81,7 +81,7 @@ describe.skipIf(!python.available)("python3-librouteros against `routerjobs rout
     expect(JSON.stringify(ready)).not.toContain(PASSWORD);
   });
 
-  it("logs in, prints with .proplist and queries, adds, traps, reads !empty and runs /execute", async () => {
+  it("logs in, prints with .proplist and queries, adds, traps, reads !empty, runs /execute, unsets, keeps ids", async () => {
     const { stdout } = await promisify(execFile)(
       PYTHON,
       [join(ROOT, "test/routeros/api/peers/librouteros_checks.py")],
@@ -109,6 +109,14 @@ describe.skipIf(!python.available)("python3-librouteros against `routerjobs rout
     expect(results.select).toEqual([
       { ".id": results.add_ret, address: "10.9.0.1/24", comment: "from python" },
     ]);
+    expect(results.unset).toEqual([{ ".id": results.add_ret }]);
+    const before = results.ids_before as Record<string, string>;
+    expect(Object.keys(before)).toEqual(["peer-a.rsc", "peer-b.rsc", "peer-c.rsc"]);
+    expect(results.ids_after_one_removed).toEqual({
+      "peer-b.rsc": before["peer-b.rsc"],
+      "peer-c.rsc": before["peer-c.rsc"],
+    });
+    expect(results.names_after_two_removed).toEqual(["peer-b.rsc"]);
   });
 
   it("exits 0 on SIGTERM", async () => {

@@ -40,6 +40,8 @@ export interface FixedRow {
 
 /** A menu of one item. */
 export interface SingletonRow {
+  /** A board that has the menu (`/system routerboard settings` on a RouterBOARD); the default CHR otherwise. */
+  readonly model?: string;
   readonly set: string;
   readonly changed: RouterRecord;
   /** A `set` with one bad value; absent where the menu takes any value (a name). */
@@ -318,6 +320,12 @@ export const singletonRows: Readonly<Record<string, SingletonRow>> = {
       args: "max-udp-packet-size=10",
       error: "value of max-udp-packet-size out of range (50..65507)",
     },
+  },
+  "system routerboard settings": {
+    model: "hEX",
+    set: "auto-upgrade=yes boot-delay=5s",
+    changed: { auto_upgrade: "true", boot_delay: "5s" },
+    invalid: { args: "boot-protocol=tftp", error: "input does not match any value of boot-protocol" },
   },
   snmp: {
     set: 'location="server room"',

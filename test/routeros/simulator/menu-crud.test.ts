@@ -112,14 +112,14 @@ describe.each(Object.entries(fixedRows))("/%s (built-in items only)", (path, row
 
 describe.each(Object.entries(singletonRows))("/%s (one item)", (path, row) => {
   it("sets and prints", async () => {
-    const router = freshRouter();
+    const router = freshRouter("lab", row.model ? { model: row.model } : {});
     const [before] = await records(router, path);
     await run(router, `/${path} set ${row.set}`);
     expect(await records(router, path)).toEqual([{ ...before, ...row.changed }]);
   });
 
   it(`refuses ${row.invalid ? "a bad value, " : ""}add and remove, changing nothing`, async () => {
-    const router = freshRouter();
+    const router = freshRouter("lab", row.model ? { model: row.model } : {});
     const before = await records(router, path);
     if (row.invalid)
       expect(await refusal(router, `/${path} set ${row.invalid.args}`)).toBe(row.invalid.error);

@@ -115,6 +115,14 @@ describe("generic verbs through scripts", () => {
     expect(await run(router, ":put [/ip pool get p comment]")).toBe("changed");
     await run(router, "/ip pool unset p next-pool");
     expect(await run(router, ":put [/ip pool get p next-pool]")).toBe("");
+    await run(router, "/ip firewall filter add chain=input comment=rule log-prefix=x");
+    await run(router, "/ip firewall filter print");
+    await run(router, "/ip firewall filter unset 0 comment");
+    await run(router, "/ip firewall filter unset 0 value-name=log-prefix");
+    expect(await run(router, "/ip firewall filter print terse")).toBe(" 0    chain=input action=accept");
+    expect(await fail(router, "/ip firewall filter unset 0 chain")).toMatch(
+      /^input does not match any value of value-name/,
+    );
   });
 
   it("get returns typed values and rejects unknown properties", async () => {

@@ -6,10 +6,9 @@
  * Commands: every menu verb the simulated router knows (`print` with `.proplist` and query words, `add`
  * answering `=ret=*ID`, `set`, `remove`, ...), `/execute =script=` (as RouterOS: a background job whose id is
  * `ret`, which goes on when the API session ends; with `=as-string=` it waits and answers the output as `ret`,
- * a failing script as `!trap`), and `/tool/ping`,
- * which streams one record per `interval` until `count` or `/cancel`, for tests of cancellation.
+ * a failing script as `!trap`), and the commands that stream until `/cancel` (`/ping`, `/interface/monitor-traffic`
+ * ...: api-streams.ts).
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import { compileQuery } from "../../api/query.js";
 import { type ApiCommand, ApiTrap, type CommandHandler, type HandlerResult } from "../../api/server.js";
 import { RouterOsError, withLine } from "../../errors.js";
@@ -17,9 +16,10 @@ import type { CommandCall, RosValue } from "../../language/host.js";
 import { toText } from "../../runtime/values.js";
 import { matches } from "../items.js";
 import type { SimulatedRouter } from "../router.js";
+import { streamCommands } from "./api-streams.js";
 
 export interface ApiFrontEndOptions {
-  /** Interval of `/tool/ping` when the command gives none (RouterOS: 1 s). @default 1000 */
+  /** Interval of `/ping` and the other streaming commands when one gives none (RouterOS: 1 s). @default 1000 */
   readonly pingIntervalMs?: number;
 }
 
@@ -43,7 +43,8 @@ export function apiFrontEnd(router: SimulatedRouter, options: ApiFrontEndOptions
         backgroundJobs++;
         return { done: { ret: `*${backgroundJobs.toString(16).toUpperCase()}` } };
       }
-      if (command.path === "/tool/ping") return await ping(command, options.pingIntervalMs ?? 1000);
+      const stream = streamCommands[command.path];
+      if (stream) return await stream(router, command, options.pingIntervalMs ?? 1000);
       return await menuCommand(router, command);
     } catch (error) {
       if (error instanceof RouterOsError) throw new ApiTrap(error.text);
@@ -90,38 +91,4 @@ async function menuCommand(router: SimulatedRouter, command: ApiCommand): Promis
     return { empty: records.length === 0 };
   }
   return result.value === undefined || result.value === null ? {} : { done: { ret: toText(result.value) } };
-}
-
-/** `/tool/ping =address= [=count=] [=interval=]`: a record per interval, as the router streams them. */
-async function ping(command: ApiCommand, defaultIntervalMs: number): Promise<HandlerResult> {
-  const address = command.attributes.get("address");
-  if (!address) throw new ApiTrap("missing value(s) of argument(s) address", 1);
-  const countText = command.attributes.get("count");
-  const count = countText === undefined ? Number.POSITIVE_INFINITY : Number(countText);
-  if (!Number.isInteger(count) && count !== Number.POSITIVE_INFINITY) {
-    throw new ApiTrap(`invalid value for argument count`, 1);
-  }
-  const intervalText = command.attributes.get("interval");
-  const intervalMs = intervalText === undefined ? defaultIntervalMs : parseInterval(intervalText);
-  for (let seq = 0; seq < count; seq++) {
-    if (seq > 0) await sleep(intervalMs, undefined, { signal: command.signal });
-    command.record({
-      seq: String(seq),
-      host: address,
-      size: "56",
-      ttl: "64",
-      time: "1ms",
-      sent: String(seq + 1),
-      received: String(seq + 1),
-      "packet-loss": "0",
-    });
-  }
-  return {};
-}
-
-/** RouterOS times as ping takes them: `1s`, `200ms`, or bare seconds. */
-function parseInterval(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(text);
-  if (!match) throw new ApiTrap("invalid value for argument interval", 1);
-  return Number(match[1]) * (match[2] === "ms" ? 1 : 1000);
 }

@@ -6,21 +6,71 @@
  */
 import { RouterOsError } from "../../errors.js";
 import type { MenuDef } from "../schema.js";
-import { Table } from "../table.js";
+import { type Item, Table } from "../table.js";
 import { targets } from "../verbs.js";
 
 export const FILE_TABLE = "file";
 
+/**
+ * The ids of the files on the disk: a file keeps its id while it exists (rewriting it keeps it too), and no id
+ * is handed out twice, so removing one file never makes a listed id name another.
+ */
+export class DiskIds {
+  private constructor(
+    private readonly ids: Map<string, number>,
+    private next: number,
+  ) {}
+
+  static empty(): DiskIds {
+    return new DiskIds(new Map(), 1);
+  }
+
+  /** From a snapshot; one taken before files had ids gets them in the order of `names`. */
+  static from(state: DiskIdsState | undefined, names: readonly string[]): DiskIds {
+    const disk = state ? new DiskIds(new Map(Object.entries(state.ids)), state.nextId) : DiskIds.empty();
+    for (const name of names) disk.idOf(name);
+    return disk;
+  }
+
+  idOf(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.next++;
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+
+  forget(name: string): void {
+    this.ids.delete(name);
+  }
+
+  state(): DiskIdsState {
+    return { nextId: this.next, ids: Object.fromEntries(this.ids) };
+  }
+}
+
+export interface DiskIdsState {
+  readonly nextId: number;
+  readonly ids: Readonly<Record<string, number>>;
+}
+
 /** The disk as `/file` lists it: text files first, then backups, each in the order they were written. */
-export function fileTable(files: ReadonlyMap<string, string>, backups: ReadonlyMap<string, unknown>): Table {
-  const table = Table.empty();
+export function fileTable(
+  files: ReadonlyMap<string, string>,
+  backups: ReadonlyMap<string, unknown>,
+  ids: DiskIds,
+): Table {
+  const items: Item[] = [];
   for (const [name, contents] of files) {
-    table.insert({ name, type: "script", size: String(Buffer.byteLength(contents)), contents });
+    const values = { name, type: "script", size: String(Buffer.byteLength(contents)), contents };
+    items.push({ id: ids.idOf(name), values });
   }
   for (const [name, state] of backups) {
-    table.insert({ name, type: "backup", size: String(Buffer.byteLength(JSON.stringify(state))) });
+    const values = { name, type: "backup", size: String(Buffer.byteLength(JSON.stringify(state))) };
+    items.push({ id: ids.idOf(name), values });
   }
-  return table;
+  return Table.from({ nextId: ids.state().nextId, items });
 }
 
 const readOnly = { type: { kind: "string" }, readOnly: true } as const;

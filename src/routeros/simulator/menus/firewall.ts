@@ -57,12 +57,20 @@ function completeRule(values: Record<string, string>) {
   }
 }
 
-function rules(name: string, actions: readonly string[], extra: Record<string, PropDef>): MenuDef {
+function rules(
+  name: string,
+  actions: readonly string[],
+  extra: Record<string, PropDef>,
+  more: Pick<MenuDef, "shownWhen"> = {},
+): MenuDef {
   return {
+    ...more,
     path: ["ip", "firewall", name],
     table: `firewall-${name}`,
     ordered: true,
     sparsePrint: ["chain", "action"],
+    // What a RouterOS 7 rule gives over the API and REST whatever was written (read from real replies).
+    apiAlways: ["log", "log-prefix", "bytes", "packets"],
     complete: completeRule,
     properties: {
       chain: { type: { kind: "string" }, required: true },
@@ -70,6 +78,9 @@ function rules(name: string, actions: readonly string[], extra: Record<string, P
       action: { ...oneOf([...common, ...actions].sort(), "accept"), exportAlways: true },
       ...extra,
       ...matchers,
+      // No traffic passes through the simulated router: its counters stay at zero.
+      bytes: { type: { kind: "int", min: 0, max: Number.MAX_SAFE_INTEGER }, default: "0", readOnly: true },
+      packets: { type: { kind: "int", min: 0, max: Number.MAX_SAFE_INTEGER }, default: "0", readOnly: true },
     },
   };
 }
@@ -126,5 +137,7 @@ export const firewallMenus: readonly MenuDef[] = [
       "new-routing-mark": str(),
       passthrough: bool("yes"),
     },
+    // RouterOS shows passthrough beside the actions that take it (marks, changes), not on every rule.
+    { shownWhen: { passthrough: (values) => /^(mark|change)-/.test(values.action ?? "") } },
   ),
 ];

@@ -58,6 +58,8 @@ export const menus: readonly MenuDef[] = [
   "system identity",
   "system resource",
   "system routerboard",
+  "system routerboard settings",
+  "system package",
   "system ntp client",
   "system scheduler",
   "system script",

@@ -109,7 +109,8 @@ export const ipMenus: readonly MenuDef[] = [
       "target-scope": { ...int(0, 255, 10), exportAlways: true },
       "pref-src": ip,
       "check-gateway": oneOf(["arp", "bfd", "ping", "none"]),
-      blackhole: bool("no"),
+      // A flag RouterOS prints only on a blackhole route (unset otherwise, as Ansible's api_modify expects).
+      blackhole: { type: { kind: "bool" } },
       // Exports of RouterOS 7.x before 7.24 carry it; 7.24 dropped the argument. Taken, kept, not exported.
       "suppress-hw-offload": bool("no"),
       comment: commonProps.comment,

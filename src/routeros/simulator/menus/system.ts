@@ -6,7 +6,13 @@
 import { RouterOsError } from "../../errors.js";
 import type { CommandCall } from "../../language/host.js";
 import { formatRouterOsTime } from "../../runtime/values.js";
-import { resourceValues, routerboardValues } from "../models/hardware.js";
+import {
+  BUILD_TIME,
+  byteText,
+  ROUTEROS_VERSION,
+  resourceValues,
+  routerboardValues,
+} from "../models/hardware.js";
 import { DEFAULT_MODEL } from "../models/index.js";
 import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
 import {
@@ -59,12 +65,34 @@ const readOnlyText = (fallback?: string): PropDef => ({
 /** What `/system resource print` shows: the model's figures (a small CHR's by default). */
 const resource = resourceValues(DEFAULT_MODEL);
 
+const bytes = new Set(["free-memory", "total-memory", "free-hdd-space", "total-hdd-space"]);
+const counts = new Set([
+  "cpu-count",
+  "cpu-frequency",
+  "cpu-load",
+  "write-sect-since-reboot",
+  "write-sect-total",
+  "bad-blocks",
+]);
+
+/** A `/system resource` property: numbers typed (`get` answers a number), bytes in the console's words. */
+function resourceProperty(name: string, value: string): PropDef {
+  if (!bytes.has(name) && !counts.has(name)) return readOnlyText(value);
+  return {
+    type: { kind: "int", min: 0, max: Number.MAX_SAFE_INTEGER },
+    readOnly: true,
+    default: value,
+    ...(bytes.has(name) ? { consoleText: byteText } : {}),
+  };
+}
+
 /** What `/system routerboard print` shows on a RouterBOARD. */
 const routerboard = [
   "routerboard",
   "board-name",
   "model",
   "serial-number",
+  "factory-firmware",
   "current-firmware",
   "upgrade-firmware",
 ];
@@ -76,9 +104,9 @@ export const systemMenus: readonly MenuDef[] = [
     singleton: true,
     exported: false,
     virtual: {
-      // Time since the router's clock day began: enough for scripts that read and compare it.
+      // Whole seconds since the router booted, as RouterOS gives them (`6d4h40m57s`).
       uptime: {
-        get: (router) => formatRouterOsTime(router.now().getTime() % 86_400_000),
+        get: (router) => formatRouterOsTime(Math.floor(router.uptimeMs() / 1000) * 1000),
         set: () => {
           throw new RouterOsError("failure: uptime is read-only");
         },
@@ -86,7 +114,7 @@ export const systemMenus: readonly MenuDef[] = [
     },
     builtins: (router) => [resourceValues(router.model)],
     properties: Object.fromEntries(
-      Object.entries(resource).map(([name, value]) => [name, readOnlyText(value)]),
+      Object.entries(resource).map(([name, value]) => [name, resourceProperty(name, value)]),
     ),
   },
   {
@@ -100,7 +128,59 @@ export const systemMenus: readonly MenuDef[] = [
       const values = routerboardValues(router.model, router.seedText);
       return values ? [values] : [];
     },
-    properties: Object.fromEntries(routerboard.map((name) => [name, readOnlyText()])),
+    properties: {
+      ...Object.fromEntries(routerboard.map((name) => [name, readOnlyText()])),
+      routerboard: { type: { kind: "bool" }, readOnly: true },
+    },
+  },
+  {
+    // The RouterBOOT settings of a RouterBOARD, at RouterOS's documented defaults; nothing here boots.
+    path: ["system", "routerboard", "settings"],
+    table: "system-routerboard-settings",
+    singleton: true,
+    requires: (router) => router.model.routerboard !== undefined,
+    properties: {
+      "auto-upgrade": bool("no"),
+      "baud-rate": { type: { kind: "int", min: 1200, max: 115200 }, default: "115200" },
+      "boot-delay": { type: { kind: "time" }, default: "2s" },
+      "boot-device": oneOf(
+        [
+          "ethernet",
+          "flash-boot",
+          "flash-boot-once-then-nand",
+          "nand-if-fail-then-ethernet",
+          "nand-only",
+          "try-ethernet-once-then-nand",
+        ],
+        "nand-if-fail-then-ethernet",
+      ),
+      "boot-protocol": oneOf(["bootp", "dhcp"], "bootp"),
+      "enter-setup-on": oneOf(["any-key", "delete-key"], "any-key"),
+      "force-backup-booter": bool("no"),
+      "protected-routerboot": oneOf(["disabled", "enabled"], "disabled"),
+      "reformat-hold-button": { type: { kind: "time" }, default: "20s" },
+      "reformat-hold-button-max": { type: { kind: "time" }, default: "10m" },
+      "silent-boot": bool("no"),
+    },
+  },
+  {
+    // The model's packages, as installed out of the box; nothing here installs or removes one.
+    path: ["system", "package"],
+    table: "system-package",
+    exported: false,
+    canAdd: false,
+    canRemove: false,
+    key: "name",
+    columns: ["name", "version", "build-time"],
+    builtins: (router) =>
+      router.model.packages.map((name) => ({ name, version: ROUTEROS_VERSION, "build-time": BUILD_TIME })),
+    properties: {
+      name: readOnlyText(),
+      version: readOnlyText(),
+      "build-time": readOnlyText(),
+      scheduled: readOnlyText(""),
+      disabled: { type: { kind: "bool" }, default: "no", readOnly: true },
+    },
   },
   {
     path: ["system"],

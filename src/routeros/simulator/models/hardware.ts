@@ -61,29 +61,52 @@ export function routerboardValues(model: RouterModel, seedText: string): Record<
     "board-name": model.boardName,
     model: model.routerboard.model,
     "serial-number": serialNumber(seedText, model.name),
+    "factory-firmware": "7.1",
     "current-firmware": ROUTEROS_VERSION,
     "upgrade-firmware": ROUTEROS_VERSION,
   };
 }
 
-const mib = (value: number) => `${value.toFixed(1)}MiB`;
+const MIB = 1024 * 1024;
 
-/** `/system resource`: the model's board, CPU, memory and storage. */
+/**
+ * When 7.24 was built, as `/system resource` and `/system package` report it. Not the real release's build
+ * time, which we do not know: a fixed one, so the figures stay the same from run to run.
+ */
+export const BUILD_TIME = "2026-11-03 10:21:09";
+
+/**
+ * `/system resource` as the API gives it: memory and disk in bytes, counts and MHz as numbers (the console
+ * prints the bytes as `225.0MiB`). Uptime is computed apart.
+ */
 export function resourceValues(model: RouterModel): Record<string, string> {
   return {
     version: `${ROUTEROS_VERSION} (stable)`,
+    "build-time": BUILD_TIME,
     "factory-software": "7.1",
     // The CHR's figures are those the simulated router has always printed (900 of 1024 MiB free).
-    "free-memory": mib((model.memoryMiB * 900) / 1024),
-    "total-memory": mib(model.memoryMiB),
+    "free-memory": String(Math.round((model.memoryMiB * 900 * MIB) / 1024)),
+    "total-memory": String(model.memoryMiB * MIB),
     cpu: model.cpu,
     "cpu-count": String(model.cpuCount),
     "cpu-frequency": String(model.cpuMHz),
     "cpu-load": "1",
-    "free-hdd-space": mib(model.storageMiB * 0.625),
-    "total-hdd-space": mib(model.storageMiB),
+    "free-hdd-space": String(Math.round(model.storageMiB * 0.625 * MIB)),
+    "total-hdd-space": String(model.storageMiB * MIB),
+    "write-sect-since-reboot": "0",
+    "write-sect-total": "0",
+    "bad-blocks": "0",
     "architecture-name": model.architecture,
     "board-name": model.boardName,
     platform: "MikroTik",
   };
+}
+
+/** Bytes as RouterOS's console prints them: `225.0MiB`, `512.0KiB`. */
+export function byteText(value: string): string {
+  const bytes = Number(value);
+  if (!Number.isFinite(bytes)) return value;
+  if (bytes >= 1024 * MIB) return `${(bytes / (1024 * MIB)).toFixed(1)}GiB`;
+  if (bytes >= MIB) return `${(bytes / MIB).toFixed(1)}MiB`;
+  return `${(bytes / 1024).toFixed(1)}KiB`;
 }

@@ -56,5 +56,21 @@ except TrapError as error:
     results["trap"] = error.message
 results["empty"] = list(addresses.select(Key("address")).where(Key("interface") == "ether7"))
 results["execute"] = list(api("/execute", **{"script": ':put "py"', "as-string": ""}))
+
+# Unset words: librouteros sends `=!comment=` for a key written with a leading "!".
+addresses.update(**{".id": results["add_ret"], "!comment": ""})
+results["unset"] = list(addresses.select(Key(".id"), Key("comment")).where(Key(".id") == results["add_ret"]))
+
+# Stable ids: removing one file leaves the others' ids, and removing by a listed id removes that file.
+for name in ("peer-a", "peer-b", "peer-c"):
+    list(api("/export", file=name))
+files = api.path("file")
+before = {entry["name"]: entry[".id"] for entry in files}
+files.remove(before["peer-a.rsc"])
+after = {entry["name"]: entry[".id"] for entry in files}
+files.remove(before["peer-c.rsc"])
+results["ids_before"] = before
+results["ids_after_one_removed"] = after
+results["names_after_two_removed"] = sorted(entry["name"] for entry in files)
 api.close()
 json.dump(results, sys.stdout)
