@@ -26,7 +26,15 @@ export type BinaryOperator =
   | "*"
   | "/"
   | "%"
-  | ".";
+  | "."
+  /** Bitwise, on numbers: `$flags & 4`, `1 << $bit`. */
+  | "&"
+  | "|"
+  | "^"
+  | "<<"
+  | ">>"
+  /** `$a->"key"`, `$a->0`: an item of an array. */
+  | "->";
 
 export type Expr =
   /** A literal; `word` keeps the unquoted text a bare word was written as (typed values lose it). */
@@ -90,9 +98,19 @@ export type Statement =
       readonly positional: readonly Expr[];
       readonly named: readonly { readonly name: string; readonly value: Expr }[];
     })
+  /**
+   * `[ ... ]` written as a statement: the value is computed (the commands inside run); when it is code,
+   * as `[[:parse $source] text="hi"]`, the code runs with the arguments that follow.
+   */
+  | (Position & {
+      readonly kind: "invoke";
+      readonly callee: Expr;
+      readonly positional: readonly Expr[];
+      readonly named: readonly { readonly name: string; readonly value: Expr }[];
+    })
   /** `:return value`: ends the function (or the script) with a value. */
   | (Position & { readonly kind: "return"; readonly value?: Expr })
-  /** `/quit`: ends the script; what ran stays applied. */
+  /** `/quit` and `:exit`: end the script; what ran stays applied. */
   | (Position & { readonly kind: "quit" })
   | (Position & { readonly kind: "put"; readonly value?: Expr })
   | (Position & { readonly kind: "log"; readonly level: LogLevel; readonly message: Expr })
@@ -125,13 +143,31 @@ export type Statement =
       readonly onError?: Block;
       readonly while?: Expr;
     })
-  /** `:onerror e in={...} do={...}` (RouterOS 7.13+): `do` runs with `$e` the error text when `in` fails. */
+  /**
+   * `:onerror e in={...} do={...}`, also `:onerror e {...} do={...}` (RouterOS 7.13+): `do` runs with `$e` the
+   * error text when the block fails.
+   */
   | (Position & {
       readonly kind: "onerror";
       readonly name: string;
       readonly body: Block;
       readonly handler: Block;
     })
+  /**
+   * `:retry {...} delay=1s max=3 on-error={...}` (RouterOS 7.13+): runs the block until it succeeds, at most
+   * `max` times with `delay` between tries; then `on-error` runs, or the last error stands.
+   */
+  | (Position & {
+      readonly kind: "retry";
+      readonly body: Block;
+      readonly delay?: Expr;
+      readonly max?: Expr;
+      readonly onError?: Block;
+    })
+  /** `:resolve name` (also `domain-name=`): the address the router's DNS gives for a name. */
+  | (Position & { readonly kind: "resolve"; readonly name: Expr })
+  /** `:timestamp`: the time since the Unix epoch, as a time. */
+  | (Position & { readonly kind: "timestamp" })
   | (Position & { readonly kind: "error"; readonly message: Expr })
   /** `:time {...}`: how long the block (or the value of an expression) took, as a time. */
   | (Position & { readonly kind: "time"; readonly command: Block | Expr })
@@ -152,7 +188,18 @@ export type Statement =
   /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`: mostly used as `[:len $x]`. */
   | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });
 
-export type FunctionName = "len" | "typeof" | "tostr" | "tonum" | "pick" | "toarray" | "find";
+export type FunctionName =
+  | "len"
+  | "typeof"
+  | "tostr"
+  | "tonum"
+  | "pick"
+  | "toarray"
+  | "find"
+  | "totime"
+  | "tonsec"
+  | "tocrlf"
+  | "jobname";
 
 export interface Script {
   readonly source: string;

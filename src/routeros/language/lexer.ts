@@ -50,7 +50,31 @@ export interface Token {
 }
 
 const PUNCT = new Set<TokenKind>(["[", "]", "{", "}", "(", ")", ";"]);
-const OPERATORS = ["!=", "<=", ">=", "&&", "||", "=", "<", ">", "~", "!", "+", "-", "*", "/", ".", ",", "%"];
+const OPERATORS = [
+  "->",
+  "<<",
+  ">>",
+  "!=",
+  "<=",
+  ">=",
+  "&&",
+  "||",
+  "&",
+  "|",
+  "^",
+  "=",
+  "<",
+  ">",
+  "~",
+  "!",
+  "+",
+  "-",
+  "*",
+  "/",
+  ".",
+  ",",
+  "%",
+];
 
 function isBlank(code: number): boolean {
   return code === 32 || code === 9;

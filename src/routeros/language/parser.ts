@@ -180,6 +180,7 @@ export class Parser implements ParseContext {
         block: this.parseStatements("}", token),
       };
     if (token.kind === "var") return this.parseCall(token);
+    if (token.kind === "[") return this.parseInvoke(token);
     if (token.kind !== "word") throw this.fail("syntax error", token);
     if (token.text.startsWith(":") && !token.escaped) return parseGlobal(this, token);
     if (
@@ -191,10 +192,22 @@ export class Parser implements ParseContext {
     return this.parseHostCommand(token);
   }
 
-  /** `$f a b name=x`: a call of the function variable `f`. */
-  private parseCall(token: Token): Statement {
-    const callee = this.variable(token);
-    if (callee.type !== "variable") throw this.fail("syntax error", token);
+  /** `[ ... ] a name=x` as a statement: the substitution's value, run with the arguments when it is code. */
+  private parseInvoke(token: Token): Statement {
+    const callee: Expr = {
+      type: "substitution",
+      line: token.line,
+      column: token.column,
+      block: this.parseStatements("]", token),
+    };
+    const { positional, named } = this.callArguments();
+    return { kind: "invoke", line: token.line, column: token.column, callee, positional, named };
+  }
+
+  private callArguments(): {
+    positional: Expr[];
+    named: { name: string; value: Expr }[];
+  } {
     const { list } = this.parseArguments({
       typed: true,
       where: false,
@@ -207,6 +220,14 @@ export class Parser implements ParseContext {
       if (arg.name === undefined) positional.push(arg.value);
       else named.push({ name: arg.name, value: arg.value });
     }
+    return { positional, named };
+  }
+
+  /** `$f a b name=x`: a call of the function variable `f`. */
+  private parseCall(token: Token): Statement {
+    const callee = this.variable(token);
+    if (callee.type !== "variable") throw this.fail("syntax error", token);
+    const { positional, named } = this.callArguments();
     return { kind: "call", line: token.line, column: token.column, name: token.text, positional, named };
   }
 
@@ -318,6 +339,7 @@ export class Parser implements ParseContext {
   parseArguments(options: ArgumentOptions): { list: Argument[]; where?: Expr } {
     const list: Argument[] = [];
     let positional = 0;
+    let group: string | undefined;
     for (;;) {
       const token = this.peek();
       if (this.isEnd(token)) return { list };
@@ -333,9 +355,12 @@ export class Parser implements ParseContext {
       }
       let name: string | undefined;
       if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
-        if (options.isNamed && !options.isNamed(token.text))
-          throw this.fail("expected end of command", token);
-        name = options.expandName ? options.expandName(token.text) : token.text;
+        // `configuration.mode=ap .ssid=home`: a name starting with a dot continues the group named before it.
+        const written = token.text.startsWith(".") && group !== undefined ? group + token.text : token.text;
+        if (options.isNamed && !options.isNamed(written)) throw this.fail("expected end of command", token);
+        name = options.expandName ? options.expandName(written) : written;
+        const dot = name.indexOf(".");
+        if (dot > 0) group = name.slice(0, dot);
         this.next();
         this.next();
       }
@@ -402,7 +427,7 @@ export class Parser implements ParseContext {
   }
 
   /** After `{` where an array belongs: values separated by `;` or new lines, up to `}`. */
-  private parseArray(open: Token): Expr {
+  parseArray(open: Token): Expr {
     this.enter(open);
     const items: Expr[] = [];
     for (;;) {

@@ -1,8 +1,11 @@
-/** Value functions: `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`. */
+/**
+ * Value functions: `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`, `:totime`, `:tonsec`,
+ * `:tocrlf` (`:jobname` needs the run, the interpreter answers it).
+ */
 
 import type { FunctionName } from "../language/ast.js";
 import type { RosValue } from "../language/host.js";
-import { sameValue, toNumber, toText, typeName } from "./values.js";
+import { readRouterOsTime, sameValue, timeText, toNumber, toText, typeName } from "./values.js";
 
 /** `:toarray`: an array stays, nil is empty, text splits at commas (`"a,b"` is `a;b`), anything else is one item. */
 function toArray(value: RosValue): readonly RosValue[] {
@@ -49,5 +52,17 @@ export function callFunction(name: FunctionName, args: readonly RosValue[]): Ros
       return toArray(first);
     case "find":
       return find(first, second, third);
+    case "totime": {
+      const ms = readRouterOsTime(toText(first).trim());
+      return ms === undefined ? null : timeText(ms);
+    }
+    case "tonsec": {
+      const ms = readRouterOsTime(toText(first).trim());
+      return ms === undefined ? null : ms * 1_000_000;
+    }
+    case "tocrlf":
+      return toText(first).replace(/\r?\n/g, "\r\n");
+    case "jobname":
+      return "";
   }
 }

@@ -181,6 +181,18 @@ export class SimulatedRouter implements CommandHost, RouterState {
     return this.table(target.table).get(id)?.values.name;
   }
 
+  /** `:resolve`: the router's own static DNS entries answer (it reaches no DNS server). */
+  resolveName(name: string): string | undefined {
+    const wanted = name.toLowerCase();
+    const entry = this.table("ip-dns-static").items.find(
+      (item) =>
+        item.values.disabled !== "yes" &&
+        (item.values.name ?? "").toLowerCase() === wanted &&
+        (item.values.address ?? "") !== "",
+    );
+    return entry?.values.address;
+  }
+
   now(): Date {
     return new Date(this.baseNow().getTime() + this.clockOffsetMs);
   }

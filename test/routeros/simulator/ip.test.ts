@@ -124,3 +124,19 @@ describe("/ip dns, /ip pool, /ip service", () => {
     );
   });
 });
+
+describe("/ip dns static and :resolve", () => {
+  it("keeps AAAA records and answers :resolve from the static entries", async () => {
+    const router = freshRouter();
+    await run(
+      router,
+      [
+        "/ip dns static add name=nas.home.arpa address=192.168.88.20",
+        "/ip dns static add name=nas.home.arpa type=AAAA address=fd00:88::20",
+      ].join("\n"),
+    );
+    expect(await run(router, ":put [:resolve nas.home.arpa]")).toBe("192.168.88.20");
+    expect(await run(router, '/ip dns static export where type="AAAA"')).toContain("address=fd00:88::20");
+    expect(await fail(router, ":resolve printer.home.arpa")).toMatch(/^failure: dns name does not exist/);
+  });
+});
