@@ -33,6 +33,8 @@ export type BinaryOperator =
   | "^"
   | "<<"
   | ">>"
+  /** `($list, $item)`: one array of the items of both sides. */
+  | ","
   /** `$a->"key"`, `$a->0`: an item of an array. */
   | "->";
 
@@ -88,6 +90,8 @@ export type Statement =
   | (Position & {
       readonly kind: "set";
       readonly name: string;
+      /** `:set ($name->index) value`: sets one item of the array in `name`. */
+      readonly index?: Expr;
       readonly value?: Expr;
       readonly code?: Block;
     })

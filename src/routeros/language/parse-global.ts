@@ -115,11 +115,23 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
       const code = args.block(args.option("do"));
       args.most(code ? 1 : 2);
       const target = args.required(args.at(0));
+      // `:set ($list->2) value`: one item of the array in a variable.
+      const item =
+        target.type === "binary" && target.operator === "->" && target.left.type === "variable"
+          ? { name: target.left.name, index: target.right }
+          : undefined;
       // `:set $name value` sets `name` as `:set name value` does (scripts of v6 days write it so).
-      const name = target.type === "variable" ? target.name : args.name(0);
+      const name = item?.name ?? (target.type === "variable" ? target.name : args.name(0));
       if (!parser.isDeclared(name)) throw parser.fail("syntax error", args.required(args.at(0)));
       const value = args.at(1);
-      return { kind: "set", ...at, name, ...(value ? { value } : {}), ...(code ? { code } : {}) };
+      return {
+        kind: "set",
+        ...at,
+        name,
+        ...(item ? { index: item.index } : {}),
+        ...(value ? { value } : {}),
+        ...(code ? { code } : {}),
+      };
     }
     case "return": {
       args.most(1);

@@ -27,6 +27,42 @@ export interface ParseOptions {
 }
 
 /**
+ * Global commands RouterOS 7.24 lists at the root of its tree, written without the colon. `find`, `log`,
+ * `export` and `import` are left out: at the root they are the host's commands and menus.
+ */
+const ROOT_GLOBALS: ReadonlySet<string> = new Set([
+  "delay",
+  "do",
+  "error",
+  "execute",
+  "exit",
+  "for",
+  "foreach",
+  "global",
+  "if",
+  "jobname",
+  "len",
+  "local",
+  "onerror",
+  "parse",
+  "pick",
+  "put",
+  "resolve",
+  "retry",
+  "return",
+  "set",
+  "timestamp",
+  "toarray",
+  "tocrlf",
+  "tonsec",
+  "tonum",
+  "tostr",
+  "totime",
+  "typeof",
+  "while",
+]);
+
+/**
  * Bare words after a host verb that are flags (`print detail`), not unnamed arguments (`set ether1`), when the
  * catalog says the command takes them: `remove detail` names an item called `detail`.
  */
@@ -183,6 +219,9 @@ export class Parser implements ParseContext {
     if (token.kind === "[") return this.parseInvoke(token);
     if (token.kind !== "word") throw this.fail("syntax error", token);
     if (token.text.startsWith(":") && !token.escaped) return parseGlobal(this, token);
+    // The 7.24 tree has the global commands at the root without a colon too (`if (...) do={...}`, `return 1`).
+    if (!token.escaped && this.menu.length === 0 && ROOT_GLOBALS.has(token.text))
+      return parseGlobal(this, { ...token, text: `:${token.text}` });
     if (
       !token.escaped &&
       (token.text === "/quit" || token.text === "quit") &&
@@ -457,7 +496,17 @@ export class Parser implements ParseContext {
   /** After `(`: an expression and the closing `)`. */
   parseParenthesized(open: Position): Expr {
     this.enter(open);
-    const expr = parseExpression(this, { where: false });
+    let expr = parseExpression(this, { where: false });
+    // `($list, $item)`: the items joined into one array.
+    for (
+      let next = this.peek("expression");
+      next.kind === "op" && next.text === ",";
+      next = this.peek("expression")
+    ) {
+      this.next("expression");
+      const right = parseExpression(this, { where: false });
+      expr = { type: "binary", line: expr.line, column: expr.column, operator: ",", left: expr, right };
+    }
     const close = this.next("expression");
     if (close.kind !== ")") throw this.fail("syntax error", close);
     this.leave();

@@ -224,6 +224,11 @@ class Interpreter {
       case "set": {
         const cell = scope.lookup(statement.name) ?? this.missing(statement);
         const value = statement.value ? await this.evaluate(statement.value, scope) : null;
+        if (statement.index) {
+          const index = await this.evaluate(statement.index, scope);
+          this.assign(cell, withItem(cell.value, index, value), undefined);
+          return null;
+        }
         this.assign(cell, value, statement.code);
         return null;
       }
@@ -615,6 +620,7 @@ class Interpreter {
     const right = await this.evaluate(expr.right, scope);
     if (operator === ".") return this.join(toText(left), toText(right));
     if (operator === "->") return itemOf(left, right);
+    if (operator === ",") return this.budget.check([...asItems(left), ...asItems(right)]);
     const arithmetic = ARITHMETIC[operator];
     if (arithmetic) {
       const divisor = this.number(right);
@@ -644,6 +650,22 @@ class Interpreter {
  * `$a->i`: the item at a position of a list; nil past its end, for a key (arrays here hold no keys) and for a
  * value that is no array.
  */
+/**
+ * `:set ($list->i) value`: the list with its item at `i` replaced, or appended at `i` = its length. Arrays here
+ * hold no keys, so a key that is no position fails, saying so.
+ */
+function withItem(array: RosValue, index: RosValue, value: RosValue): RosValue {
+  const items = Array.isArray(array) ? [...array] : array === null ? [] : [array];
+  if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index > items.length)
+    throw new RouterOsError(
+      `failure: arrays with keys are not modelled by the simulated router (key ${toText(index)})`,
+    );
+  items[index] = value;
+  return items;
+}
+
+const asItems = (value: RosValue): readonly RosValue[] => (Array.isArray(value) ? value : [value]);
+
 function itemOf(array: RosValue, key: RosValue): RosValue {
   if (!Array.isArray(array) || typeof key !== "number") return null;
   return array[key] ?? null;

@@ -161,3 +161,37 @@ describe("conversion functions", () => {
     expect(await run(":put [:timestamp]", Object.assign(host, { now: () => at }))).toEqual(["1w01:02:03"]);
   });
 });
+
+describe("global commands at the root without a colon", () => {
+  it("reads if, put, return and pick as :if, :put, :return and :pick", async () => {
+    const script = [
+      ":local wan do={ return [pick $1 0 5] }",
+      'if ([$wan "ether1-isp"] = "ether") do={ put "wan is ethernet" }',
+    ].join("\n");
+    expect(await run(script)).toEqual(["wan is ethernet"]);
+  });
+
+  it("leaves a menu's own commands alone", () => {
+    const [command] = parseScript("/ip address\nset [find] disabled=yes").body.statements as CommandNode[];
+    expect(command).toMatchObject({ kind: "command", menu: ["ip", "address"], verb: "set" });
+  });
+});
+
+describe("arrays built in a script", () => {
+  it("joins ($list, $item) into one array", async () => {
+    const script =
+      ':local ports {"ether2";"ether3"}\n:set ports ($ports, "ether4")\n:put $ports\n:put [:len $ports]';
+    expect(await run(script)).toEqual(["ether2;ether3;ether4", "3"]);
+  });
+
+  it("sets one item with :set ($list->i) and appends at its length", async () => {
+    const script = ':local dns {"1.1.1.1"}\n:set ($dns->1) "9.9.9.9"\n:set ($dns->0) "8.8.8.8"\n:put $dns';
+    expect(await run(script)).toEqual(["8.8.8.8;9.9.9.9"]);
+  });
+
+  it("says that keyed arrays are not modelled rather than store a key", async () => {
+    await expect(run(':local cfg {"a"}\n:set ($cfg->"mode") "ap"')).rejects.toThrow(
+      /arrays with keys are not modelled/,
+    );
+  });
+});
