@@ -79,14 +79,18 @@ async function runEntry(entry: CorpusEntry, text: string): Promise<ScriptResult>
   let acceptedInvalid = 0;
   for (const [i, chunk] of parts.entries()) {
     const script = chunkScript(chunk);
-    const outcome = await router.runScript(script, AbortSignal.timeout(SCRIPT_TIMEOUT_MS));
+    // A terminal knows the globals earlier lines declared; a script of its own must declare them.
+    const known = await globalNames(router);
+    const declared =
+      known.length > 0 ? `${known.map((name) => `:global ${name}`).join("; ")}\n${script}` : script;
+    const outcome = await router.runScript(declared, AbortSignal.timeout(SCRIPT_TIMEOUT_MS));
     if (outcome.ok) {
       applied++;
       if (invalid[i]) acceptedInvalid++;
       continue;
     }
     const message = outcome.error ?? "";
-    failures.push({ chunk, message, failureClass: classify(script, message) });
+    failures.push({ chunk, message, failureClass: classify(declared, message) });
   }
   // The whole file as one script, on a fresh router.
   const whole = await freshRouter(entry).runScript(text, AbortSignal.timeout(SCRIPT_TIMEOUT_MS));
@@ -99,7 +103,7 @@ async function runEntry(entry: CorpusEntry, text: string): Promise<ScriptResult>
     firstFailure = {
       chunk: chunk ?? { line, text, menu: [] },
       message,
-      failureClass: classify(script, message),
+      failureClass: classify(text, message, script),
     };
   }
   return {
@@ -112,6 +116,16 @@ async function runEntry(entry: CorpusEntry, text: string): Promise<ScriptResult>
     ...(firstFailure ? { firstFailure } : {}),
     failures,
   };
+}
+
+/** The router's global variables, as `:environment print` lists them. */
+async function globalNames(router: SimulatedRouter): Promise<string[]> {
+  const outcome = await router.runScript(":environment print");
+  if (!outcome.ok || outcome.output === "") return [];
+  return outcome.output
+    .split("\n")
+    .map((line) => line.slice(0, line.indexOf("=")))
+    .filter((name) => /^[A-Za-z][A-Za-z0-9_-]*$/.test(name));
 }
 
 const pct = (part: number, whole: number) => (whole === 0 ? 0 : round((100 * part) / whole, 1));

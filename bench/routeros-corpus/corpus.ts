@@ -175,14 +175,18 @@ const NEEDS_STATE = [
 ];
 const SCRIPT_FAULT = [/^failure: already have/, /^division by zero/, /^interrupted/];
 
-/** The class of one failure: where the script is not RouterOS 7.24, or where the simulated router falls short. */
-export function classify(source: string, message: string): FailureClass {
+/**
+ * The class of one failure: where the script is not RouterOS 7.24, or where the simulated router falls short.
+ * `source` is what ran (its syntax decides a language gap), `command` the command that failed, checked against
+ * the tree (the same text when a command ran on its own).
+ */
+export function classify(source: string, message: string, command: string = source): FailureClass {
   if (!parsesPermissively(source)) return "language gap";
-  if (invalidOn724(source) !== undefined) return "invalid on 7.24";
+  if (invalidOn724(command) !== undefined) return "invalid on 7.24";
   if (NEEDS_STATE.some((pattern) => pattern.test(message))) return "needs state";
   if (SCRIPT_FAULT.some((pattern) => pattern.test(message))) return "script fault";
   if (
-    /:error\b/.test(source) &&
+    /:error\b/.test(command) &&
     !/^(syntax error|expected end of command|bad command name|no such command)/.test(message)
   )
     return "script fault";

@@ -203,7 +203,11 @@ export type FunctionName =
   | "totime"
   | "tonsec"
   | "tocrlf"
-  | "jobname";
+  | "jobname"
+  | "toip"
+  | "toip6"
+  | "tobool"
+  | "tolf";
 
 export interface Script {
   readonly source: string;

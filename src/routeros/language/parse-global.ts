@@ -21,6 +21,10 @@ const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = 
   tonsec: { min: 1, max: 1 },
   tocrlf: { min: 1, max: 1 },
   jobname: { min: 0, max: 0 },
+  toip: { min: 1, max: 1 },
+  toip6: { min: 1, max: 1 },
+  tobool: { min: 1, max: 1 },
+  tolf: { min: 1, max: 1 },
 };
 
 /** The named arguments each global command takes; any other `name=` is a syntax error. */

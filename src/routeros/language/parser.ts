@@ -379,9 +379,25 @@ export class Parser implements ParseContext {
     const list: Argument[] = [];
     let positional = 0;
     let group: string | undefined;
+    // `find comment=x remote-address!="1.2.3.4"`: each `name!=value` is a condition, as after `where`.
+    let unequal: Expr | undefined;
+    const withUnequal = (where: Expr | undefined): Expr | undefined =>
+      unequal === undefined || where === undefined
+        ? (unequal ?? where)
+        : {
+            type: "binary",
+            line: unequal.line,
+            column: unequal.column,
+            operator: "and",
+            left: unequal,
+            right: where,
+          };
     for (;;) {
       const token = this.peek();
-      if (this.isEnd(token)) return { list };
+      if (this.isEnd(token)) {
+        const where = withUnequal(undefined);
+        return where ? { list, where } : { list };
+      }
       if (
         options.where &&
         token.kind === "word" &&
@@ -390,7 +406,38 @@ export class Parser implements ParseContext {
         !this.glued(token)
       ) {
         this.next();
-        return { list, where: parseExpression(this, { where: true }) };
+        return { list, where: withUnequal(parseExpression(this, { where: true })) as Expr };
+      }
+      if (
+        options.where &&
+        token.kind === "word" &&
+        !token.escaped &&
+        token.text.length > 1 &&
+        token.text.endsWith("!") &&
+        this.glued(token, "=")
+      ) {
+        const property = token.text.slice(0, -1);
+        if (options.isNamed && !options.isNamed(property)) throw this.fail("expected end of command", token);
+        this.next();
+        this.next();
+        const value = this.parseValue(false, true) as Expr;
+        const at = { line: token.line, column: token.column };
+        const condition: Expr = {
+          type: "binary",
+          ...at,
+          operator: "!=",
+          left: {
+            type: "property",
+            ...at,
+            name: options.expandName ? options.expandName(property) : property,
+          },
+          right: value,
+        };
+        unequal =
+          unequal === undefined
+            ? condition
+            : { type: "binary", ...at, operator: "and", left: unequal, right: condition };
+        continue;
       }
       let name: string | undefined;
       if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {

@@ -14,6 +14,7 @@ import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";
 import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
+import { genericBuiltins } from "./generic.js";
 import { FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
 import { anyInterface } from "./menus/targets.js";
@@ -127,6 +128,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
       this.table("interface").insert({ ...values }, { base: values });
     for (const values of serialPorts(this.model))
       this.table("generic:port").insert({ ...values }, { base: values });
+    for (const [table, rows] of genericBuiltins())
+      for (const values of rows) this.table(table).insert({ ...values }, { base: values });
   }
 
   /**

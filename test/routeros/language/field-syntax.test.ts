@@ -195,3 +195,28 @@ describe("arrays built in a script", () => {
     );
   });
 });
+
+describe(":toip, :toip6, :tobool, :tolf", () => {
+  it("converts what is of the kind and gives nil for what is not", async () => {
+    const script = [
+      ':put [:toip "192.168.88.1"]',
+      ':put [:typeof [:toip "gw.example.net"]]',
+      ':put [:toip6 "2001:DB8::1"]',
+      ':put [:typeof [:toip6 "2001:db8::1::2"]]',
+      ':put [:tobool "yes"]',
+      ":put [:tobool 0]",
+      ':put [:typeof [:tobool "maybe"]]',
+      ':put [:len [:tolf "a\\r\\nb"]]',
+    ].join("\n");
+    expect(await run(script)).toEqual([
+      "192.168.88.1",
+      "nil",
+      "2001:db8::1",
+      "nil",
+      "true",
+      "false",
+      "nil",
+      "3",
+    ]);
+  });
+});

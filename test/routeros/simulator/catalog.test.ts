@@ -114,3 +114,24 @@ describe("menus of extra packages (container, interface veth, caps-man)", () => 
     );
   });
 });
+
+describe("built-in items of generic menus", () => {
+  it("has the firewall helpers and the logging actions every RouterOS has, exporting only changes", async () => {
+    const router = freshRouter();
+    expect(await run(router, "/ip firewall service-port export")).not.toContain("set ");
+    await run(
+      router,
+      [
+        "/ip firewall service-port set ftp disabled=yes",
+        "/ip firewall service-port set [find name=sip] disabled=yes",
+        "/system logging action set memory memory-lines=2000",
+      ].join("\n"),
+    );
+    expect(await run(router, ":put [/ip firewall service-port get tftp ports]")).toBe("69");
+    expect(await run(router, "/ip firewall service-port export")).toContain(
+      "set ftp disabled=yes\nset sip disabled=yes",
+    );
+    expect(await run(router, "/system logging action export")).toContain("set memory memory-lines=2000");
+    expect(await fail(router, "/ip firewall service-port set telnet disabled=yes")).toMatch(/^no such item/);
+  });
+});
