@@ -9,6 +9,7 @@
  * `CORPUS_DETAIL=1` prints every failing command.
  */
 
+import { catalog } from "../src/routeros/simulator/catalog.js";
 import type { RouterModel } from "../src/routeros/simulator/models/index.js";
 import { modelNamed } from "../src/routeros/simulator/models/index.js";
 import { SimulatedRouter } from "../src/routeros/simulator/router.js";
@@ -103,14 +104,14 @@ async function runEntry(entry: CorpusEntry, text: string): Promise<ScriptResult>
     firstFailure = {
       chunk: chunk ?? { line, text, menu: [] },
       message,
-      failureClass: classify(text, message, script),
+      failureClass: classify(text, message, script, catalog),
     };
   }
   return {
     entry,
     commands: parts.length,
     applied,
-    acceptedBy724: !invalid.some(Boolean),
+    acceptedBy724: !invalid.some(Boolean) && firstFailure?.failureClass !== "invalid on 7.24",
     acceptedInvalid,
     ranToEnd: whole.ok,
     ...(firstFailure ? { firstFailure } : {}),

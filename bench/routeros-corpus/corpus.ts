@@ -12,6 +12,7 @@ import { checkScript } from "../../src/routeros/catalog/check-script.js";
 import { commandTreeFor } from "../../src/routeros/catalog/command-tree.js";
 import { RouterOsError } from "../../src/routeros/errors.js";
 import { permissiveCatalog } from "../../src/routeros/language/default-catalog.js";
+import type { CommandCatalog } from "../../src/routeros/language/host.js";
 import { parseScript } from "../../src/routeros/language/parser.js";
 
 export interface CorpusEntry {
@@ -155,8 +156,13 @@ export function invalidOn724(source: string): string | undefined {
 }
 
 function parsesPermissively(source: string): boolean {
+  return parses(source, permissiveCatalog);
+}
+
+/** Whether the project's parser reads `source` (a failure that ran was not the language's). */
+function parses(source: string, catalog: CommandCatalog): boolean {
   try {
-    parseScript(source, permissiveCatalog);
+    parseScript(source, catalog);
     return true;
   } catch (error) {
     if (error instanceof RouterOsError) return false;
@@ -180,9 +186,15 @@ const SCRIPT_FAULT = [/^failure: already have/, /^division by zero/, /^interrupt
  * `source` is what ran (its syntax decides a language gap), `command` the command that failed, checked against
  * the tree (the same text when a command ran on its own).
  */
-export function classify(source: string, message: string, command: string = source): FailureClass {
-  if (!parsesPermissively(source)) return "language gap";
+export function classify(
+  source: string,
+  message: string,
+  command: string = source,
+  catalog: CommandCatalog = permissiveCatalog,
+): FailureClass {
   if (invalidOn724(command) !== undefined) return "invalid on 7.24";
+  // A name the simulated router does not know stops its parse; the language reads it (the tree has it).
+  if (!parses(source, catalog)) return parsesPermissively(source) ? "simulator gap" : "language gap";
   if (NEEDS_STATE.some((pattern) => pattern.test(message))) return "needs state";
   if (SCRIPT_FAULT.some((pattern) => pattern.test(message))) return "script fault";
   if (

@@ -220,3 +220,14 @@ describe(":toip, :toip6, :tobool, :tolf", () => {
     ]);
   });
 });
+
+describe("a number before *", () => {
+  it("multiplies, while an item id keeps its star", async () => {
+    expect(await run(":put (10*60)\n:put [:totime (10*60)]\n:put ((1+2)*3)")).toEqual([
+      "600",
+      "00:10:00",
+      "9",
+    ]);
+    expect(await run(':put [:typeof ("*1A")]')).toEqual(["str"]);
+  });
+});
