@@ -76,14 +76,21 @@ async function runEntry(entry: CorpusEntry, text: string): Promise<ScriptResult>
   // Command by command, on one router: what an operator pasting the file into a terminal gets.
   const router = freshRouter(entry);
   const failures: Failure[] = [];
+  const locals = new Set<string>();
   let applied = 0;
   let acceptedInvalid = 0;
   for (const [i, chunk] of parts.entries()) {
     const script = chunkScript(chunk);
-    // A terminal knows the globals earlier lines declared; a script of its own must declare them.
+    // A terminal knows the globals earlier lines declared. The script's earlier top-level locals are
+    // declared too, without their values (gone with their line), so that the split alone fails nothing.
     const known = await globalNames(router);
-    const declared =
-      known.length > 0 ? `${known.map((name) => `:global ${name}`).join("; ")}\n${script}` : script;
+    const prelude = [
+      ...known.map((name) => `:global ${name}`),
+      ...[...locals].filter((name) => !known.includes(name)).map((name) => `:local ${name}`),
+    ];
+    const declared = prelude.length > 0 ? `${prelude.join("; ")}\n${script}` : script;
+    for (const match of chunk.text.matchAll(/^\s*:local\s+([A-Za-z][A-Za-z0-9_-]*)/g))
+      locals.add(match[1] as string);
     const outcome = await router.runScript(declared, AbortSignal.timeout(SCRIPT_TIMEOUT_MS));
     if (outcome.ok) {
       applied++;
@@ -91,7 +98,7 @@ async function runEntry(entry: CorpusEntry, text: string): Promise<ScriptResult>
       continue;
     }
     const message = outcome.error ?? "";
-    failures.push({ chunk, message, failureClass: classify(declared, message) });
+    failures.push({ chunk, message, failureClass: classify(declared, message, declared, catalog) });
   }
   // The whole file as one script, on a fresh router.
   const whole = await freshRouter(entry).runScript(text, AbortSignal.timeout(SCRIPT_TIMEOUT_MS));

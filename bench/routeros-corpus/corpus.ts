@@ -181,6 +181,17 @@ const NEEDS_STATE = [
 ];
 const SCRIPT_FAULT = [/^failure: already have/, /^division by zero/, /^interrupted/];
 
+/** A value the author blanked before publishing (`172.16.X.X`, `dst-port=XXXX`): the file, not the router. */
+function blankedValue(command: string, message: string): boolean {
+  const name = /^invalid value for argument ([a-z0-9.-]+)/.exec(message)?.[1];
+  if (name === undefined) return false;
+  const value =
+    new RegExp(`(?:^|\\s)${name.replace(/\./g, "\\.")}=\\\\?\\s*(\\S*)`).exec(
+      command.replace(/\\\n\s*/g, ""),
+    )?.[1] ?? "";
+  return /(^|[.!])X|XX/.test(value);
+}
+
 /**
  * The class of one failure: where the script is not RouterOS 7.24, or where the simulated router falls short.
  * `source` is what ran (its syntax decides a language gap), `command` the command that failed, checked against
@@ -194,9 +205,13 @@ export function classify(
 ): FailureClass {
   if (invalidOn724(command) !== undefined) return "invalid on 7.24";
   // A name the simulated router does not know stops its parse; the language reads it (the tree has it).
-  if (!parses(source, catalog)) return parsesPermissively(source) ? "simulator gap" : "language gap";
+  if (!parses(source, catalog))
+    return parses(source, commandTreeFor().catalog) || parsesPermissively(source)
+      ? "simulator gap"
+      : "language gap";
   if (NEEDS_STATE.some((pattern) => pattern.test(message))) return "needs state";
-  if (SCRIPT_FAULT.some((pattern) => pattern.test(message))) return "script fault";
+  if (SCRIPT_FAULT.some((pattern) => pattern.test(message)) || blankedValue(command, message))
+    return "script fault";
   if (
     /:error\b/.test(command) &&
     !/^(syntax error|expected end of command|bad command name|no such command)/.test(message)
