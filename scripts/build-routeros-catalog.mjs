@@ -6,8 +6,9 @@
  *
  * What it keeps: every menu path, each menu's commands, each command's argument names, and a short code for
  * the kind of value an argument takes where RouterOS describes it (see `kindOf`). The base tree is taken
- * whole; from the tree with extra packages only `interface wireless` (the package most devices with a radio
- * run), so the console knows those menus on a router without the radio.
+ * whole; from the tree with extra packages `interface wireless` (the package most devices with a radio run),
+ * so the console knows those menus on a router without the radio, and the menus of the packages real
+ * configurations use most (`container` with `interface veth`, `caps-man`).
  *
  * Compact form: one JSON text, stored as a string constant so that a bundler keeps it as data and the
  * catalog parses it on first use (`src/routeros/catalog/index.ts`). Per menu: `a`, its argument table
@@ -23,7 +24,7 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const shared = join(root, "..", "shared", "routeros");
 const target = join(root, "src", "routeros", "catalog", "routeros-7.24.ts");
-const extraSubtrees = [["interface", "wireless"]];
+const extraSubtrees = [["interface", "wireless"], ["interface", "veth"], ["container"], ["caps-man"]];
 /** Arguments `add` takes that `set` does not: where a new item goes and what it copies. */
 const placement = new Set(["copy-from", "place-before"]);
 
@@ -126,7 +127,7 @@ export function buildCatalog(base, extra) {
   }
   return {
     source:
-      "RouterOS 7.24 /console/inspect (tikoci/restraml docs/7.24); interface wireless from the extra tree",
+      "RouterOS 7.24 /console/inspect (tikoci/restraml docs/7.24); interface wireless, interface veth, container and caps-man from the extra tree",
     common,
     menus,
   };

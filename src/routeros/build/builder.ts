@@ -12,7 +12,8 @@ export interface BuildOptions {
   readonly find?: Readonly<Record<string, BuildValue>>;
 }
 
-const PROPERTY = /^[a-z0-9.-]+$/;
+// A name starting with a dot is no name of its own: RouterOS reads `.ssid=` as a member of the group before it.
+const PROPERTY = /^[a-z0-9-][a-z0-9.-]*$/;
 const MENU_WORD = /^[a-z0-9][a-z0-9-]*$/;
 
 function render(value: BuildValue, where: string): string {
@@ -27,7 +28,7 @@ function render(value: BuildValue, where: string): string {
 function checkProperty(key: string, command: string): void {
   if (!PROPERTY.test(key)) {
     throw new UsageError(
-      `invalid property name ${JSON.stringify(key)} for ${command}: RouterOS property names use only a-z, 0-9, "-" and "."`,
+      `invalid property name ${JSON.stringify(key)} for ${command}: RouterOS property names use only a-z, 0-9, "-" and "." and do not start with "."`,
     );
   }
 }

@@ -24,13 +24,11 @@ export function isRouterOsVersion(version: string): boolean {
 
 /**
  * Menus of packages and hardware the tree has no data for (`/system routerboard` exists only on RouterBOARDs,
- * `/container` only with its package). Below them, every word is accepted, as by the permissive catalog.
+ * `/iot` only with its package). Below them, every word is accepted, as by the permissive catalog.
  */
 export const UNCHECKED_MENUS: readonly (readonly string[])[] = [
   ["system", "routerboard"],
   ["interface", "ethernet", "switch"],
-  ["caps-man"],
-  ["container"],
   ["zerotier"],
   ["iot"],
   ["lora"],

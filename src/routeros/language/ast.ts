@@ -26,7 +26,17 @@ export type BinaryOperator =
   | "*"
   | "/"
   | "%"
-  | ".";
+  | "."
+  /** Bitwise, on numbers: `$flags & 4`, `1 << $bit`. */
+  | "&"
+  | "|"
+  | "^"
+  | "<<"
+  | ">>"
+  /** `($list, $item)`: one array of the items of both sides. */
+  | ","
+  /** `$a->"key"`, `$a->0`: an item of an array. */
+  | "->";
 
 export type Expr =
   /** A literal; `word` keeps the unquoted text a bare word was written as (typed values lose it). */
@@ -80,6 +90,8 @@ export type Statement =
   | (Position & {
       readonly kind: "set";
       readonly name: string;
+      /** `:set ($name->index) value`: sets one item of the array in `name`. */
+      readonly index?: Expr;
       readonly value?: Expr;
       readonly code?: Block;
     })
@@ -90,9 +102,19 @@ export type Statement =
       readonly positional: readonly Expr[];
       readonly named: readonly { readonly name: string; readonly value: Expr }[];
     })
+  /**
+   * `[ ... ]` written as a statement: the value is computed (the commands inside run); when it is code,
+   * as `[[:parse $source] text="hi"]`, the code runs with the arguments that follow.
+   */
+  | (Position & {
+      readonly kind: "invoke";
+      readonly callee: Expr;
+      readonly positional: readonly Expr[];
+      readonly named: readonly { readonly name: string; readonly value: Expr }[];
+    })
   /** `:return value`: ends the function (or the script) with a value. */
   | (Position & { readonly kind: "return"; readonly value?: Expr })
-  /** `/quit`: ends the script; what ran stays applied. */
+  /** `/quit` and `:exit`: end the script; what ran stays applied. */
   | (Position & { readonly kind: "quit" })
   | (Position & { readonly kind: "put"; readonly value?: Expr })
   | (Position & { readonly kind: "log"; readonly level: LogLevel; readonly message: Expr })
@@ -125,13 +147,31 @@ export type Statement =
       readonly onError?: Block;
       readonly while?: Expr;
     })
-  /** `:onerror e in={...} do={...}` (RouterOS 7.13+): `do` runs with `$e` the error text when `in` fails. */
+  /**
+   * `:onerror e in={...} do={...}`, also `:onerror e {...} do={...}` (RouterOS 7.13+): `do` runs with `$e` the
+   * error text when the block fails.
+   */
   | (Position & {
       readonly kind: "onerror";
       readonly name: string;
       readonly body: Block;
       readonly handler: Block;
     })
+  /**
+   * `:retry {...} delay=1s max=3 on-error={...}` (RouterOS 7.13+): runs the block until it succeeds, at most
+   * `max` times with `delay` between tries; then `on-error` runs, or the last error stands.
+   */
+  | (Position & {
+      readonly kind: "retry";
+      readonly body: Block;
+      readonly delay?: Expr;
+      readonly max?: Expr;
+      readonly onError?: Block;
+    })
+  /** `:resolve name` (also `domain-name=`): the address the router's DNS gives for a name. */
+  | (Position & { readonly kind: "resolve"; readonly name: Expr })
+  /** `:timestamp`: the time since the Unix epoch, as a time. */
+  | (Position & { readonly kind: "timestamp" })
   | (Position & { readonly kind: "error"; readonly message: Expr })
   /** `:time {...}`: how long the block (or the value of an expression) took, as a time. */
   | (Position & { readonly kind: "time"; readonly command: Block | Expr })
@@ -152,7 +192,22 @@ export type Statement =
   /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`: mostly used as `[:len $x]`. */
   | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });
 
-export type FunctionName = "len" | "typeof" | "tostr" | "tonum" | "pick" | "toarray" | "find";
+export type FunctionName =
+  | "len"
+  | "typeof"
+  | "tostr"
+  | "tonum"
+  | "pick"
+  | "toarray"
+  | "find"
+  | "totime"
+  | "tonsec"
+  | "tocrlf"
+  | "jobname"
+  | "toip"
+  | "toip6"
+  | "tobool"
+  | "tolf";
 
 export interface Script {
   readonly source: string;

@@ -80,6 +80,10 @@ export interface CommandHost {
    * given when `job.file` names a file.
    */
   startJob?(job: BackgroundJob): string;
+  /** Optional: `:resolve`, the address the host's DNS gives for a name; undefined when it has none. */
+  resolveName?(name: string): string | undefined;
+  /** Optional: the host's clock, for `:timestamp`. @default the process's clock */
+  now?(): Date;
 }
 
 /** A script `:execute` runs in the background. */

@@ -50,7 +50,31 @@ export interface Token {
 }
 
 const PUNCT = new Set<TokenKind>(["[", "]", "{", "}", "(", ")", ";"]);
-const OPERATORS = ["!=", "<=", ">=", "&&", "||", "=", "<", ">", "~", "!", "+", "-", "*", "/", ".", ",", "%"];
+const OPERATORS = [
+  "->",
+  "<<",
+  ">>",
+  "!=",
+  "<=",
+  ">=",
+  "&&",
+  "||",
+  "&",
+  "|",
+  "^",
+  "=",
+  "<",
+  ">",
+  "~",
+  "!",
+  "+",
+  "-",
+  "*",
+  "/",
+  ".",
+  ",",
+  "%",
+];
 
 function isBlank(code: number): boolean {
   return code === 32 || code === 9;
@@ -228,10 +252,20 @@ export class Lexer {
       }
       return this.scanCommandWord(spaced);
     }
-    if (isNameChar(code) || code === 42) {
+    // `*1A` is an item id, unless the star follows a value (`10*60`, `$n*2`): then it multiplies.
+    const before = this.pos > 0 ? src.charCodeAt(this.pos - 1) : 32;
+    const multiplies = code === 42 && (isExprWordChar(before) || before === 41 || before === 93);
+    if (isNameChar(code) || (code === 42 && !multiplies)) {
       const start = this.pos;
       let end = start + 1;
-      while (end < src.length && isExprWordChar(src.charCodeAt(end))) end++;
+      // `*` belongs to item ids (`*1A`); after a number it multiplies (`(10*60)`).
+      const numeric = code >= 48 && code <= 57;
+      while (
+        end < src.length &&
+        isExprWordChar(src.charCodeAt(end)) &&
+        !(numeric && src.charCodeAt(end) === 42)
+      )
+        end++;
       this.advance(end - start);
       this.tooLong(start, line, column);
       return this.token("word", src.slice(start, this.pos), line, column, spaced);

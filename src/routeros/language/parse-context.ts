@@ -52,6 +52,8 @@ export interface ParseContext {
   parseArguments(options: ArgumentOptions): { list: Argument[]; where?: Expr };
   parseStatements(close: "}" | "]" | "eof", open: Position): Block;
   parseParenthesized(open: Position): Expr;
+  /** After `{` where an array belongs: its items up to `}`. */
+  parseArray(open: Token): Expr;
   parseString(open: Token): Expr;
   variable(token: Token): Expr;
 }

@@ -1,7 +1,7 @@
 /**
  * Expressions: inside `( )` (`:if ($a = 1 && !$b)`) and after `where` (`print where name="x" and !disabled`).
  * Precedence, loosest first: `||`/`or`, `&&`/`and`, `!`/`not`, comparisons (`= != < > <= >= ~ in`),
- * `. + -`, `* / %`, unary `-`. After `where`, a bare word that is tested (`!disabled`) or compared on the
+ * bitwise `& | ^ << >>`, `. + -`, `* / %`, unary `-`, `->` (an item of an array). After `where`, a bare word that is tested (`!disabled`) or compared on the
  * left (`interface=ether1`) names a property of the item; a bare word on the right is a literal.
  */
 
@@ -15,6 +15,7 @@ const LEVELS: readonly Readonly<Record<string, BinaryOperator>>[] = [
   { "&&": "and", and: "and" },
   {}, // `!` / `not`: prefix, handled in `level`
   { "=": "=", "!=": "!=", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "~": "~", in: "in" },
+  { "&": "&", "|": "|", "^": "^", "<<": "<<", ">>": ">>" },
   { ".": ".", "+": "+", "-": "-" },
   { "*": "*", "/": "/", "%": "%" },
 ];
@@ -78,7 +79,18 @@ class ExpressionParser {
       this.parser.leave();
       return { type: "negate", line: token.line, column: token.column, operand };
     }
-    return this.primary();
+    return this.items(this.primary());
+  }
+
+  /** `$a->"key"->0`: items of an array, binding tighter than any other operator. */
+  private items(array: Expr): Expr {
+    let expr = array;
+    for (let token = this.peek(); token.kind === "op" && token.text === "->"; token = this.peek()) {
+      this.parser.next("expression");
+      const key = this.primary();
+      expr = { type: "binary", line: expr.line, column: expr.column, operator: "->", left: expr, right: key };
+    }
+    return expr;
   }
 
   private primary(): Expr {
@@ -92,6 +104,10 @@ class ExpressionParser {
       case "[":
         parser.next("expression");
         return { type: "substitution", ...at, block: parser.parseStatements("]", token) };
+      case "{":
+        // `:local seen ({})`, `({ "a"; "b" })`: an array written where a value is computed.
+        parser.next("expression");
+        return parser.parseArray(token);
       case "quote":
         parser.next("expression");
         return parser.parseString(token);

@@ -17,6 +17,14 @@ const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = 
   pick: { min: 2, max: 3 },
   toarray: { min: 1, max: 1 },
   find: { min: 2, max: 3 },
+  totime: { min: 1, max: 1 },
+  tonsec: { min: 1, max: 1 },
+  tocrlf: { min: 1, max: 1 },
+  jobname: { min: 0, max: 0 },
+  toip: { min: 1, max: 1 },
+  toip6: { min: 1, max: 1 },
+  tobool: { min: 1, max: 1 },
+  tolf: { min: 1, max: 1 },
 };
 
 /** The named arguments each global command takes; any other `name=` is a syntax error. */
@@ -35,6 +43,8 @@ const ACCEPTED: Readonly<Record<string, readonly string[]>> = {
   time: ["command"],
   parse: ["value"],
   execute: ["script", "file", "as-string"],
+  retry: ["command", "delay", "max", "on-error"],
+  resolve: ["domain-name", "server", "server-port", "type"],
 };
 
 /** Where a `{ }` is a function body: `do=` of a declaration; what `:execute` runs (it sees no caller local). */
@@ -108,10 +118,24 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
     case "set": {
       const code = args.block(args.option("do"));
       args.most(code ? 1 : 2);
-      const name = args.name(0);
+      const target = args.required(args.at(0));
+      // `:set ($list->2) value`: one item of the array in a variable.
+      const item =
+        target.type === "binary" && target.operator === "->" && target.left.type === "variable"
+          ? { name: target.left.name, index: target.right }
+          : undefined;
+      // `:set $name value` sets `name` as `:set name value` does (scripts of v6 days write it so).
+      const name = item?.name ?? (target.type === "variable" ? target.name : args.name(0));
       if (!parser.isDeclared(name)) throw parser.fail("syntax error", args.required(args.at(0)));
       const value = args.at(1);
-      return { kind: "set", ...at, name, ...(value ? { value } : {}), ...(code ? { code } : {}) };
+      return {
+        kind: "set",
+        ...at,
+        name,
+        ...(item ? { index: item.index } : {}),
+        ...(value ? { value } : {}),
+        ...(code ? { code } : {}),
+      };
     }
     case "return": {
       args.most(1);
@@ -181,15 +205,45 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
         condition: args.required(args.at(0)),
         body: args.required(args.block(args.option("do"))),
       };
-    case "onerror":
-      args.most(1);
+    case "onerror": {
+      const inline = list.filter((arg) => arg.name === undefined)[1];
+      args.most(inline && !args.option("in") ? 2 : 1);
       return {
         kind: "onerror",
         ...at,
         name: args.name(0),
-        body: args.required(args.block(args.option("in"))),
+        body: args.required(args.block(args.option("in") ?? inline)),
         handler: args.required(args.block(args.option("do"))),
       };
+    }
+    case "retry": {
+      const inline = list.find((arg) => arg.name === undefined);
+      args.most(inline && !args.option("command") ? 1 : 0);
+      const delay = args.expr(args.option("delay"));
+      const max = args.expr(args.option("max"));
+      const onError = args.block(args.option("on-error"));
+      return {
+        kind: "retry",
+        ...at,
+        body: args.required(args.block(args.option("command") ?? inline)),
+        ...(delay ? { delay } : {}),
+        ...(max ? { max } : {}),
+        ...(onError ? { onError } : {}),
+      };
+    }
+    case "resolve":
+      args.most(1);
+      return {
+        kind: "resolve",
+        ...at,
+        name: args.required(args.at(0) ?? args.expr(args.option("domain-name"))),
+      };
+    case "timestamp":
+      args.most(0);
+      return { kind: "timestamp", ...at };
+    case "exit":
+      args.most(0);
+      return { kind: "quit", ...at };
     case "time":
     case "parse":
     case "execute":

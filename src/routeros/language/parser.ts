@@ -27,6 +27,42 @@ export interface ParseOptions {
 }
 
 /**
+ * Global commands RouterOS 7.24 lists at the root of its tree, written without the colon. `find`, `log`,
+ * `export` and `import` are left out: at the root they are the host's commands and menus.
+ */
+const ROOT_GLOBALS: ReadonlySet<string> = new Set([
+  "delay",
+  "do",
+  "error",
+  "execute",
+  "exit",
+  "for",
+  "foreach",
+  "global",
+  "if",
+  "jobname",
+  "len",
+  "local",
+  "onerror",
+  "parse",
+  "pick",
+  "put",
+  "resolve",
+  "retry",
+  "return",
+  "set",
+  "timestamp",
+  "toarray",
+  "tocrlf",
+  "tonsec",
+  "tonum",
+  "tostr",
+  "totime",
+  "typeof",
+  "while",
+]);
+
+/**
  * Bare words after a host verb that are flags (`print detail`), not unnamed arguments (`set ether1`), when the
  * catalog says the command takes them: `remove detail` names an item called `detail`.
  */
@@ -180,8 +216,12 @@ export class Parser implements ParseContext {
         block: this.parseStatements("}", token),
       };
     if (token.kind === "var") return this.parseCall(token);
+    if (token.kind === "[") return this.parseInvoke(token);
     if (token.kind !== "word") throw this.fail("syntax error", token);
     if (token.text.startsWith(":") && !token.escaped) return parseGlobal(this, token);
+    // The 7.24 tree has the global commands at the root without a colon too (`if (...) do={...}`, `return 1`).
+    if (!token.escaped && this.menu.length === 0 && ROOT_GLOBALS.has(token.text))
+      return parseGlobal(this, { ...token, text: `:${token.text}` });
     if (
       !token.escaped &&
       (token.text === "/quit" || token.text === "quit") &&
@@ -191,10 +231,22 @@ export class Parser implements ParseContext {
     return this.parseHostCommand(token);
   }
 
-  /** `$f a b name=x`: a call of the function variable `f`. */
-  private parseCall(token: Token): Statement {
-    const callee = this.variable(token);
-    if (callee.type !== "variable") throw this.fail("syntax error", token);
+  /** `[ ... ] a name=x` as a statement: the substitution's value, run with the arguments when it is code. */
+  private parseInvoke(token: Token): Statement {
+    const callee: Expr = {
+      type: "substitution",
+      line: token.line,
+      column: token.column,
+      block: this.parseStatements("]", token),
+    };
+    const { positional, named } = this.callArguments();
+    return { kind: "invoke", line: token.line, column: token.column, callee, positional, named };
+  }
+
+  private callArguments(): {
+    positional: Expr[];
+    named: { name: string; value: Expr }[];
+  } {
     const { list } = this.parseArguments({
       typed: true,
       where: false,
@@ -207,6 +259,14 @@ export class Parser implements ParseContext {
       if (arg.name === undefined) positional.push(arg.value);
       else named.push({ name: arg.name, value: arg.value });
     }
+    return { positional, named };
+  }
+
+  /** `$f a b name=x`: a call of the function variable `f`. */
+  private parseCall(token: Token): Statement {
+    const callee = this.variable(token);
+    if (callee.type !== "variable") throw this.fail("syntax error", token);
+    const { positional, named } = this.callArguments();
     return { kind: "call", line: token.line, column: token.column, name: token.text, positional, named };
   }
 
@@ -318,9 +378,26 @@ export class Parser implements ParseContext {
   parseArguments(options: ArgumentOptions): { list: Argument[]; where?: Expr } {
     const list: Argument[] = [];
     let positional = 0;
+    let group: string | undefined;
+    // `find comment=x remote-address!="1.2.3.4"`: each `name!=value` is a condition, as after `where`.
+    let unequal: Expr | undefined;
+    const withUnequal = (where: Expr | undefined): Expr | undefined =>
+      unequal === undefined || where === undefined
+        ? (unequal ?? where)
+        : {
+            type: "binary",
+            line: unequal.line,
+            column: unequal.column,
+            operator: "and",
+            left: unequal,
+            right: where,
+          };
     for (;;) {
       const token = this.peek();
-      if (this.isEnd(token)) return { list };
+      if (this.isEnd(token)) {
+        const where = withUnequal(undefined);
+        return where ? { list, where } : { list };
+      }
       if (
         options.where &&
         token.kind === "word" &&
@@ -329,13 +406,47 @@ export class Parser implements ParseContext {
         !this.glued(token)
       ) {
         this.next();
-        return { list, where: parseExpression(this, { where: true }) };
+        return { list, where: withUnequal(parseExpression(this, { where: true })) as Expr };
+      }
+      if (
+        options.where &&
+        token.kind === "word" &&
+        !token.escaped &&
+        token.text.length > 1 &&
+        token.text.endsWith("!") &&
+        this.glued(token, "=")
+      ) {
+        const property = token.text.slice(0, -1);
+        if (options.isNamed && !options.isNamed(property)) throw this.fail("expected end of command", token);
+        this.next();
+        this.next();
+        const value = this.parseValue(false, true) as Expr;
+        const at = { line: token.line, column: token.column };
+        const condition: Expr = {
+          type: "binary",
+          ...at,
+          operator: "!=",
+          left: {
+            type: "property",
+            ...at,
+            name: options.expandName ? options.expandName(property) : property,
+          },
+          right: value,
+        };
+        unequal =
+          unequal === undefined
+            ? condition
+            : { type: "binary", ...at, operator: "and", left: unequal, right: condition };
+        continue;
       }
       let name: string | undefined;
       if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
-        if (options.isNamed && !options.isNamed(token.text))
-          throw this.fail("expected end of command", token);
-        name = options.expandName ? options.expandName(token.text) : token.text;
+        // `configuration.mode=ap .ssid=home`: a name starting with a dot continues the group named before it.
+        const written = token.text.startsWith(".") && group !== undefined ? group + token.text : token.text;
+        if (options.isNamed && !options.isNamed(written)) throw this.fail("expected end of command", token);
+        name = options.expandName ? options.expandName(written) : written;
+        const dot = name.indexOf(".");
+        if (dot > 0) group = name.slice(0, dot);
         this.next();
         this.next();
       }
@@ -402,7 +513,7 @@ export class Parser implements ParseContext {
   }
 
   /** After `{` where an array belongs: values separated by `;` or new lines, up to `}`. */
-  private parseArray(open: Token): Expr {
+  parseArray(open: Token): Expr {
     this.enter(open);
     const items: Expr[] = [];
     for (;;) {
@@ -432,7 +543,17 @@ export class Parser implements ParseContext {
   /** After `(`: an expression and the closing `)`. */
   parseParenthesized(open: Position): Expr {
     this.enter(open);
-    const expr = parseExpression(this, { where: false });
+    let expr = parseExpression(this, { where: false });
+    // `($list, $item)`: the items joined into one array.
+    for (
+      let next = this.peek("expression");
+      next.kind === "op" && next.text === ",";
+      next = this.peek("expression")
+    ) {
+      this.next("expression");
+      const right = parseExpression(this, { where: false });
+      expr = { type: "binary", line: expr.line, column: expr.column, operator: ",", left: expr, right };
+    }
     const close = this.next("expression");
     if (close.kind !== ")") throw this.fail("syntax error", close);
     this.leave();

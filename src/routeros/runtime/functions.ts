@@ -1,8 +1,12 @@
-/** Value functions: `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`. */
+/**
+ * Value functions: `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`, `:totime`, `:tonsec`,
+ * `:tocrlf`, `:tolf`, `:toip`, `:toip6`, `:tobool` (`:jobname` needs the run, the interpreter answers it).
+ */
 
 import type { FunctionName } from "../language/ast.js";
 import type { RosValue } from "../language/host.js";
-import { sameValue, toNumber, toText, typeName } from "./values.js";
+import { parseIp } from "./ipv4.js";
+import { readRouterOsTime, sameValue, timeText, toNumber, toText, typeName } from "./values.js";
 
 /** `:toarray`: an array stays, nil is empty, text splits at commas (`"a,b"` is `a;b`), anything else is one item. */
 function toArray(value: RosValue): readonly RosValue[] {
@@ -28,6 +32,25 @@ function find(haystack: RosValue, needle: RosValue, start: RosValue): RosValue {
   return index === -1 ? null : index;
 }
 
+/** `:tobool`: true and false as they are, `yes`/`true` and `no`/`false` as text, a number by being non-zero. */
+function toBool(value: RosValue): RosValue {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "number") return value !== 0;
+  const text = toText(value).trim().toLowerCase();
+  if (text === "true" || text === "yes") return true;
+  if (text === "false" || text === "no") return false;
+  return null;
+}
+
+/** Eight groups of up to four hex digits, `::` standing for zeros once. */
+function isIpv6(text: string): boolean {
+  const halves = text.split("::");
+  if (halves.length > 2) return false;
+  const groups = halves.flatMap((half) => (half === "" ? [] : half.split(":")));
+  if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return false;
+  return halves.length === 2 ? groups.length < 8 : groups.length === 8;
+}
+
 export function callFunction(name: FunctionName, args: readonly RosValue[]): RosValue {
   const [first = null, second = null, third = null] = args;
   switch (name) {
@@ -49,5 +72,29 @@ export function callFunction(name: FunctionName, args: readonly RosValue[]): Ros
       return toArray(first);
     case "find":
       return find(first, second, third);
+    case "totime": {
+      const ms = readRouterOsTime(toText(first).trim());
+      return ms === undefined ? null : timeText(ms);
+    }
+    case "tonsec": {
+      const ms = readRouterOsTime(toText(first).trim());
+      return ms === undefined ? null : ms * 1_000_000;
+    }
+    case "tocrlf":
+      return toText(first).replace(/\r?\n/g, "\r\n");
+    case "jobname":
+      return "";
+    case "toip": {
+      const text = toText(first).trim();
+      return parseIp(text) === undefined ? null : text;
+    }
+    case "toip6": {
+      const text = toText(first).trim();
+      return text.includes(":") && !text.includes("/") && isIpv6(text) ? text.toLowerCase() : null;
+    }
+    case "tobool":
+      return toBool(first);
+    case "tolf":
+      return toText(first).replace(/\r\n/g, "\n");
   }
 }

@@ -41,6 +41,8 @@ export interface RunOptions {
    * it the script fails with `not enough memory`. @default DEFAULT_MAX_MEMORY_BYTES (4 MiB, see limits.ts)
    */
   readonly maxMemoryBytes?: number;
+  /** What `:jobname` gives: the name of the script running (`/system script run backup`). @default "" */
+  readonly jobName?: string;
 }
 
 export const DEFAULT_MAX_STATEMENTS = 1_000_000;
@@ -73,6 +75,12 @@ const ARITHMETIC: Readonly<Record<string, (a: number, b: number) => number>> = {
   "*": (a, b) => a * b,
   "/": (a, b) => Math.trunc(a / b),
   "%": (a, b) => a % b,
+  // RouterOS numbers are 64-bit: BigInt keeps the bits above 32 that JavaScript's bitwise operators drop.
+  "&": (a, b) => Number(BigInt(a) & BigInt(b)),
+  "|": (a, b) => Number(BigInt(a) | BigInt(b)),
+  "^": (a, b) => Number(BigInt(a) ^ BigInt(b)),
+  "<<": (a, b) => Number(BigInt.asIntN(64, BigInt(a) << BigInt(b))),
+  ">>": (a, b) => Number(BigInt(a) >> BigInt(b)),
 };
 
 /**
@@ -216,11 +224,18 @@ class Interpreter {
       case "set": {
         const cell = scope.lookup(statement.name) ?? this.missing(statement);
         const value = statement.value ? await this.evaluate(statement.value, scope) : null;
+        if (statement.index) {
+          const index = await this.evaluate(statement.index, scope);
+          this.assign(cell, withItem(cell.value, index, value), undefined);
+          return null;
+        }
         this.assign(cell, value, statement.code);
         return null;
       }
       case "call":
         return this.call(statement, scope);
+      case "invoke":
+        return this.invoke(statement, scope);
       case "return":
         throw new ReturnSignal(statement.value ? await this.evaluate(statement.value, scope) : null);
       case "quit":
@@ -234,6 +249,16 @@ class Interpreter {
       case "delay":
         await this.delay(parseDelayTime(await this.evaluate(statement.duration, scope)));
         return null;
+      case "retry":
+        return this.retry(statement, scope);
+      case "resolve": {
+        const name = toText(await this.evaluate(statement.name, scope));
+        const address = this.host.resolveName?.(name);
+        if (address === undefined) throw new RouterOsError("failure: dns name does not exist");
+        return address;
+      }
+      case "timestamp":
+        return timeText((this.host.now?.() ?? new Date()).getTime());
       case "error":
         throw new RouterOsError(
           toText(await this.evaluate(statement.message, scope)),
@@ -315,8 +340,32 @@ class Interpreter {
       case "function": {
         const args: RosValue[] = [];
         for (const arg of statement.args) args.push(await this.evaluate(arg, scope));
+        if (statement.name === "jobname") return this.options.jobName ?? "";
         return this.budget.check(callFunction(statement.name, args));
       }
+    }
+  }
+
+  /**
+   * `:retry`: RouterOS's manual gives no defaults; without `max` the block runs once more after a failure
+   * (two tries), without `delay` a second passes between tries.
+   */
+  private async retry(statement: Extract<Statement, { kind: "retry" }>, scope: Scope): Promise<RosValue> {
+    const max = statement.max ? this.number(await this.evaluate(statement.max, scope)) : 2;
+    const delay = statement.delay ? parseDelayTime(await this.evaluate(statement.delay, scope)) : 1000;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.scoped(statement.body, new Scope(scope));
+      } catch (error) {
+        if (!(error instanceof RouterOsError)) throw error;
+        if (attempt >= max) {
+          if (!statement.onError) throw error;
+          return this.scoped(statement.onError, new Scope(scope));
+        }
+      }
+      const pause = this.step(statement);
+      if (pause) await pause;
+      await this.delay(delay);
     }
   }
 
@@ -335,12 +384,36 @@ class Interpreter {
     const cell = scope.lookup(statement.name) ?? this.missing(statement);
     const code = cell.code ?? (cell.value instanceof RosCode ? cell.value.body : undefined);
     if (!code) throw new RouterOsError(`bad command name $${statement.name}`);
+    return this.runCode(code, `$${statement.name}`, statement, scope);
+  }
+
+  /** `[ ... ]` as a statement: its value, or, when that is code (`[[:parse $src] a=1]`), the code run. */
+  private async invoke(statement: Extract<Statement, { kind: "invoke" }>, scope: Scope): Promise<RosValue> {
+    const value = await this.evaluate(statement.callee, scope);
+    if (!(value instanceof RosCode)) {
+      if (statement.positional.length > 0 || statement.named.length > 0)
+        throw new RouterOsError("expected end of command");
+      return value;
+    }
+    return this.runCode(value.body, "", statement, scope);
+  }
+
+  private async runCode(
+    code: Block,
+    label: string,
+    args: {
+      readonly positional: readonly Expr[];
+      readonly named: readonly { readonly name: string; readonly value: Expr }[];
+    },
+    scope: Scope,
+  ): Promise<RosValue> {
+    const statement = args;
     if (this.callDepth >= MAX_CALL_DEPTH)
       throw new RouterOsError(
         `function calls nested deeper than ${MAX_CALL_DEPTH}, the limit of this router`,
       );
     const frame = new Scope();
-    this.bindLocal(frame, "0", `$${statement.name}`);
+    this.bindLocal(frame, "0", label);
     for (const [index, expr] of statement.positional.entries())
       this.bindLocal(frame, String(index + 1), await this.evaluate(expr, scope));
     for (const arg of statement.named) this.bindLocal(frame, arg.name, await this.evaluate(arg.value, scope));
@@ -546,6 +619,8 @@ class Interpreter {
     if (operator === "or") return isTrue(left) || isTrue(await this.evaluate(expr.right, scope));
     const right = await this.evaluate(expr.right, scope);
     if (operator === ".") return this.join(toText(left), toText(right));
+    if (operator === "->") return itemOf(left, right);
+    if (operator === ",") return this.budget.check([...asItems(left), ...asItems(right)]);
     const arithmetic = ARITHMETIC[operator];
     if (arithmetic) {
       const divisor = this.number(right);
@@ -569,6 +644,31 @@ class Interpreter {
     if (number === undefined) throw new RouterOsError(`cannot convert ${toText(value)} to number`);
     return number;
   }
+}
+
+/**
+ * `$a->i`: the item at a position of a list; nil past its end, for a key (arrays here hold no keys) and for a
+ * value that is no array.
+ */
+/**
+ * `:set ($list->i) value`: the list with its item at `i` replaced, or appended at `i` = its length. Arrays here
+ * hold no keys, so a key that is no position fails, saying so.
+ */
+function withItem(array: RosValue, index: RosValue, value: RosValue): RosValue {
+  const items = Array.isArray(array) ? [...array] : array === null ? [] : [array];
+  if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index > items.length)
+    throw new RouterOsError(
+      `failure: arrays with keys are not modelled by the simulated router (key ${toText(index)})`,
+    );
+  items[index] = value;
+  return items;
+}
+
+const asItems = (value: RosValue): readonly RosValue[] => (Array.isArray(value) ? value : [value]);
+
+function itemOf(array: RosValue, key: RosValue): RosValue {
+  if (!Array.isArray(array) || typeof key !== "number") return null;
+  return array[key] ?? null;
 }
 
 /**

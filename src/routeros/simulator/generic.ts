@@ -105,11 +105,50 @@ export function isInterfaceType(path: readonly string[]): boolean {
   );
 }
 
+const builtinName: PropDef = { type: { kind: "string" }, readOnly: true };
+const servicePort = (name: string, ports?: string) => ({ name, ...(ports ? { ports } : {}), disabled: "no" });
+
+/**
+ * Items every RouterOS 7.24 has in a menu without hand-written behaviour, by their names (`set ftp
+ * disabled=yes`, `set memory memory-lines=500`). The helpers' ports are RouterOS's defaults.
+ */
+const BUILTIN_ITEMS: Readonly<Record<string, readonly Record<string, string>[]>> = {
+  "ip firewall service-port": [
+    servicePort("ftp", "21"),
+    servicePort("tftp", "69"),
+    servicePort("irc", "6667"),
+    servicePort("h323"),
+    servicePort("sip", "5060,5061"),
+    servicePort("pptp"),
+    servicePort("rtsp", "554"),
+    servicePort("udplite"),
+    servicePort("dccp"),
+    servicePort("sctp"),
+  ],
+  "system logging action": [
+    { name: "memory", target: "memory" },
+    { name: "disk", target: "disk" },
+    { name: "echo", target: "echo" },
+    { name: "remote", target: "remote" },
+  ],
+};
+
+/** The built-in items of generic menus, by table: a reset router has them (generic menus have no reset). */
+export function genericBuiltins(): readonly (readonly [
+  table: string,
+  rows: readonly Record<string, string>[],
+])[] {
+  return Object.entries(BUILTIN_ITEMS).map(([path, rows]) => [`generic:${path}`, rows] as const);
+}
+
 /** A menu the simulator has no hand-written declaration for, from the catalog alone. */
 export function genericMenu(path: readonly string[]): MenuDef {
   const catalog = routerOsCatalog();
   const commands = new Set(catalog.commandsOf(path) ?? []);
-  const properties = catalogProperties(path);
+  const builtins = BUILTIN_ITEMS[path.join(" ")];
+  const own = catalogProperties(path);
+  // Built-in items are named even where RouterOS gives no argument to name one (`service-port`).
+  const properties = builtins && own.name === undefined ? { ...own, name: builtinName } : own;
   const setNames = catalog.argumentsOf(path, "set") ?? [];
   const singleton = !commands.has("add") && !setNames.includes("numbers");
   const base = {

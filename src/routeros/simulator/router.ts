@@ -14,6 +14,7 @@ import { catalog, menuAt } from "./catalog.js";
 import { parseId } from "./convert.js";
 import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
+import { genericBuiltins } from "./generic.js";
 import { DiskIds, FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
 import { anyInterface } from "./menus/targets.js";
@@ -130,6 +131,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
       this.table("interface").insert({ ...values }, { base: values });
     for (const values of serialPorts(this.model))
       this.table("generic:port").insert({ ...values }, { base: values });
+    for (const [table, rows] of genericBuiltins())
+      for (const values of rows) this.table(table).insert({ ...values }, { base: values });
   }
 
   /**
@@ -182,6 +185,18 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   nameOf(target: RefTarget, id: number): string | undefined {
     return this.table(target.table).get(id)?.values.name;
+  }
+
+  /** `:resolve`: the router's own static DNS entries answer (it reaches no DNS server). */
+  resolveName(name: string): string | undefined {
+    const wanted = name.toLowerCase();
+    const entry = this.table("ip-dns-static").items.find(
+      (item) =>
+        item.values.disabled !== "yes" &&
+        (item.values.name ?? "").toLowerCase() === wanted &&
+        (item.values.address ?? "") !== "",
+    );
+    return entry?.values.address;
   }
 
   now(): Date {

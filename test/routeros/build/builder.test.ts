@@ -58,7 +58,10 @@ describe("buildCommand", () => {
   it("rejects property and menu names RouterOS cannot have, naming them", () => {
     expect(() => buildCommand(["ip", "address"], "add", { Address: "x" })).toThrow(UsageError);
     expect(() => buildCommand(["ip", "address"], "add", { "a b": "x" })).toThrow(
-      'invalid property name "a b" for /ip address add: RouterOS property names use only a-z, 0-9, "-" and "."',
+      'invalid property name "a b" for /ip address add: RouterOS property names use only a-z, 0-9, "-" and "." and do not start with "."',
+    );
+    expect(() => buildCommand(["interface", "wifi"], "set", { ".ssid": "x" })).toThrow(
+      /invalid property name ".ssid"/,
     );
     expect(() => buildCommand(["ip", "address"], "add", {}, { find: { "": "x" } })).toThrow(
       /invalid property name ""/,
@@ -70,7 +73,7 @@ describe("buildCommand", () => {
   });
 
   it("builds lines that run back to exactly the same arguments, whatever the values hold", async () => {
-    const key = fc.stringMatching(/^[a-z0-9.-]{1,10}$/);
+    const key = fc.stringMatching(/^[a-z0-9-][a-z0-9.-]{0,9}$/);
     const value: fc.Arbitrary<BuildValue> = fc.oneof(
       fc.string({ unit: "binary" }),
       fc.string({ unit: fc.constantFrom(...'"\\$?;[]{}() \n\r\t=#_aA0'.split("")) }),

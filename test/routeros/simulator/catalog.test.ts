@@ -86,3 +86,52 @@ describe("catalog", () => {
     expect(() => router.execute(call("log", "info", { text: "x" }))).toThrow("expected end of command");
   });
 });
+
+describe("menus of extra packages (container, interface veth, caps-man)", () => {
+  it("configures a container on a veth as an RB5009 with the container package does", async () => {
+    const router = freshRouter("lab", { model: "RB5009" });
+    await run(
+      router,
+      [
+        "/interface veth add name=veth-dns address=172.17.0.2/24 gateway=172.17.0.1",
+        "/interface bridge port add bridge=bridge interface=veth-dns",
+        "/container config set registry-url=https://registry-1.docker.io tmpdir=usb1/tmp",
+        "/container envs add list=dns key=TZ value=Europe/Riga",
+        "/container add remote-image=pihole/pihole:latest interface=veth-dns root-dir=usb1/pihole envlists=dns start-on-boot=yes",
+        "/caps-man manager set enabled=yes",
+      ].join("\n"),
+    );
+    const exported = await run(router, "/export");
+    expect(exported).toContain("/interface veth\nadd address=172.17.0.2/24 gateway=172.17.0.1 name=veth-dns");
+    expect(exported).toContain("/container envs\nadd key=TZ list=dns value=Europe/Riga");
+    expect(exported).toContain("/caps-man manager\nset enabled=yes");
+  });
+
+  it("refuses what 7.24's container package does not take", async () => {
+    // RouterOS 7.24 names an environment list with list=, not name= as earlier versions did.
+    expect(await fail(freshRouter(), "/container envs add name=dns key=TZ value=UTC")).toMatch(
+      /^expected end of command/,
+    );
+  });
+});
+
+describe("built-in items of generic menus", () => {
+  it("has the firewall helpers and the logging actions every RouterOS has, exporting only changes", async () => {
+    const router = freshRouter();
+    expect(await run(router, "/ip firewall service-port export")).not.toContain("set ");
+    await run(
+      router,
+      [
+        "/ip firewall service-port set ftp disabled=yes",
+        "/ip firewall service-port set [find name=sip] disabled=yes",
+        "/system logging action set memory memory-lines=2000",
+      ].join("\n"),
+    );
+    expect(await run(router, ":put [/ip firewall service-port get tftp ports]")).toBe("69");
+    expect(await run(router, "/ip firewall service-port export")).toContain(
+      "set ftp disabled=yes\nset sip disabled=yes",
+    );
+    expect(await run(router, "/system logging action export")).toContain("set memory memory-lines=2000");
+    expect(await fail(router, "/ip firewall service-port set telnet disabled=yes")).toMatch(/^no such item/);
+  });
+});

@@ -124,3 +124,39 @@ describe("/ip dns, /ip pool, /ip service", () => {
     );
   });
 });
+
+describe("/ip dns static and :resolve", () => {
+  it("keeps AAAA records and answers :resolve from the static entries", async () => {
+    const router = freshRouter();
+    await run(
+      router,
+      [
+        "/ip dns static add name=nas.home.arpa address=192.168.88.20",
+        "/ip dns static add name=nas.home.arpa type=AAAA address=fd00:88::20",
+      ].join("\n"),
+    );
+    expect(await run(router, ":put [:resolve nas.home.arpa]")).toBe("192.168.88.20");
+    expect(await run(router, '/ip dns static export where type="AAAA"')).toContain("address=fd00:88::20");
+    expect(await fail(router, ":resolve printer.home.arpa")).toMatch(/^failure: dns name does not exist/);
+  });
+});
+
+describe("!= in find", () => {
+  it("selects the items whose property differs, beside equal conditions and where", async () => {
+    const router = freshRouter();
+    await run(
+      router,
+      [
+        "/ip address add address=10.10.0.1/24 interface=ether2 comment=lan",
+        "/ip address add address=10.20.0.1/24 interface=ether3 comment=lan",
+        "/ip address add address=203.0.113.2/30 interface=ether1 comment=wan",
+      ].join("\n"),
+    );
+    expect(await run(router, ":put [:len [/ip address find comment=lan interface!=ether2]]")).toBe("1");
+    expect(await run(router, ':put [:len [/ip address find interface!="ether1" where comment=lan]]')).toBe(
+      "2",
+    );
+    await run(router, "/ip address set [find comment!=wan] disabled=yes");
+    expect(await run(router, ":put [:len [/ip address find where disabled]]")).toBe("2");
+  });
+});

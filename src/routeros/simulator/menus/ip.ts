@@ -143,7 +143,8 @@ export const ipMenus: readonly MenuDef[] = [
       name: str(),
       regexp: str(),
       type: oneOf(["A", "AAAA", "CNAME", "FWD", "MX", "NS", "NXDOMAIN", "SRV", "TXT"], "A"),
-      address: ip,
+      // An AAAA record holds an IPv6 address.
+      address: { type: { kind: "ip46" } },
       cname: str(),
       "forward-to": str(),
       text: str(),
