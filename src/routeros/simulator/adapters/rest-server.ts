@@ -30,6 +30,8 @@ export interface RestServer {
   readonly host: string;
   readonly port: number;
   close(): Promise<void>;
+  /** Ends every connection, an answer on its way included, but keeps listening: a management path that dropped. */
+  dropSessions(): void;
 }
 
 /** `user:password` of a basic Authorization header; undefined when there is none or it is malformed. */
@@ -159,6 +161,9 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),
+    dropSessions: () => {
+      for (const socket of sockets) socket.destroy();
+    },
   };
 }
 
