@@ -19,6 +19,7 @@ interface SimulateFlags {
   readonly api: string;
   readonly tls?: boolean | undefined;
   readonly rest?: string | undefined;
+  readonly certificateFile?: string | undefined;
   readonly user: string;
   readonly passwordFile: string;
   readonly name?: string | undefined;
@@ -39,6 +40,10 @@ export function routerCommand(): Command {
       .option(
         "--rest <host:port>",
         "also serve RouterOS's REST API (/rest over HTTPS, basic auth) here, with the same certificate",
+      )
+      .option(
+        "--certificate-file <file>",
+        "keep the device's certificate and key here (PEM, 0600) across restarts, as a router keeps its own",
       )
       .option("--user <name>", "the user the device accepts")
       .option("--password-file <file>", "file holding that user's password (never a flag: flags are visible)")
@@ -85,6 +90,7 @@ export async function parseFlags(raw: Record<string, unknown>): Promise<Simulate
         error: "--rest must be HOST:PORT, like 127.0.0.1:8443",
       })
       .optional(),
+    certificateFile: z.string().min(1, { error: "--certificate-file must not be empty" }).optional(),
     user: z.string({ error: "--user is required" }).min(1, { error: "--user must not be empty" }),
     passwordFile: z.string({ error: "--password-file is required" }).min(1),
     name: z.string().min(1).optional(),
@@ -125,13 +131,17 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   const { host, port } = hostPort("--api", flags.api);
   const restAt = flags.rest === undefined ? undefined : hostPort("--rest", flags.rest);
   const password = await readPassword(flags.passwordFile);
-  const [{ SimulatedRouter }, { startRouterApiServer }, { apiFrontEnd }, { selfSignedDeviceCertificate }] =
-    await Promise.all([
-      import("../../routeros/simulator/router.js"),
-      import("../../routeros/api/server.js"),
-      import("../../routeros/simulator/adapters/api-front-end.js"),
-      import("../../routeros/simulator/adapters/device-certificate.js"),
-    ]);
+  const [
+    { SimulatedRouter },
+    { startRouterApiServer },
+    { apiFrontEnd },
+    { keptDeviceCertificate, selfSignedDeviceCertificate },
+  ] = await Promise.all([
+    import("../../routeros/simulator/router.js"),
+    import("../../routeros/api/server.js"),
+    import("../../routeros/simulator/adapters/api-front-end.js"),
+    import("../../routeros/simulator/adapters/device-certificate.js"),
+  ]);
   const { certificateFingerprint } = await import("../../routeros/api/transport.js");
   const { constantTimeEqual } = await import("../../routeros/simulator/adapters/credentials.js");
   const { DeviceStateFile } = await import("../../routeros/simulator/adapters/device-state-file.js");
@@ -161,10 +171,15 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   if (flags.stateFile) state = new DeviceStateFile(flags.stateFile, () => device.snapshot());
   const frontEnd = apiFrontEnd(device, { pingIntervalMs: flags.pingIntervalMs });
   // One certificate for api-ssl and www-ssl, as a router's one device certificate serves both.
-  const certificate =
-    flags.tls || restAt
-      ? await selfSignedDeviceCertificate([host, ...(restAt ? [restAt.host] : [])])
-      : undefined;
+  const hosts = [host, ...(restAt ? [restAt.host] : [])];
+  let certificate: { cert: string; key: string } | undefined;
+  if ((flags.tls || restAt) && flags.certificateFile) {
+    try {
+      certificate = await keptDeviceCertificate(flags.certificateFile, hosts);
+    } catch (error) {
+      throw new UsageError(`--certificate-file: ${(error as Error).message}`);
+    }
+  } else if (flags.tls || restAt) certificate = await selfSignedDeviceCertificate(hosts);
   const tls = flags.tls ? certificate : undefined;
   const authenticate = (user: string, given: string) =>
     user === flags.user && constantTimeEqual(given, password);
