@@ -75,6 +75,17 @@ describe("RouterRestClient", () => {
     }
   });
 
+  it("keeps its connection alive: commands one after another share one TLS connection", async () => {
+    const before = server.connections;
+    const client = await RouterRestClient.connect(options());
+    try {
+      for (let i = 0; i < 5; i++) await client.command({ command: "/system/identity/print" });
+    } finally {
+      client.close();
+    }
+    expect(server.connections - before).toBe(1);
+  });
+
   it("raises the router's refusal as RouterApiTrapError with its text", async () => {
     const client = await RouterRestClient.connect(options());
     try {

@@ -29,6 +29,8 @@ export interface RestServerOptions {
 export interface RestServer {
   readonly host: string;
   readonly port: number;
+  /** TLS connections accepted so far (a client that keeps its connection alive opens one). */
+  readonly connections: number;
   close(): Promise<void>;
   /** Ends every connection, an answer on its way included, but keeps listening: a management path that dropped. */
   dropSessions(): void;
@@ -81,6 +83,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
   const deadlineMs = options.deadlineMs ?? 60_000;
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const sockets = new Set<Socket>();
+  let connections = 0;
 
   const serve = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "https://router");
@@ -145,6 +148,7 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
   server.timeout = deadlineMs + 5_000;
   server.on("secureConnection", (socket: Socket) => {
     sockets.add(socket);
+    connections++;
     socket.once("close", () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
@@ -156,6 +160,9 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
   return {
     host: address.address,
     port: address.port,
+    get connections() {
+      return connections;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
