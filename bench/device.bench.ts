@@ -1,7 +1,7 @@
 /**
- * A router driven over the RouterOS API (the device back end, TLS on loopback to a simulated device) against the
- * same router driven in-process (the simulated back end), in one run: synchronous-call latency and jobs per
- * second. ratio = device / in-process, so it is the cost of the protocol, TLS and the job wrapper (upload,
+ * A router driven over the RouterOS API (the device back end, TLS on loopback to a simulated device), and over
+ * its REST API (HTTPS on loopback, the same router behind it), against the same router driven in-process (the
+ * simulated back end), in one run: synchronous-call latency and jobs per second. ratio = device / in-process, so it is the cost of the protocol, TLS and the job wrapper (upload,
  * /execute, read-back, remove), not of RouterOS itself. Connections per router are counted at the device.
  */
 
@@ -10,6 +10,8 @@ import { startRouterApiServer } from "../src/routeros/api/server.js";
 import { certificateFingerprint } from "../src/routeros/api/transport.js";
 import { apiFrontEnd } from "../src/routeros/simulator/adapters/api-front-end.js";
 import { selfSignedDeviceCertificate } from "../src/routeros/simulator/adapters/device-certificate.js";
+import { restFrontEnd } from "../src/routeros/simulator/adapters/rest-front-end.js";
+import { startRestServer } from "../src/routeros/simulator/adapters/rest-server.js";
 import { SimulatedBackend } from "../src/routeros/simulator/adapters/service-backend.js";
 import { SimulatedRouter } from "../src/routeros/simulator/router.js";
 import { DeviceBackend } from "../src/service/routers/device-backend.js";
@@ -44,6 +46,27 @@ export async function run(): Promise<BenchReport> {
     },
     handler: apiFrontEnd(router),
   });
+  let restLogins = 0;
+  const restServer = await startRestServer({
+    tls,
+    authenticate: () => {
+      restLogins++;
+      return true;
+    },
+    handler: restFrontEnd(apiFrontEnd(router)),
+  });
+  const overRest = new DeviceBackend({ jobPollMs: 1, probeIntervalMs: 3_600_000 });
+  await overRest.attach(ROUTER, {
+    name: "bench",
+    endpoint: {
+      transport: "rest",
+      host: restServer.host,
+      port: restServer.port,
+      user: "bench",
+      password: "bench-password",
+      tls: { fingerprint: certificateFingerprint(tls.cert) },
+    },
+  });
   const device = new DeviceBackend({ jobPollMs: 1, probeIntervalMs: 3_600_000 });
   await device.attach(ROUTER, {
     name: "bench",
@@ -58,12 +81,18 @@ export async function run(): Promise<BenchReport> {
   try {
     await latencies(simulated, 50);
     await latencies(device, 50);
+    await latencies(overRest, 50);
     const inProcess = percentile(await latencies(simulated, 500), 50);
     const overApi = percentile(await latencies(device, 500), 50);
+    const syncOverRest = percentile(await latencies(overRest, 500), 50);
     let job = 0;
     const jobsInProcess = await opsPerSecond(() => simulated.runScript(ROUTER, SCRIPT), 2000);
     const jobsOverApi = await opsPerSecond(
       () => device.runScript(ROUTER, SCRIPT, { jobName: `routerjobs-job-${++job}` }),
+      2000,
+    );
+    const jobsOverRest = await opsPerSecond(
+      () => overRest.runScript(ROUTER, SCRIPT, { jobName: `routerjobs-job-${++job}` }),
       2000,
     );
     return {
@@ -76,15 +105,23 @@ export async function run(): Promise<BenchReport> {
         jobsPerSecOverApi: round(jobsOverApi, 1),
         jobRatio: round(jobsInProcess / jobsOverApi, 1),
         connectionsPerRouter: logins,
+        syncP50OverRestMs: round(syncOverRest, 3),
+        syncRestRatio: round(syncOverRest / inProcess, 1),
+        jobsPerSecOverRest: round(jobsOverRest, 1),
+        jobRestRatio: round(jobsInProcess / jobsOverRest, 1),
+        restRequests: restLogins,
       },
       lines: [
         `synchronous call p50: ${round(overApi, 3)} ms over the API vs ${round(inProcess, 3)} ms in-process (${round(overApi / inProcess, 1)}x)`,
         `jobs: ${round(jobsOverApi, 1)}/s over the API vs ${round(jobsInProcess, 1)}/s in-process (${round(jobsInProcess / jobsOverApi, 1)}x slower; ${job} jobs)`,
         `connections opened for the router: ${logins} (one, reused)`,
+        `over REST: synchronous call p50 ${round(syncOverRest, 3)} ms (${round(syncOverRest / inProcess, 1)}x), jobs ${round(jobsOverRest, 1)}/s (${round(jobsInProcess / jobsOverRest, 1)}x slower); ${restLogins} requests, each with its basic auth`,
       ],
     };
   } finally {
     await device.detach(ROUTER);
+    await overRest.detach(ROUTER);
     await server.close();
+    await restServer.close();
   }
 }

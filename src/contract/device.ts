@@ -83,6 +83,12 @@ export const deviceSchema = z
       .refine(isCertificate, { error: "tls_ca must be a PEM certificate (-----BEGIN CERTIFICATE-----)" })
       .optional(),
     plaintext: z.boolean({ error: "plaintext must be true or false" }).optional(),
+    /** `api` (the default) or `rest`: RouterOS 7's REST API on www-ssl (docs/routers.md). */
+    transport: z
+      .enum(["api", "rest"], {
+        error: (issue) => `transport must be "api" or "rest" (got ${describeValue(issue.input)})`,
+      })
+      .optional(),
     /** A job's backup is also a binary backup (`.backup`) beside the export: docs/routers.md. */
     binary_backup: z.boolean({ error: "binary_backup must be true or false" }).optional(),
   })

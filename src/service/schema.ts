@@ -213,4 +213,13 @@ CREATE FUNCTION rj_outbox_free_next() RETURNS trigger LANGUAGE plpgsql AS $$ BEG
 CREATE TRIGGER outbox_free_next AFTER UPDATE OF delivered_at, abandoned_at ON outbox FOR EACH ROW WHEN (OLD.delivered_at IS NULL AND OLD.abandoned_at IS NULL AND (NEW.delivered_at IS NOT NULL OR NEW.abandoned_at IS NOT NULL)) EXECUTE FUNCTION rj_outbox_free_next();
 `,
   },
+  {
+    version: 8,
+    description:
+      "routers that are real devices: the transport the service drives each over (the API or REST)",
+    // NULL is the API, as for every device added before; only a device's row may name another.
+    sql: `
+ALTER TABLE routers ADD COLUMN device_transport text CONSTRAINT routers_device_transport CHECK (device_transport IS NULL OR (device_transport = 'rest' AND device_host IS NOT NULL));
+`,
+  },
 ];

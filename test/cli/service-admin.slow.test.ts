@@ -451,6 +451,26 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
     writeFileSync(caFile, readFileSync(join(data, "tls-ca.pem")));
     expect((await admin(...args, ...device, "--tls-ca", caFile)).code).toBe(0);
     expect(json(await admin("router", "show", DEVICE_ROUTER)).device.tls_ca).toBe("configured");
+    // --transport rest: driven over the device's REST API; port 443 by default; router show says www-ssl
+    const rest = ["--address", "192.0.2.31", "--user", "routerjobs", "--password-file", passwordFile];
+    expect(
+      (await admin(...args, ...rest, "--tls-fingerprint", fingerprint, "--transport", "rest")).code,
+    ).toBe(0);
+    expect(json(await admin("router", "show", DEVICE_ROUTER)).device).toMatchObject({
+      port: 443,
+      transport: "tls",
+      service: "www-ssl",
+    });
+    const badTransport = await admin(
+      ...args,
+      ...rest,
+      "--tls-fingerprint",
+      fingerprint,
+      "--transport",
+      "ssh2",
+    );
+    expect(badTransport).toMatchObject({ code: 2, stdout: "" });
+    expect(badTransport.stderr).toMatch(/--transport must be api or rest \(got "ssh2"\)/);
     // --binary-backup: the job's backup is also a binary backup; router show says so
     expect((await admin(...args, ...device, "--tls-ca", caFile, "--binary-backup")).code).toBe(0);
     expect(json(await admin("router", "show", DEVICE_ROUTER)).device).toMatchObject({
@@ -469,7 +489,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
       [[...args, ...device, "--tls-fingerprint", fingerprint, "--tls-ca", caFile], 2, /exactly one of/],
       [[...args, ...device, "--plaintext", "--tls-ca", caFile], 2, /--plaintext uses no TLS/],
       [[...args, "--user", "u", "--password-file", passwordFile], 2, /need --address/],
-      [[...args, "--binary-backup"], 2, /--binary-backup need --address/],
+      [[...args, "--binary-backup"], 2, /--binary-backup and --transport need --address/],
       [
         [...args, ...device.slice(0, 4), "--password-file", join(dir, "none"), "--plaintext"],
         2,

@@ -18,10 +18,17 @@ export interface DeviceProcessOptions {
   readonly stateFile: string;
   /** 0 picks a free port; a restart passes the port the first start got. */
   readonly port: number;
+  /**
+   * Also serve REST on this port (0: a free one), with the certificate kept in `certificateFile` so that a pin
+   * holds across a restart, as a router's does.
+   */
+  readonly rest?: { readonly port: number; readonly certificateFile: string };
 }
 
 export interface DeviceProcess {
   readonly port: number;
+  /** The REST port and the certificate's fingerprint, with `rest`. */
+  readonly rest?: { readonly port: number; readonly fingerprint: string };
   readonly child: ChildProcess;
   /** SIGKILL to the whole process group; resolves once the process is gone. */
   kill(): Promise<void>;
@@ -46,6 +53,9 @@ export async function startDeviceProcess(options: DeviceProcessOptions): Promise
       options.stateFile,
       "--name",
       "crash-test",
+      ...(options.rest
+        ? ["--rest", `127.0.0.1:${options.rest.port}`, "--certificate-file", options.rest.certificateFile]
+        : []),
     ],
     { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "inherit"] },
   );
@@ -57,11 +67,17 @@ export async function startDeviceProcess(options: DeviceProcessOptions): Promise
       throw new Error(`router simulate exited with ${code} before it listened`);
     }),
   ]);
-  const ready = JSON.parse(first[0]) as { address: string };
-  const port = Number(ready.address.slice(ready.address.lastIndexOf(":") + 1));
+  const ready = JSON.parse(first[0]) as { address: string; rest?: string; fingerprint?: string };
+  const portOf = (address: string) => Number(address.slice(address.lastIndexOf(":") + 1));
+  const port = portOf(ready.address);
+  const rest =
+    ready.rest && ready.fingerprint
+      ? { port: portOf(ready.rest), fingerprint: ready.fingerprint }
+      : undefined;
   let gone = false;
   return {
     port,
+    ...(rest ? { rest } : {}),
     child,
     async kill() {
       if (gone) return;

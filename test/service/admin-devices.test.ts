@@ -21,6 +21,7 @@ const DEVICE_ROUTER = "de000000-0000-4000-8000-000000000001";
 const PLAIN_ROUTER = "de000000-0000-4000-8000-000000000002";
 const SEEDED_ROUTER = "de000000-0000-4000-8000-000000000003";
 const BINARY_ROUTER = "de000000-0000-4000-8000-000000000004";
+const REST_ROUTER = "de000000-0000-4000-8000-000000000005";
 const PASSWORD = "Zq8-unlikely-password-47";
 const FINGERPRINT = `sha256:${"0a:".repeat(31)}0a`;
 const device = { host: "192.0.2.10", user: "routerjobs", password: PASSWORD, tls_fingerprint: FINGERPRINT };
@@ -152,6 +153,38 @@ describe("admin API: routers that are real devices", () => {
       [BINARY_ROUTER],
     );
     expect(rows).toEqual([{ device_binary_backup: false }]);
+  });
+
+  it("a device driven over REST: default port 443, shown as www-ssl, carried to the back end; another transport refused", async () => {
+    const answer = await admin("POST", "/routers", {
+      team_id: TEAM_A,
+      id: REST_ROUTER,
+      name: "branch-9",
+      device: { ...device, transport: "rest" },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.data.device).toEqual({
+      host: "192.0.2.10",
+      port: 443,
+      user: "routerjobs",
+      transport: "tls",
+      tls_fingerprint: FINGERPRINT.toUpperCase().replace("SHA256", "sha256"),
+      service: "www-ssl",
+    });
+    const keyring = await serviceKeyring(svc.service.app.config);
+    expect(await readEndpoint(svc.service.app.db, REST_ROUTER, keyring)).toMatchObject({
+      transport: "rest",
+      password: PASSWORD,
+    });
+    const refused = await admin("POST", "/routers", {
+      team_id: TEAM_A,
+      id: REST_ROUTER,
+      name: "branch-9",
+      device: { ...device, transport: "telnet" },
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toMatch(/transport must be \\"api\\" or \\"rest\\"/);
+    expect(JSON.stringify(refused.body)).not.toContain(PASSWORD);
   });
 
   it("refuses a bad device with 422 naming the field and the limit, the password never echoed", async () => {

@@ -1,7 +1,8 @@
 /**
  * Crash behaviour of a device router, with real processes: the device is `routerjobs router simulate` from the
  * built CLI (its own process group, a state file), killed with SIGKILL and started again on the same port and
- * state file, as a router loses power and boots; the service drives it over the RouterOS API on loopback.
+ * state file, as a router loses power and boots; the service drives it over the RouterOS API on loopback, and
+ * again over its REST API (HTTPS, the certificate kept across the boot and pinned).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
@@ -34,14 +35,23 @@ const PASSWORD = "crash-Test-Password-77";
 const fileHas = (file: string, text: string) =>
   eventually(async () => (existsSync(file) && readFileSync(file, "utf8").includes(text) ? true : undefined));
 
-describe("a device router whose process is killed", () => {
+describe.each(["api", "rest"] as const)("a device router whose process is killed (over %s)", (transport) => {
   let device: DeviceProcess;
+  let certificateFile: string;
   let svc: TestService;
   let passwordFile: string;
   let stateFile: string;
 
   const start = async (port: number) => {
-    device = await startDeviceProcess({ user: USER, password: PASSWORD, passwordFile, stateFile, port });
+    const restPort = device?.rest?.port ?? 0;
+    device = await startDeviceProcess({
+      user: USER,
+      password: PASSWORD,
+      passwordFile,
+      stateFile,
+      port,
+      ...(transport === "rest" ? { rest: { port: restPort, certificateFile } } : {}),
+    });
     return device;
   };
   /** A power cut and a boot: SIGKILL to the device's process group, then a start on the same port and file. */
@@ -73,6 +83,7 @@ describe("a device router whose process is killed", () => {
     const dir = scratchDir("routerjobs-device-crash-");
     passwordFile = join(dir, "password");
     stateFile = join(dir, "device.json");
+    certificateFile = join(dir, "device.pem");
     writeFileSync(passwordFile, `${PASSWORD}\n`, { mode: 0o600 });
     await start(0);
     svc = await startTestService(
@@ -85,7 +96,17 @@ describe("a device router whose process is killed", () => {
         team_id: TEAM_A,
         id: ROUTER,
         name: "crashy",
-        device: { host: "127.0.0.1", port: device.port, user: USER, password: PASSWORD, plaintext: true },
+        device:
+          transport === "rest"
+            ? {
+                transport: "rest",
+                host: "127.0.0.1",
+                port: device.rest?.port,
+                user: USER,
+                password: PASSWORD,
+                tls_fingerprint: device.rest?.fingerprint,
+              }
+            : { host: "127.0.0.1", port: device.port, user: USER, password: PASSWORD, plaintext: true },
       },
     });
     expect(added.status, JSON.stringify(added.body)).toBe(200);

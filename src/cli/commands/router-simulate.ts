@@ -1,7 +1,8 @@
 /**
  * `routerjobs router simulate`: one simulated RouterOS device in its own process, speaking the RouterOS API
- * (api, or api-ssl with `--tls` and a self-signed certificate) on the given address. It prints one JSON line
- * once it listens, `{"address","tls","fingerprint","certificate"}`, and stops on SIGTERM or SIGINT.
+ * (api, or api-ssl with `--tls` and a self-signed certificate) on the given address, and with `--rest` its
+ * REST API over HTTPS (www-ssl, the same certificate), both in front of the one router. It prints one JSON line
+ * once it listens, `{"address","tls","rest","fingerprint","certificate"}`, and stops on SIGTERM or SIGINT.
  *
  * With `--state-file` it keeps its state as a router keeps its configuration: every change is committed to the
  * file (grouped, atomically; see device-state-file.ts) before the API answers, so a `kill -9` loses nothing a
@@ -17,6 +18,8 @@ import { untilStopped } from "../until-stopped.js";
 interface SimulateFlags {
   readonly api: string;
   readonly tls?: boolean | undefined;
+  readonly rest?: string | undefined;
+  readonly certificateFile?: string | undefined;
   readonly user: string;
   readonly passwordFile: string;
   readonly name?: string | undefined;
@@ -34,6 +37,14 @@ export function routerCommand(): Command {
       .description("run one simulated RouterOS device speaking the RouterOS API")
       .option("--api <host:port>", "address of the API (port 0 picks a free one)", "127.0.0.1:8728")
       .option("--tls", "api-ssl: TLS with a generated self-signed certificate (its fingerprint is printed)")
+      .option(
+        "--rest <host:port>",
+        "also serve RouterOS's REST API (/rest over HTTPS, basic auth) here, with the same certificate",
+      )
+      .option(
+        "--certificate-file <file>",
+        "keep the device's certificate and key here (PEM, 0600) across restarts, as a router keeps its own",
+      )
       .option("--user <name>", "the user the device accepts")
       .option("--password-file <file>", "file holding that user's password (never a flag: flags are visible)")
       .option("--name <identity>", "the device's /system identity", "MikroTik")
@@ -47,10 +58,17 @@ export function routerCommand(): Command {
       .addHelpText(
         "after",
         `
-Prints one JSON line when listening: {"address":"127.0.0.1:PORT","tls":true,"fingerprint":"sha256:..."}.
+Prints one JSON line when listening: {"address":"127.0.0.1:PORT","tls":true,"fingerprint":"sha256:..."};
+with --rest also "rest":"127.0.0.1:PORT" and the certificate (PEM) that REST's HTTPS presents.
+
+REST (--rest) answers as RouterOS 7's: GET /rest/ip/address (print; ?.proplist=a,b and ?name=value
+filters), GET /rest/ip/address/*1, PUT (add), PATCH (set), DELETE (remove), POST /rest/<menu>/<command>
+with a JSON body (".proplist", ".query"). All values are strings. See docs/routeros.md.
 
 Examples:
   $ routerjobs router simulate --api 127.0.0.1:0 --tls --user admin --password-file ./pw
+  $ routerjobs router simulate --rest 127.0.0.1:8443 --user admin --password-file ./pw
+  $ curl --cacert device.pem -u admin https://127.0.0.1:8443/rest/system/identity
   $ routerjobs router simulate --model "hAP ax3" --user admin --password-file ./pw`,
       )
       .action(async (raw: Record<string, unknown>) => runSimulate(await parseFlags(raw))),
@@ -66,6 +84,13 @@ export async function parseFlags(raw: Record<string, unknown>): Promise<Simulate
       error: "--api must be HOST:PORT, like 127.0.0.1:8728",
     }),
     tls: z.boolean().optional(),
+    rest: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):\d{1,5}$/, {
+        error: "--rest must be HOST:PORT, like 127.0.0.1:8443",
+      })
+      .optional(),
+    certificateFile: z.string().min(1, { error: "--certificate-file must not be empty" }).optional(),
     user: z.string({ error: "--user is required" }).min(1, { error: "--user must not be empty" }),
     passwordFile: z.string({ error: "--password-file is required" }).min(1),
     name: z.string().min(1).optional(),
@@ -91,19 +116,32 @@ export async function parseFlags(raw: Record<string, unknown>): Promise<Simulate
   return result.data;
 }
 
+/** HOST:PORT of a flag already shaped so; the port is checked here. */
+function hostPort(flag: string, value: string): { host: string; port: number } {
+  const cut = value.lastIndexOf(":");
+  const port = Number(value.slice(cut + 1));
+  if (port > 65_535) throw new UsageError(`${flag} port must be 0 to 65535 (got ${port})`);
+  return { host: value.slice(0, cut).replace(/^\[|\]$/g, ""), port };
+}
+
+const formatAddress = (host: string, port: number) =>
+  host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+
 async function runSimulate(flags: SimulateFlags): Promise<void> {
-  const cut = flags.api.lastIndexOf(":");
-  const host = flags.api.slice(0, cut).replace(/^\[|\]$/g, "");
-  const port = Number(flags.api.slice(cut + 1));
-  if (port > 65_535) throw new UsageError(`--api port must be 0 to 65535 (got ${port})`);
+  const { host, port } = hostPort("--api", flags.api);
+  const restAt = flags.rest === undefined ? undefined : hostPort("--rest", flags.rest);
   const password = await readPassword(flags.passwordFile);
-  const [{ SimulatedRouter }, { startRouterApiServer }, { apiFrontEnd }, { selfSignedDeviceCertificate }] =
-    await Promise.all([
-      import("../../routeros/simulator/router.js"),
-      import("../../routeros/api/server.js"),
-      import("../../routeros/simulator/adapters/api-front-end.js"),
-      import("../../routeros/simulator/adapters/device-certificate.js"),
-    ]);
+  const [
+    { SimulatedRouter },
+    { startRouterApiServer },
+    { apiFrontEnd },
+    { keptDeviceCertificate, selfSignedDeviceCertificate },
+  ] = await Promise.all([
+    import("../../routeros/simulator/router.js"),
+    import("../../routeros/api/server.js"),
+    import("../../routeros/simulator/adapters/api-front-end.js"),
+    import("../../routeros/simulator/adapters/device-certificate.js"),
+  ]);
   const { certificateFingerprint } = await import("../../routeros/api/transport.js");
   const { constantTimeEqual } = await import("../../routeros/simulator/adapters/credentials.js");
   const { DeviceStateFile } = await import("../../routeros/simulator/adapters/device-state-file.js");
@@ -132,34 +170,63 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   }
   if (flags.stateFile) state = new DeviceStateFile(flags.stateFile, () => device.snapshot());
   const frontEnd = apiFrontEnd(device, { pingIntervalMs: flags.pingIntervalMs });
-  const tls = flags.tls ? await selfSignedDeviceCertificate([host]) : undefined;
+  // One certificate for api-ssl and www-ssl, as a router's one device certificate serves both.
+  const hosts = [host, ...(restAt ? [restAt.host] : [])];
+  let certificate: { cert: string; key: string } | undefined;
+  if ((flags.tls || restAt) && flags.certificateFile) {
+    try {
+      certificate = await keptDeviceCertificate(flags.certificateFile, hosts);
+    } catch (error) {
+      throw new UsageError(`--certificate-file: ${(error as Error).message}`);
+    }
+  } else if (flags.tls || restAt) certificate = await selfSignedDeviceCertificate(hosts);
+  const tls = flags.tls ? certificate : undefined;
+  const authenticate = (user: string, given: string) =>
+    user === flags.user && constantTimeEqual(given, password);
+  // What a client is answered is on disk first (a background script's changes follow within the delay).
+  const handler = async (command: Parameters<typeof frontEnd>[0]) => {
+    try {
+      return await frontEnd(command);
+    } finally {
+      await state?.flush();
+    }
+  };
   const server = await startRouterApiServer({
     host,
     port,
     ...(tls ? { tls } : {}),
-    authenticate: (user, given) => user === flags.user && constantTimeEqual(given, password),
-    // What a client is answered is on disk first (a background script's changes follow within the delay).
-    handler: async (command) => {
-      try {
-        return await frontEnd(command);
-      } finally {
-        await state?.flush();
-      }
-    },
+    authenticate,
+    handler,
   }).catch((error: NodeJS.ErrnoException) => {
     throw new EnvironmentError(`cannot listen on ${flags.api}: ${error.message}`);
   });
-  const address = server.host.includes(":")
-    ? `[${server.host}]:${server.port}`
-    : `${server.host}:${server.port}`;
+  let rest: { readonly host: string; readonly port: number; close(): Promise<void> } | undefined;
+  if (restAt && certificate) {
+    const [{ restFrontEnd }, { startRestServer }] = await Promise.all([
+      import("../../routeros/simulator/adapters/rest-front-end.js"),
+      import("../../routeros/simulator/adapters/rest-server.js"),
+    ]);
+    rest = await startRestServer({
+      ...restAt,
+      tls: certificate,
+      authenticate,
+      handler: restFrontEnd(handler),
+    }).catch(async (error: NodeJS.ErrnoException) => {
+      await server.close();
+      throw new EnvironmentError(`cannot listen on ${flags.rest}: ${error.message}`);
+    });
+  }
   const ready = {
-    address,
+    address: formatAddress(server.host, server.port),
     tls: Boolean(tls),
-    ...(tls ? { fingerprint: certificateFingerprint(tls.cert), certificate: tls.cert } : {}),
+    ...(rest ? { rest: formatAddress(rest.host, rest.port) } : {}),
+    ...(certificate
+      ? { fingerprint: certificateFingerprint(certificate.cert), certificate: certificate.cert }
+      : {}),
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   await untilStopped();
-  await server.close();
+  await Promise.all([server.close(), rest?.close()]);
   if (state) {
     // The log line of the stop, and anything a running script changed since the last write.
     state.changed();

@@ -45,7 +45,14 @@ export function serviceAdminCommands(): Command[] {
       .requiredOption("--team <uuid>", "team id (created if new)")
       .requiredOption("--name <name>", "router name")
       .option("--id <uuid>", "router id (default: a new UUID)")
-      .option("--address <host[:port]>", "the device's RouterOS API (default port 8729 with TLS, 8728 plain)")
+      .option(
+        "--address <host[:port]>",
+        "the device's RouterOS API (default port 8729 with TLS, 8728 plain; over REST 443, 80 plain)",
+      )
+      .option(
+        "--transport <api|rest>",
+        "drive the device over the RouterOS API (the default) or its REST API",
+      )
       .option("--user <user>", "the RouterOS user the service logs in as")
       .option("--password-file <file>", "a file holding that user's password (never given as a flag)")
       .option("--tls-fingerprint <sha256:..>", "pin the device's certificate by its SHA-256 fingerprint")
@@ -61,7 +68,9 @@ export function serviceAdminCommands(): Command[] {
 Examples:
   $ routerjobs service router add --team T --name edge-1
   $ routerjobs service router add --team T --name edge-2 --address 192.0.2.1 --user routerjobs \\
-      --password-file edge-2.password --tls-fingerprint sha256:AB:CD:...`,
+      --password-file edge-2.password --tls-fingerprint sha256:AB:CD:...
+  $ routerjobs service router add --team T --name edge-3 --address 192.0.2.3 --transport rest \
+      --user routerjobs --password-file edge-3.password --tls-fingerprint sha256:AB:CD:...`,
       )
       .action(async (flags: AdminFlags & RouterAddFlags) => {
         const { deviceFromFlags, PLAINTEXT_WARNING } = await import("../settings/service-device-flags.js");

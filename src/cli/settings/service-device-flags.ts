@@ -14,6 +14,7 @@ export interface DeviceFlags {
   tlsCa?: string;
   plaintext?: boolean;
   binaryBackup?: boolean;
+  transport?: string;
 }
 
 /** `HOST`, `HOST:PORT`, `[IPV6]`, `[IPV6]:PORT`, or a bare IPv6 address (no port). */
@@ -48,13 +49,18 @@ async function readFlagFile(file: string, flag: string): Promise<string> {
 /** The `device` object, or undefined without `--address`; any other device flag alone is a usage error. */
 export async function deviceFromFlags(flags: DeviceFlags): Promise<Record<string, unknown> | undefined> {
   const others = (
-    ["user", "passwordFile", "tlsFingerprint", "tlsCa", "plaintext", "binaryBackup"] as const
+    ["user", "passwordFile", "tlsFingerprint", "tlsCa", "plaintext", "binaryBackup", "transport"] as const
   ).filter((key) => flags[key] !== undefined);
   if (!flags.address) {
     if (others.length > 0) {
-      throw new UsageError("--user, --password-file, the TLS flags and --binary-backup need --address");
+      throw new UsageError(
+        "--user, --password-file, the TLS flags, --binary-backup and --transport need --address",
+      );
     }
     return undefined;
+  }
+  if (flags.transport !== undefined && flags.transport !== "api" && flags.transport !== "rest") {
+    throw new UsageError(`--transport must be api or rest (got ${JSON.stringify(flags.transport)})`);
   }
   if (!flags.user) throw new UsageError("--address needs --user (the RouterOS user the service logs in as)");
   if (!flags.passwordFile) {
@@ -79,6 +85,7 @@ export async function deviceFromFlags(flags: DeviceFlags): Promise<Record<string
     ...(flags.tlsCa ? { tls_ca: await readFlagFile(flags.tlsCa, "--tls-ca") } : {}),
     ...(flags.plaintext ? { plaintext: true } : {}),
     ...(flags.binaryBackup ? { binary_backup: true } : {}),
+    ...(flags.transport === "rest" ? { transport: "rest" } : {}),
   };
 }
 

@@ -1,11 +1,17 @@
 /**
- * Where and how the service reaches a real RouterOS device over its API (TCP 8728, TLS 8729). A router without
+ * Where and how the service reaches a real RouterOS device: over its API (TCP 8728, TLS 8729), or over its REST
+ * API (`transport: "rest"`: www-ssl, HTTPS 443; www, HTTP 80, with `plaintext`). A router without
  * an endpoint is simulated inside the service. The password is here only in memory, decrypted for the back end;
  * at rest it is encrypted (router-secrets), and no log, error, admin answer or process list ever shows it.
  */
+/** How the service talks to the device: the RouterOS API, or RouterOS 7's REST API. */
+export type DeviceTransport = "api" | "rest";
+
 export interface DeviceEndpoint {
   readonly host: string;
-  /** @default 8729 with TLS, 8728 with `plaintext` */
+  /** @default api */
+  readonly transport?: DeviceTransport;
+  /** @default 8729 with TLS, 8728 with `plaintext`; over REST 443, and 80 with `plaintext` */
   readonly port?: number;
   readonly user: string;
   readonly password: string;
@@ -20,15 +26,23 @@ export interface DeviceEndpoint {
   readonly binaryBackup?: boolean;
 }
 
+/** The port a device's transport listens on when the endpoint names none (RouterOS's defaults). */
+export function defaultDevicePort(endpoint: Pick<DeviceEndpoint, "transport" | "plaintext">): number {
+  if (endpoint.transport === "rest") return endpoint.plaintext ? 80 : 443;
+  return endpoint.plaintext ? 8728 : 8729;
+}
+
 /** What an admin answer or a log may show of an endpoint: everything but the password. */
 export function describeEndpoint(endpoint: DeviceEndpoint): Record<string, unknown> {
   return {
     host: endpoint.host,
-    port: endpoint.port ?? (endpoint.plaintext ? 8728 : 8729),
+    port: endpoint.port ?? defaultDevicePort(endpoint),
     user: endpoint.user,
     transport: endpoint.plaintext ? "plaintext" : "tls",
     ...(endpoint.tls?.fingerprint ? { tls_fingerprint: endpoint.tls.fingerprint } : {}),
     ...(endpoint.tls?.ca ? { tls_ca: "configured" } : {}),
     ...(endpoint.binaryBackup ? { binary_backup: true } : {}),
+    // Only when not the API, so that the answers of routers on the API stay as they were.
+    ...(endpoint.transport === "rest" ? { service: endpoint.plaintext ? "www" : "www-ssl" } : {}),
   };
 }

@@ -14,6 +14,7 @@ import { createServer as createTlsServer } from "node:tls";
 import { formatDuration, type RateLimit } from "../../contract/duration.js";
 import { RouterjobsError } from "../../errors.js";
 import { MemoryRateLimiter } from "../../platform/sliding-window.js";
+import { isForeignProtocol } from "./foreign-protocol.js";
 import { parseSentence, replyWords } from "./sentence.js";
 import { encodeSentence, SentenceDecoder } from "./words.js";
 
@@ -286,7 +287,13 @@ function serveSession(socket: Socket, options: RouterApiServerOptions, throttle:
     send(replyWords("!done", result?.done ?? {}, tag));
   };
 
+  let firstChunk = true;
   socket.on("data", (chunk: Buffer) => {
+    if (firstChunk) {
+      firstChunk = false;
+      // HTTP or TLS at this port: closed now, not after the login deadline (foreign-protocol.ts).
+      if (isForeignProtocol(chunk)) return socket.destroy();
+    }
     const wasMidSentence = decoder.midSentence;
     let sentences: Buffer[][];
     try {

@@ -1,6 +1,8 @@
 /**
- * `RouterBackend` for real RouterOS devices, over the RouterOS API (src/routeros/api): one connection per
- * router, reused and reopened when it drops; a health probe that marks a router offline and online.
+ * `RouterBackend` for real RouterOS devices, over the RouterOS API (src/routeros/api), or over RouterOS 7's REST
+ * API for an endpoint with `transport: "rest"` (`rest-client.ts`: the same commands as `POST /rest/...`, so
+ * everything below holds for both): one connection per router (over REST a keep-alive pool), reused and
+ * reopened when it drops; a health probe that marks a router offline and online.
  *
  * A job's script runs on the device as RouterOS runs anything long: uploaded as a `/system/script` entry named
  * after the job, then started by `/execute` (a background job of the router, which goes on if our connection
@@ -32,6 +34,7 @@ import {
   RouterApiTimeoutError,
   RouterApiTrapError,
 } from "../../routeros/api/errors.js";
+import { RouterRestClient } from "../../routeros/api/rest-client.js";
 import {
   bootMarkerScript,
   ENTRY_REMOVED_DURING_JOB,
@@ -61,10 +64,13 @@ export interface DeviceBackendOptions {
   readonly commandTimeoutMs?: number;
 }
 
+/** What the back end needs of a connection; the API client and the REST client both are one. */
+type DeviceConnection = Pick<RouterApiClient, "command" | "close">;
+
 interface Device {
   readonly name: string;
   readonly endpoint: DeviceEndpoint;
-  connection?: Promise<RouterApiClient>;
+  connection?: Promise<DeviceConnection>;
   /** The last probe or command reached the device. */
   reachable: boolean;
   /** The operator's switch (`service router offline|online`). */
@@ -364,6 +370,8 @@ export class DeviceBackend implements RouterBackend {
     } catch (error) {
       if (error instanceof RouterApiTrapError) throw new RouterCommandError(error.routerMessage);
       if (error instanceof RouterApiTimeoutError) throw new RouterTimeoutError(error.message);
+      // Over REST every request logs in: a password changed on the router shows here, not at connect.
+      if (error instanceof RouterApiLoginError) throw new RouterUnreachableError(error.message);
       if (error instanceof RouterApiConnectionError) {
         this.lost(device);
         throw new RouterUnreachableError(error.message);
@@ -372,7 +380,7 @@ export class DeviceBackend implements RouterBackend {
     }
   }
 
-  private connection(device: Device): Promise<RouterApiClient> {
+  private connection(device: Device): Promise<DeviceConnection> {
     if (!device.connection) {
       const opening = this.open(device);
       device.connection = opening;
@@ -391,18 +399,21 @@ export class DeviceBackend implements RouterBackend {
   }
 
   /** Connects, logs in and reads the boot marker, so that every job decision on this connection knows it. */
-  private async open(device: Device): Promise<RouterApiClient> {
+  private async open(device: Device): Promise<DeviceConnection> {
     const { endpoint } = device;
-    const client = await RouterApiClient.connect({
+    const options = {
       host: endpoint.host,
       ...(endpoint.port === undefined ? {} : { port: endpoint.port }),
       user: endpoint.user,
       password: endpoint.password,
       ...(endpoint.plaintext ? { allowPlaintext: true } : { tls: endpoint.tls ?? {} }),
       connectTimeoutMs: this.connectTimeoutMs,
-      loginTimeoutMs: this.connectTimeoutMs,
       commandTimeoutMs: this.commandTimeoutMs,
-    });
+    };
+    const client: DeviceConnection =
+      endpoint.transport === "rest"
+        ? await RouterRestClient.connect(options)
+        : await RouterApiClient.connect({ ...options, loginTimeoutMs: this.connectTimeoutMs });
     try {
       const reply = await client.command(
         {

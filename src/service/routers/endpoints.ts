@@ -11,7 +11,7 @@ import {
 
 /**
  * The endpoint of a router that is a real device, in the `device_*` columns of `routers` (schema.ts, migrations
- * 2 and 4). The password is sealed before it reaches SQL and opened only by `readEndpoint`, for the back end.
+ * 2, 4 and 8). The password is sealed before it reaches SQL and opened only by `readEndpoint`, for the back end.
  */
 
 /** An endpoint without its password: what an admin answer describes, read without the key. */
@@ -25,12 +25,13 @@ interface EndpointRow {
   device_tls_ca: string | null;
   device_plaintext: boolean;
   device_binary_backup: boolean;
+  device_transport: string | null;
   device_password: string | null;
   device_key_id: string | null;
 }
 
 const COLUMNS = `device_host, device_port, device_user, device_tls_fingerprint, device_tls_ca, device_plaintext,
-  device_binary_backup, device_password, device_key_id`;
+  device_binary_backup, device_transport, device_password, device_key_id`;
 
 /** The admin API's `device` object as the back end's endpoint. */
 export function endpointFromDevice(device: Device): DeviceEndpoint {
@@ -47,6 +48,7 @@ export function endpointFromDevice(device: Device): DeviceEndpoint {
     ...(tls ? { tls } : {}),
     ...(device.plaintext ? { plaintext: true } : {}),
     ...(device.binary_backup ? { binaryBackup: true } : {}),
+    ...(device.transport === "rest" ? { transport: "rest" as const } : {}),
   };
 }
 
@@ -61,7 +63,7 @@ export async function saveEndpoint(
   const { rows } = await db.query(
     `UPDATE routers SET device_host = $2, device_port = $3, device_user = $4, device_tls_fingerprint = $5,
        device_tls_ca = $6, device_plaintext = $7, device_password = $8, device_key_id = $9,
-       device_binary_backup = $10
+       device_binary_backup = $10, device_transport = $11
      WHERE id = $1 AND removed_at IS NULL RETURNING id`,
     [
       routerId,
@@ -74,6 +76,7 @@ export async function saveEndpoint(
       sealed,
       keyId,
       endpoint.binaryBackup === true,
+      endpoint.transport === "rest" ? "rest" : null,
     ],
   );
   return rows.length > 0;
@@ -99,6 +102,7 @@ function withoutPassword(row: EndpointRow): StoredEndpoint {
     ...(Object.keys(tls).length > 0 ? { tls } : {}),
     ...(row.device_plaintext ? { plaintext: true } : {}),
     ...(row.device_binary_backup ? { binaryBackup: true } : {}),
+    ...(row.device_transport === "rest" ? { transport: "rest" as const } : {}),
   };
 }
 
@@ -128,7 +132,7 @@ export async function clearEndpoint(db: Queryable, routerId: string): Promise<bo
   const { rows } = await db.query(
     `UPDATE routers SET device_host = NULL, device_port = NULL, device_user = NULL, device_tls_fingerprint = NULL,
        device_tls_ca = NULL, device_plaintext = false, device_binary_backup = false, device_password = NULL,
-       device_key_id = NULL
+       device_key_id = NULL, device_transport = NULL
      WHERE id = $1 AND removed_at IS NULL AND device_host IS NOT NULL RETURNING id`,
     [routerId],
   );

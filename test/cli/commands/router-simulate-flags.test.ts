@@ -25,3 +25,23 @@ describe("router simulate --model", () => {
     );
   });
 });
+
+describe("router simulate --rest", () => {
+  it("takes HOST:PORT, and refuses anything else naming the flag and an example", async () => {
+    expect((await parseFlags({ ...base, rest: "127.0.0.1:8443" })).rest).toBe("127.0.0.1:8443");
+    expect((await parseFlags({ ...base, rest: "[::1]:0" })).rest).toBe("[::1]:0");
+    expect((await parseFlags(base)).rest).toBeUndefined();
+    const error = await parseFlags({ ...base, rest: "8443" }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toBe("--rest must be HOST:PORT, like 127.0.0.1:8443");
+  });
+
+  it("is described in --help with what it serves", async () => {
+    const { routerCommand } = await import("../../../src/cli/commands/router-simulate.js");
+    const simulate = routerCommand().commands.find((command) => command.name() === "simulate");
+    let help = "";
+    simulate?.configureOutput({ writeOut: (text) => (help += text) }).outputHelp();
+    expect(help).toMatch(/--rest <host:port>\s+also serve RouterOS's REST API/);
+    expect(help).toMatch(/GET \/rest\/ip\/address \(print/);
+  });
+});

@@ -60,7 +60,19 @@ describe("deviceFromFlags", () => {
       binary_backup: true,
     });
     expect(await deviceFromFlags(flags)).not.toHaveProperty("binary_backup");
-    await expect(deviceFromFlags({ binaryBackup: true })).rejects.toThrow(/--binary-backup need --address/);
+    await expect(deviceFromFlags({ binaryBackup: true })).rejects.toThrow(
+      /--binary-backup and --transport need --address/,
+    );
+  });
+
+  it("--transport rest sets transport in the device; api is the default; anything else is refused", async () => {
+    const flags = { address: "r1", user: "u", passwordFile, tlsFingerprint: "sha256:AA" };
+    expect(await deviceFromFlags({ ...flags, transport: "rest" })).toMatchObject({ transport: "rest" });
+    expect(await deviceFromFlags({ ...flags, transport: "api" })).not.toHaveProperty("transport");
+    await expect(deviceFromFlags({ ...flags, transport: "ssh2" })).rejects.toThrow(
+      '--transport must be api or rest (got "ssh2")',
+    );
+    await expect(deviceFromFlags({ transport: "rest" })).rejects.toThrow(/--transport need --address/);
   });
 
   it("a missing file names the flag and the path, and nothing of any content", async () => {

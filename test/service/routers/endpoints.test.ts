@@ -133,6 +133,22 @@ for (const [name, start, available] of backends) {
       expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(plain);
     });
 
+    it("round-trips transport rest; the database refuses it on a router without a device", async () => {
+      const rest: DeviceEndpoint = { ...pinned, transport: "rest" };
+      expect(await saveEndpoint(db, ROUTER_A2, rest, keyring)).toBe(true);
+      expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(rest);
+      const { password: _, ...stored } = rest;
+      expect(await readStoredEndpoint(db, ROUTER_A2)).toEqual(stored);
+      await expect(
+        db.query("UPDATE routers SET device_transport = 'rest' WHERE id = $1", [ROUTER_B]),
+      ).rejects.toThrow(/routers_device_transport/);
+      await expect(
+        db.query("UPDATE routers SET device_transport = 'telnet' WHERE id = $1", [ROUTER_A2]),
+      ).rejects.toThrow(/routers_device_transport/);
+      expect(await saveEndpoint(db, ROUTER_A2, plain, keyring)).toBe(true);
+      expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(plain);
+    });
+
     it("clearing makes the router simulated again; a removed router has no endpoint to save", async () => {
       expect(await clearEndpoint(db, ROUTER_A2)).toBe(true);
       expect(await clearEndpoint(db, ROUTER_A2)).toBe(false);

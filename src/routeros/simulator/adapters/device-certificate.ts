@@ -2,6 +2,7 @@
  * A self-signed certificate such as a RouterOS device makes for api-ssl: no CA behind it, so a client pins it
  * (its SHA-256 fingerprint) or trusts the certificate itself as `ca`.
  */
+import { readFile, writeFile } from "node:fs/promises";
 import { generate } from "selfsigned";
 import { LOOPBACK_NAMES } from "../../../platform/tls/certificates.js";
 
@@ -31,4 +32,33 @@ export async function selfSignedDeviceCertificate(
     ],
   });
   return { cert: pems.cert, key: pems.private };
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
+const PEM_KEY = /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]+?-----END [A-Z ]*PRIVATE KEY-----/;
+
+/**
+ * The device's certificate kept in `file` (certificate and key, PEM), as a router keeps its certificate across
+ * reboots, so that a client's pin still holds after a restart: read when the file exists, else made and
+ * written (0600, the key is in it). Throws naming the file when it holds no certificate and key.
+ */
+export async function keptDeviceCertificate(
+  file: string,
+  hosts: readonly string[] = LOOPBACK_NAMES,
+): Promise<{ cert: string; key: string }> {
+  let text: string | undefined;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (text === undefined) {
+    const made = await selfSignedDeviceCertificate(hosts);
+    await writeFile(file, `${made.cert.trim()}\n${made.key.trim()}\n`, { mode: 0o600 });
+    return made;
+  }
+  const cert = PEM_CERTIFICATE.exec(text)?.[0];
+  const key = PEM_KEY.exec(text)?.[0];
+  if (!cert || !key) throw new Error(`${file} holds no PEM certificate and private key`);
+  return { cert: `${cert}\n`, key: `${key}\n` };
 }
