@@ -15,6 +15,9 @@ import { parseId } from "./convert.js";
 import { derivedTables, refreshDerived, sourceTables } from "./derived.js";
 import { exportConfig } from "./export.js";
 import { genericBuiltins } from "./generic.js";
+
+const genericBuiltinRows = new Map(genericBuiltins());
+
 import { FILE_TABLE, fileTable } from "./menus/file.js";
 import { menus } from "./menus/index.js";
 import { anyInterface } from "./menus/targets.js";
@@ -128,8 +131,6 @@ export class SimulatedRouter implements CommandHost, RouterState {
       this.table("interface").insert({ ...values }, { base: values });
     for (const values of serialPorts(this.model))
       this.table("generic:port").insert({ ...values }, { base: values });
-    for (const [table, rows] of genericBuiltins())
-      for (const values of rows) this.table(table).insert({ ...values }, { base: values });
   }
 
   /**
@@ -167,6 +168,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
     if (!table) {
       table = Table.empty();
       this.tables.set(key, table);
+      // A generic menu's built-in items appear when it is first used: most routers never read them.
+      for (const values of genericBuiltinRows.get(key) ?? []) table.insert({ ...values }, { base: values });
     }
     return table;
   }
