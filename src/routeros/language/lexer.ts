@@ -75,6 +75,9 @@ const OPERATORS = [
   ",",
   "%",
 ];
+/** Looked up by the next two characters, then by the next one: the longest operator wins. */
+const TWO_CHAR_OPERATORS: ReadonlySet<string> = new Set(OPERATORS.filter((op) => op.length === 2));
+const ONE_CHAR_OPERATORS: ReadonlySet<string> = new Set(OPERATORS.filter((op) => op.length === 1));
 
 function isBlank(code: number): boolean {
   return code === 32 || code === 9;
@@ -270,13 +273,11 @@ export class Lexer {
       this.tooLong(start, line, column);
       return this.token("word", src.slice(start, this.pos), line, column, spaced);
     }
-    for (const op of OPERATORS) {
-      if (src.startsWith(op, this.pos)) {
-        this.advance(op.length);
-        return this.token("op", op, line, column, spaced);
-      }
-    }
-    throw this.error("syntax error");
+    const pair = src.slice(this.pos, this.pos + 2);
+    const op = TWO_CHAR_OPERATORS.has(pair) ? pair : ONE_CHAR_OPERATORS.has(char) ? char : undefined;
+    if (op === undefined) throw this.error("syntax error");
+    this.advance(op.length);
+    return this.token("op", op, line, column, spaced);
   }
 
   private scanCommandWord(spaced: boolean): Token {

@@ -26,6 +26,13 @@ export interface ParseOptions {
   readonly functionBody?: boolean;
 }
 
+/** Both conditions, the first when there is no second. */
+function both(first: Expr | undefined, second: Expr): Expr {
+  return first === undefined
+    ? second
+    : { type: "binary", line: first.line, column: first.column, operator: "and", left: first, right: second };
+}
+
 /**
  * Global commands RouterOS 7.24 lists at the root of its tree, written without the colon. `find`, `log`,
  * `export` and `import` are left out: at the root they are the host's commands and menus.
@@ -381,23 +388,9 @@ export class Parser implements ParseContext {
     let group: string | undefined;
     // `find comment=x remote-address!="1.2.3.4"`: each `name!=value` is a condition, as after `where`.
     let unequal: Expr | undefined;
-    const withUnequal = (where: Expr | undefined): Expr | undefined =>
-      unequal === undefined || where === undefined
-        ? (unequal ?? where)
-        : {
-            type: "binary",
-            line: unequal.line,
-            column: unequal.column,
-            operator: "and",
-            left: unequal,
-            right: where,
-          };
     for (;;) {
       const token = this.peek();
-      if (this.isEnd(token)) {
-        const where = withUnequal(undefined);
-        return where ? { list, where } : { list };
-      }
+      if (this.isEnd(token)) return unequal ? { list, where: unequal } : { list };
       if (
         options.where &&
         token.kind === "word" &&
@@ -406,37 +399,10 @@ export class Parser implements ParseContext {
         !this.glued(token)
       ) {
         this.next();
-        return { list, where: withUnequal(parseExpression(this, { where: true })) as Expr };
+        return { list, where: both(unequal, parseExpression(this, { where: true })) };
       }
-      if (
-        options.where &&
-        token.kind === "word" &&
-        !token.escaped &&
-        token.text.length > 1 &&
-        token.text.endsWith("!") &&
-        this.glued(token, "=")
-      ) {
-        const property = token.text.slice(0, -1);
-        if (options.isNamed && !options.isNamed(property)) throw this.fail("expected end of command", token);
-        this.next();
-        this.next();
-        const value = this.parseValue(false, true) as Expr;
-        const at = { line: token.line, column: token.column };
-        const condition: Expr = {
-          type: "binary",
-          ...at,
-          operator: "!=",
-          left: {
-            type: "property",
-            ...at,
-            name: options.expandName ? options.expandName(property) : property,
-          },
-          right: value,
-        };
-        unequal =
-          unequal === undefined
-            ? condition
-            : { type: "binary", ...at, operator: "and", left: unequal, right: condition };
+      if (options.where && token.kind === "word" && token.text.endsWith("!") && this.isUnequal(token)) {
+        unequal = both(unequal, this.parseUnequal(token, options));
         continue;
       }
       let name: string | undefined;
@@ -464,6 +430,22 @@ export class Parser implements ParseContext {
       options.onArgument?.(arg);
       list.push(arg);
     }
+  }
+
+  private isUnequal(token: Token): boolean {
+    return !token.escaped && token.text.length > 1 && this.glued(token, "=");
+  }
+
+  /** `name!=value` among a command's arguments: the condition that the item's `name` differs. */
+  private parseUnequal(token: Token, options: ArgumentOptions): Expr {
+    const property = token.text.slice(0, -1);
+    if (options.isNamed && !options.isNamed(property)) throw this.fail("expected end of command", token);
+    this.next();
+    this.next();
+    const value = this.parseValue(false, true) as Expr;
+    const at = { line: token.line, column: token.column };
+    const name = options.expandName ? options.expandName(property) : property;
+    return { type: "binary", ...at, operator: "!=", left: { type: "property", ...at, name }, right: value };
   }
 
   /** One argument value: adjacent pieces (`wan$x`, `"a"[:len $b]`) joined, or a `{ }` block. */

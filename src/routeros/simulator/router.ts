@@ -28,6 +28,8 @@ import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./s
 import { type Item, Table } from "./table.js";
 import { badCommand, genericVerbs, readOnlyVerbs, UNSET_WORD } from "./verbs.js";
 
+const genericBuiltinRows = new Map(genericBuiltins());
+
 export interface SimulatedRouterOptions {
   /** The identity of a reset router. @default "MikroTik" */
   readonly name?: string;
@@ -131,8 +133,6 @@ export class SimulatedRouter implements CommandHost, RouterState {
       this.table("interface").insert({ ...values }, { base: values });
     for (const values of serialPorts(this.model))
       this.table("generic:port").insert({ ...values }, { base: values });
-    for (const [table, rows] of genericBuiltins())
-      for (const values of rows) this.table(table).insert({ ...values }, { base: values });
   }
 
   /**
@@ -170,6 +170,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
     if (!table) {
       table = Table.empty();
       this.tables.set(key, table);
+      // A generic menu's built-in items appear when it is first used: most routers never read them.
+      for (const values of genericBuiltinRows.get(key) ?? []) table.insert({ ...values }, { base: values });
     }
     return table;
   }

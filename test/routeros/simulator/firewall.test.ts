@@ -109,3 +109,17 @@ describe("/ip dhcp-server", () => {
     ).toMatch(/^input does not match any value of server/);
   });
 });
+
+describe("mangle actions of RouterOS 7.24", () => {
+  it("takes set-priority with new-priority, as QoS scripts mark VoIP traffic", async () => {
+    const router = freshRouter();
+    await run(
+      router,
+      '/ip firewall mangle add chain=forward action=set-priority new-priority=5 protocol=udp dst-port=5060 comment="voip"',
+    );
+    expect(await run(router, "/ip firewall mangle export")).toContain("action=set-priority");
+    expect(await fail(router, "/ip firewall mangle add chain=forward action=set-priorty")).toMatch(
+      /^input does not match any value of action/,
+    );
+  });
+});
