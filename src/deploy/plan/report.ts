@@ -22,13 +22,27 @@ function routerLines(router: RouterPlan): string[] {
   }
   for (const resource of router.skipped)
     lines.push(`  ! ${resource} would not start (a job before it failed)`);
+  lines.push(...reachabilityLines(router));
   return lines;
+}
+
+function reachabilityLines(router: RouterPlan): string[] {
+  const reach = router.reachability;
+  if (!reach) return [];
+  if (reach.status === "cut")
+    return [
+      `  ! this change would cut the service off from ${router.router_id}: ${reach.reason}`,
+      `    (path: ${reach.path})`,
+    ];
+  if (reach.status === "unknown") return [`  ? reachability not checked: ${reach.reason}`];
+  const undecided = reach.undecided.length === 0 ? "" : `; ${reach.undecided.length} rule(s) undecided`;
+  return [`  the service still reaches it: ${reach.path}${undecided}`];
 }
 
 export function planText(plan: Plan): string[] {
   const lines = plan.routers.flatMap(routerLines);
   lines.push(
-    `Plan: ${plan.changed} of ${plan.routers.length} router(s) would change; ${plan.failed} with a failing script or an error.`,
+    `Plan: ${plan.changed} of ${plan.routers.length} router(s) would change; ${plan.failed} with a failing script or an error${plan.cutOff > 0 ? `; ${plan.cutOff} would cut the service off` : ""}.`,
   );
   return lines;
 }
@@ -38,6 +52,7 @@ export function planJson(plan: Plan): unknown {
     format_version: 1,
     changed: plan.changed,
     failed: plan.failed,
+    cut_off: plan.cutOff,
     routers: plan.routers.map((router) => ({
       router_id: router.router_id,
       jobs: router.jobs,
@@ -45,6 +60,7 @@ export function planJson(plan: Plan): unknown {
       failures: router.failures,
       skipped: router.skipped,
       error: router.error ?? null,
+      reachability: router.reachability ?? null,
     })),
   };
 }
