@@ -16,6 +16,12 @@ import { RouterOsError } from "../../errors.js";
 import { allMenus } from "../all-menus.js";
 import { exportConfig } from "../export.js";
 import { SeededRandom } from "../random.js";
+import {
+  checkReachability,
+  type ResolvedPath,
+  resolvePath,
+  type ServicePath,
+} from "../reachability/index.js";
 import { SimulatedRouter } from "../router.js";
 import type { RouterSnapshot } from "../snapshot.js";
 import { apiCommand } from "./api-view.js";
@@ -37,12 +43,20 @@ export interface SimulatedBackendOptions {
   readonly delayScale?: number;
   /** Statements one script may execute; a runaway loop then fails its job. @default 1,000,000 */
   readonly maxScriptStatements?: number;
+  /**
+   * How the service reaches each router (docs/safe-change.md). With it, a call fails as unreachable while
+   * the router's configuration cuts that path, as it would on a device; the path is resolved on the router's
+   * configuration when it is attached. @default - every attached, online router is reached
+   */
+  readonly reach?: ServicePath;
 }
 
 interface Device {
   readonly router: SimulatedRouter;
   online: boolean;
   offlineUntilMs: number;
+  /** The service's way in, when the backend models it and it was open when the router was attached. */
+  readonly path?: ResolvedPath;
 }
 
 const READ_ONLY = /\/(print|getall|get|export|monitor|ping)$/;
@@ -60,6 +74,7 @@ export class SimulatedBackend implements RouterBackend {
   private readonly now: () => Date;
   private readonly delayScale: number;
   private readonly maxScriptStatements: number | undefined;
+  private readonly reach: ServicePath | undefined;
 
   constructor(options: SimulatedBackendOptions = {}) {
     this.seed = options.seed ?? 1;
@@ -70,6 +85,7 @@ export class SimulatedBackend implements RouterBackend {
     this.now = options.now ?? (() => new Date());
     this.delayScale = options.delayScale ?? 1;
     this.maxScriptStatements = options.maxScriptStatements;
+    this.reach = options.reach;
     const checks: [string, number, number][] = [
       ["commandLatencyMs", this.commandLatencyMs, Number.POSITIVE_INFINITY],
       ["faultRate", this.faultRate, 1],
@@ -95,7 +111,10 @@ export class SimulatedBackend implements RouterBackend {
       beforeCommand: () => this.beforeCommand(routerId),
     });
     if (options.state !== undefined) router.restore(options.state);
-    this.devices.set(routerId, { router, online: true, offlineUntilMs: 0 });
+    const path = this.reach ? resolvePath(router, this.reach) : undefined;
+    // A path the model finds cut already does not describe how this router is reached: it is not enforced.
+    const modelled = path && checkReachability(router, path).reachable ? { path } : {};
+    this.devices.set(routerId, { router, online: true, offlineUntilMs: 0, ...modelled });
   }
 
   async detach(routerId: string): Promise<void> {
@@ -127,7 +146,7 @@ export class SimulatedBackend implements RouterBackend {
     script: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<ScriptOutcome> {
-    const device = this.reachable(routerId);
+    const device = await this.reachable(routerId);
     try {
       return await device.router.runScript(script, options.signal);
     } finally {
@@ -136,7 +155,7 @@ export class SimulatedBackend implements RouterBackend {
   }
 
   async backup(routerId: string, name: string): Promise<string> {
-    return this.reachable(routerId).router.saveBackup(name);
+    return (await this.reachable(routerId)).router.saveBackup(name);
   }
 
   /**
@@ -144,7 +163,7 @@ export class SimulatedBackend implements RouterBackend {
    * itself stays as it is) and exported there, secrets left out as `export` leaves them out.
    */
   async readBackup(routerId: string, name: string): Promise<string> {
-    const device = this.reachable(routerId);
+    const device = await this.reachable(routerId);
     const scratch = new SimulatedRouter({ seedText: `${this.seed}:${routerId}`, now: this.now });
     scratch.restore(device.router.snapshot());
     try {
@@ -162,7 +181,7 @@ export class SimulatedBackend implements RouterBackend {
     parameters?: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<RouterRecord[]> {
-    const device = this.reachable(routerId);
+    const device = await this.reachable(routerId);
     try {
       return await apiCommand(device.router, command, parameters, options.signal);
     } catch (error) {
@@ -188,9 +207,22 @@ export class SimulatedBackend implements RouterBackend {
     return device;
   }
 
-  private reachable(routerId: string): Device {
+  /**
+   * The router, if the service reaches it now: online, its due scheduler tasks run first (a revert may fire
+   * and reboot it), and its configuration leaving the service's path open.
+   */
+  private async reachable(routerId: string): Promise<Device> {
     const device = this.device(routerId);
     if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} is offline`);
+    if ((await device.router.runScheduler()) > 0) {
+      this.settleReboot(device);
+      if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} is offline`);
+    }
+    if (device.path) {
+      const reach = checkReachability(device.router, device.path);
+      if (!reach.reachable)
+        throw new RouterUnreachableError(`router ${routerId} does not answer the service: ${reach.reason}`);
+    }
     return device;
   }
 
