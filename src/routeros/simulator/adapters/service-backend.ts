@@ -57,6 +57,9 @@ interface Device {
   offlineUntilMs: number;
   /** The service's way in, when the backend models it and it was open when the router was attached. */
   readonly path?: ResolvedPath;
+  /** Scheduler tasks running in the background (isOnline started them). */
+  scheduling?: Promise<void> | undefined;
+  rerun?: boolean;
 }
 
 const READ_ONLY = /\/(print|getall|get|export|monitor|ping)$/;
@@ -130,9 +133,51 @@ export class SimulatedBackend implements RouterBackend {
     this.device(routerId).online = online;
   }
 
+  /**
+   * Whether the service reaches the router now: attached, online, not rebooting, and (with `reach`) its
+   * configuration leaving the service's path open. Asking also lets the router run its due scheduler tasks
+   * in the background, as a device runs them on its own clock whether or not anyone reaches it: a revert
+   * armed before a change that cut the service off fires, and the router comes back.
+   */
   isOnline(routerId: string): boolean {
     const device = this.devices.get(routerId);
-    return device?.online === true && this.now().getTime() >= device.offlineUntilMs;
+    if (!device) return false;
+    this.kickScheduler(device);
+    return (
+      device.online && this.now().getTime() >= device.offlineUntilMs && this.pathCut(device) === undefined
+    );
+  }
+
+  /** One background run at a time; a kick meanwhile asks for one more run after it (the clock moved on). */
+  private kickScheduler(device: Device): void {
+    if (device.scheduling) {
+      device.rerun = true;
+      return;
+    }
+    device.scheduling = device.router
+      .runScheduler()
+      .then((ran) => {
+        if (ran > 0) this.settleReboot(device);
+      })
+      .finally(() => {
+        device.scheduling = undefined;
+        if (device.rerun) {
+          device.rerun = false;
+          this.kickScheduler(device);
+        }
+      });
+  }
+
+  /** Resolves when the router's background scheduler runs, the ones asked for meanwhile included, are done. */
+  async schedulerIdle(routerId: string): Promise<void> {
+    const device = this.devices.get(routerId);
+    while (device?.scheduling) await device.scheduling;
+  }
+
+  private pathCut(device: Device): string | undefined {
+    if (!device.path) return undefined;
+    const reach = checkReachability(device.router, device.path);
+    return reach.reachable ? undefined : reach.reason;
   }
 
   /** Whether the router is attached and still offline after `/system reboot` or a backup load. */
@@ -213,23 +258,22 @@ export class SimulatedBackend implements RouterBackend {
    */
   private async reachable(routerId: string): Promise<Device> {
     const device = this.device(routerId);
-    if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} is offline`);
-    if ((await device.router.runScheduler()) > 0) {
-      this.settleReboot(device);
-      if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} is offline`);
-    }
-    if (device.path) {
-      const reach = checkReachability(device.router, device.path);
-      if (!reach.reachable)
-        throw new RouterUnreachableError(`router ${routerId} does not answer the service: ${reach.reason}`);
-    }
+    await device.scheduling;
+    if ((await device.router.runScheduler()) > 0) this.settleReboot(device);
+    if (!device.online || this.now().getTime() < device.offlineUntilMs)
+      throw new RouterUnreachableError(`router ${routerId} is offline`);
+    const cut = this.pathCut(device);
+    if (cut) throw new RouterUnreachableError(`router ${routerId} does not answer the service: ${cut}`);
     return device;
   }
 
   /** Latency, then the tunnel (it may have dropped mid-script), then a possible fault. */
   private async beforeCommand(routerId: string): Promise<void> {
     if (this.commandLatencyMs > 0) await this.wait(this.commandLatencyMs);
-    if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} went offline`);
+    // The session a call opened stays up when the call's own commands cut the path for new connections.
+    const device = this.devices.get(routerId);
+    if (!device?.online || this.now().getTime() < device.offlineUntilMs)
+      throw new RouterUnreachableError(`router ${routerId} went offline`);
     if (this.faultRate > 0 && this.random.next() < this.faultRate)
       throw new RouterOsError("failure: timeout");
   }

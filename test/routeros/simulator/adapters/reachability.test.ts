@@ -48,10 +48,16 @@ describe("the simulated back end and the service's path", () => {
     await expect(simulated.runScript(EDGE, disarmRevertScript("t1"))).rejects.toBeInstanceOf(
       RouterUnreachableError,
     );
-    // AND at the deadline the revert fires, the router reboots, and after the reboot it answers as before
+    expect(simulated.isOnline(EDGE)).toBe(false);
+    // AND at the deadline the revert fires on the router's clock, with no call reaching it: asked whether it is
+    // online, the router runs its due tasks, loads the backup and reboots
     advance(120_000);
+    expect(simulated.isOnline(EDGE)).toBe(false);
+    await simulated.schedulerIdle(EDGE);
+    expect(simulated.isRebooting(EDGE)).toBe(true);
     await expect(simulated.command(EDGE, "/system/identity/print")).rejects.toThrow(/offline/);
     advance(30_000);
+    expect(simulated.isOnline(EDGE)).toBe(true);
     expect(await exportOf(simulated)).toBe(before);
     const disarm = await simulated.runScript(EDGE, disarmRevertScript("t1"));
     expect(disarm).toMatchObject({ ok: false, error: expect.stringContaining("routerjobs-safe: reverted") });
