@@ -78,6 +78,7 @@ export class SimulatedBackend implements RouterBackend {
   private readonly delayScale: number;
   private readonly maxScriptStatements: number | undefined;
   private readonly reach: ServicePath | undefined;
+  private readonly paths = new Map<string, ResolvedPath | undefined>();
 
   constructor(options: SimulatedBackendOptions = {}) {
     this.seed = options.seed ?? 1;
@@ -114,10 +115,15 @@ export class SimulatedBackend implements RouterBackend {
       beforeCommand: () => this.beforeCommand(routerId),
     });
     if (options.state !== undefined) router.restore(options.state);
-    const path = this.reach ? resolvePath(router, this.reach) : undefined;
-    // A path the model finds cut already does not describe how this router is reached: it is not enforced.
-    const modelled = path && checkReachability(router, path).reachable ? { path } : {};
-    this.devices.set(routerId, { router, online: true, offlineUntilMs: 0, ...modelled });
+    // The path is resolved when the router is first attached, and kept when the service attaches it again
+    // from its saved state (which may be a state that cuts the path). A path the model finds cut already does
+    // not describe how this router is reached: it is not enforced.
+    if (this.reach && !this.paths.has(routerId)) {
+      const path = resolvePath(router, this.reach);
+      this.paths.set(routerId, checkReachability(router, path).reachable ? path : undefined);
+    }
+    const path = this.paths.get(routerId);
+    this.devices.set(routerId, { router, online: true, offlineUntilMs: 0, ...(path ? { path } : {}) });
   }
 
   async detach(routerId: string): Promise<void> {

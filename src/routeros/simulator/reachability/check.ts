@@ -116,7 +116,8 @@ function inboundReach(
     const refused = serviceCut(router, resolved.service, path.port, path.source);
     if (refused) return cut(refused);
   }
-  if (path.source !== undefined) {
+  // Routing is read only where addressing is: a router with no management address has no route either.
+  if (path.source !== undefined && resolved.management) {
     const back = routeTo(router, path.source);
     if ("cut" in back) return cut(`${back.cut}: its replies to ${path.source} cannot leave`);
   }
