@@ -75,4 +75,33 @@ describe("the simulated back end and the service's path", () => {
     expect(after).toContain("dst-port=23");
     expect(after).not.toContain("scheduler");
   });
+
+  it("a revert armed before a restart of the service still fires; one disarmed before it does not", async () => {
+    // GIVEN two routers that armed a revert, one of them confirmed, saved as the service saves them
+    const { simulated } = await addressedRouter();
+    await simulated.runScript(EDGE, `${armRevertScript("t3", 120_000)}\n/ip dns set servers=9.9.9.9`);
+    const armed = simulated.snapshot(EDGE);
+    expect((await simulated.runScript(EDGE, disarmRevertScript("t3"))).ok).toBe(true);
+    const confirmed = simulated.snapshot(EDGE);
+    // WHEN a new service attaches them from their saved state, past the deadline
+    let nowMs = Date.parse("2026-11-22T10:03:00Z");
+    const restarted = new SimulatedBackend({
+      now: () => new Date(nowMs),
+      delayScale: 0,
+      rebootOfflineMs: 30_000,
+    });
+    const OTHER = "e2000000-0000-4000-8000-000000000002";
+    await restarted.attach(EDGE, { name: "edge-1", state: armed });
+    await restarted.attach(OTHER, { name: "edge-2", state: confirmed });
+    restarted.isOnline(EDGE);
+    restarted.isOnline(OTHER);
+    await restarted.schedulerIdle(EDGE);
+    await restarted.schedulerIdle(OTHER);
+    // THEN the armed one reverts (and reboots), the confirmed one keeps its change
+    expect(restarted.isRebooting(EDGE)).toBe(true);
+    expect(restarted.isRebooting(OTHER)).toBe(false);
+    nowMs += 30_000;
+    expect((await restarted.command(EDGE, "/ip/dns/print"))[0]?.servers).not.toBe("9.9.9.9");
+    expect((await restarted.command(OTHER, "/ip/dns/print"))[0]?.servers).toBe("9.9.9.9");
+  });
 });
