@@ -51,7 +51,7 @@ describe("routerjobs plan: a change that would cut the service off", () => {
     // THEN plan exits 1 and says what cuts the service off
     expect(result.code, result.stderr).toBe(1);
     expect(result.stdout).toContain(
-      `! this change would cut the service off from ${ROUTER_A}: /ip service api-ssl listens on tcp/8730, not tcp/8729`,
+      `! this change would cut the service off from edge-a (${ROUTER_A}): /ip service api-ssl listens on tcp/8730, not tcp/8729`,
     );
     expect(result.stderr).toMatch(/1 router\(s\) the change would cut the service off from/);
     const json = await runCli(["plan", dir, "--json", ...PATH_FLAGS], { env });

@@ -77,8 +77,9 @@ export function planCommand(): Command {
         import("../../errors.js"),
       ]);
       let plan: import("../../deploy/plan/plan.js").Plan;
+      let names: ReadonlyMap<string, string>;
       try {
-        plan = await makePlan(target, flags, command);
+        ({ plan, names } = await makePlan(target, flags, command));
       } catch (error) {
         // 2 must only ever mean "changes": every error of a plan, a usage one included, exits 1.
         if (error instanceof RouterjobsError) throw new PlanFailedError(error.message, { cause: error });
@@ -86,7 +87,7 @@ export function planCommand(): Command {
       }
       const { planJson, planText } = await import("../../deploy/plan/report.js");
       if (flags.json) writeJson(planJson(plan));
-      else writeLines(planText(plan));
+      else writeLines(planText(plan, names));
       if (plan.failed > 0 || plan.cutOff > 0)
         throw new PlanFailedError(
           [
@@ -145,12 +146,29 @@ async function makePlan(target: string, flags: PlanFlags, command: Command) {
       ...(port === undefined ? {} : { port }),
       routers,
     });
-    return planStack({
+    const plan = await planStack({
       jobs,
       all: flags.all === true,
       ...(appliedKeys ? { appliedKeys } : {}),
       ...(reach ? { reach } : {}),
       readConfig: (routerId) => readLiveConfig(client, routerId),
     });
+    return { plan, names: plan.cutOff > 0 ? await routerNames(client) : new Map<string, string>() };
   });
+}
+
+/**
+ * The routers' names, so that a cut-off names the router as people do; one request, made only when a router
+ * would be cut off. A service without the list (the public one), or one that refuses it, leaves the ids.
+ */
+async function routerNames(
+  client: import("../../client/client.js").RouterJobsClient,
+): Promise<Map<string, string>> {
+  const { RouterjobsError } = await import("../../errors.js");
+  try {
+    return new Map((await client.listRouters())?.map((router) => [router.id, router.name]) ?? []);
+  } catch (error) {
+    if (error instanceof RouterjobsError) return new Map();
+    throw error;
+  }
 }

@@ -5,7 +5,7 @@
 import { withLine } from "../../routeros/errors.js";
 import type { Plan, RouterPlan } from "./plan.js";
 
-function routerLines(router: RouterPlan): string[] {
+function routerLines(router: RouterPlan, names: ReadonlyMap<string, string>): string[] {
   const head = `router ${router.router_id}`;
   if (router.error !== undefined) return [`${head}: error: ${router.error}`];
   if (router.jobs.length === 0) return [`${head}: no job would run`];
@@ -22,16 +22,18 @@ function routerLines(router: RouterPlan): string[] {
   }
   for (const resource of router.skipped)
     lines.push(`  ! ${resource} would not start (a job before it failed)`);
-  lines.push(...reachabilityLines(router));
+  lines.push(...reachabilityLines(router, names));
   return lines;
 }
 
-function reachabilityLines(router: RouterPlan): string[] {
+function reachabilityLines(router: RouterPlan, names: ReadonlyMap<string, string>): string[] {
+  const name = names.get(router.router_id);
+  const named = name === undefined ? router.router_id : `${name} (${router.router_id})`;
   const reach = router.reachability;
   if (!reach) return [];
   if (reach.status === "cut")
     return [
-      `  ! this change would cut the service off from ${router.router_id}: ${reach.reason}`,
+      `  ! this change would cut the service off from ${named}: ${reach.reason}`,
       `    (path: ${reach.path})`,
     ];
   if (reach.status === "unknown") return [`  ? reachability not checked: ${reach.reason}`];
@@ -39,8 +41,9 @@ function reachabilityLines(router: RouterPlan): string[] {
   return [`  the service still reaches it: ${reach.path}${undecided}`];
 }
 
-export function planText(plan: Plan): string[] {
-  const lines = plan.routers.flatMap(routerLines);
+/** `names`: router names by id, where the service lists them (a cut-off names the router so). */
+export function planText(plan: Plan, names: ReadonlyMap<string, string> = new Map()): string[] {
+  const lines = plan.routers.flatMap((router) => routerLines(router, names));
   lines.push(
     `Plan: ${plan.changed} of ${plan.routers.length} router(s) would change; ${plan.failed} with a failing script or an error${plan.cutOff > 0 ? `; ${plan.cutOff} would cut the service off` : ""}.`,
   );
