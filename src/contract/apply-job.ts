@@ -119,6 +119,18 @@ export const applyJobSchema = z
      * asking for a rollback does not change what runs on the router.
      */
     rollback: z.enum(ROLLBACK_MODES).optional(),
+    /**
+     * A safe change (docs/safe-change.md): the script arms a revert named after `tag`, which apply disarms by
+     * a follow-up job once the service reaches the router again. Not in `job_key`: the armed script is.
+     */
+    safe_change: z
+      .strictObject({
+        tag: z
+          .string()
+          .regex(/^[a-z0-9-]{1,40}$/, { error: "safe_change.tag must be 1 to 40 of a-z, 0-9 and -" }),
+        confirm_within_ms: z.number().int().positive(),
+      })
+      .optional(),
   })
   .refine((job) => job.job_key === jobKey(job), {
     error:

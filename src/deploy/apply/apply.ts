@@ -19,6 +19,7 @@ import { rollBackFailedJob, rollbackWanted } from "../rollback/rollback-on-failu
 import type { DeployKnowledge } from "./deploy-knowledge.js";
 import type { Journal } from "./journal.js";
 import { Progress } from "./progress.js";
+import { confirmationJob, safeChangeResult } from "./safe-change.js";
 
 /**
  * `routerjobs apply`: submit one declared job with its backup and confirm it, exactly once.
@@ -197,7 +198,12 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
   const adopted = decision.kind === "adopt";
   if (final.status === "completed") {
     await journal(final, true);
-    return { outcome: "completed", job: final, alreadyApplied: adopted };
+    const completed = { outcome: "completed", job: final, alreadyApplied: adopted } as const;
+    const confirmation = confirmationJob(job);
+    if (!confirmation) return completed;
+    return safeChangeResult(job, completed, await applyJob(confirmation, given), (line) =>
+      progress.line(line),
+    );
   }
   let reason = await failureReason(context.client, job.router_id, final, deadline);
   // The restore before the journal says "reported": an apply killed meanwhile finds the restore by its marker.

@@ -95,11 +95,26 @@ export interface RouterJobOptions {
    */
   readonly rollback?: RollbackMode;
   /**
+   * Undo the change on the router itself if the service cannot reach it afterwards (docs/safe-change.md):
+   * before the script, the job saves a backup and arms a scheduler task that loads it after `confirmWithin`
+   * (like `2m`, 10s to 1h); `routerjobs apply` then submits a follow-up job that disarms it once the service
+   * reaches the router again. If it cannot, the revert fires and apply fails with "reverted on <router>".
+   * Costs one more job per change, about 300 characters of the script's 2000, and the wait when it reverts.
+   * @default - off: a change that cuts the service off stays on the router
+   */
+  readonly safeChange?: SafeChangeOptions;
+  /**
    * Check the names in the scripts against the RouterOS command tree. Set false for scripts that use menus or
    * arguments the tree lacks (an extra package, hardware-specific settings); the syntax is still checked.
    * @default true
    */
   readonly checkCommands?: boolean;
+}
+
+/** A change that undoes itself when the service cannot reach the router after it. */
+export interface SafeChangeOptions {
+  /** How long the service has to reach the router again before the router restores itself, like `2m`. */
+  readonly confirmWithin: string;
 }
 
 /** What one job runs. */

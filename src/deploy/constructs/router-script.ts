@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Construct } from "constructs";
 import {
   APPLY_JOB_VERSION,
@@ -10,6 +11,7 @@ import {
 } from "../../contract/apply-job.js";
 import { parseDuration } from "../../contract/index.js";
 import type { Wave } from "../../contract/wave-check.js";
+import { armRevertScript } from "../../routeros/build/safe-change.js";
 import { DEFAULT_ROUTEROS_VERSION } from "../../routeros/catalog/command-tree.js";
 import { type BackingResource, createBackingResource } from "./backing-resource.js";
 import type { RouterScriptProps, ScriptSource, TerraformDependable, TerraformResourceLike } from "./props.js";
@@ -34,9 +36,12 @@ export class RouterScript extends Construct implements TerraformDependable {
     validateRouterScript(this.node.path, resolved);
     noteVersionFallback(this, resolved.routerOsVersion, resolved.checkCommands);
 
-    this.job = withWave(
-      applyJob(this.node.path, "create", resolved, resolved.script, resolved.description),
-      props.rolloutWave,
+    this.job = withSafeChange(
+      withWave(
+        applyJob(this.node.path, "create", resolved, resolved.script, resolved.description),
+        props.rolloutWave,
+      ),
+      resolved.safeChange,
     );
     this.destroyJob =
       resolved.destroyScript === undefined
@@ -68,14 +73,55 @@ function withWave(job: ApplyJob, wave: Wave | undefined): ApplyJob {
   return wave === undefined ? job : { ...job, rollout: { wave: wave.wave, waves: wave.waves } };
 }
 
+/** After `job_key` (the armed script is in it already); only when asked for. */
+function withSafeChange(job: ApplyJob, safeChange: SafeChange | undefined): ApplyJob {
+  return safeChange === undefined
+    ? job
+    : { ...job, safe_change: { tag: safeChange.tag, confirm_within_ms: safeChange.confirmWithinMs } };
+}
+
+interface SafeChange {
+  readonly tag: string;
+  readonly confirmWithinMs: number;
+}
+
+function durationOrUndefined(text: string): number | undefined {
+  try {
+    return parseDuration(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The safe change's task and backup are named after the construct and its script, so that a change of either
+ * arms a new one, and two routers' jobs never share a name.
+ */
+function safeChangeOf(path: string, script: string, props: RouterScriptProps): SafeChange | undefined {
+  const confirmWithin = props.safeChange?.confirmWithin;
+  // A bad duration is left to validation, which names it.
+  const confirmWithinMs = confirmWithin === undefined ? undefined : durationOrUndefined(confirmWithin);
+  if (confirmWithinMs === undefined) return undefined;
+  const tag = createHash("sha256").update(`${path}\n${script}`).digest("hex").slice(0, 12);
+  return { tag, confirmWithinMs };
+}
+
 /** Defaults in one place; they are repeated as `@default` in props.ts. */
-function resolve(path: string, props: RouterScriptProps): ResolvedScript & ResolvedFlags {
+function resolve(
+  path: string,
+  props: RouterScriptProps,
+): ResolvedScript & ResolvedFlags & { safeChange?: SafeChange } {
   const description = props.description ?? path;
   const destroyScript = props.destroyScript === undefined ? undefined : joinScript(props.destroyScript);
+  const script = joinScript(props.script);
+  const safeChange = safeChangeOf(path, script, props);
   return {
     routerId: props.routerId,
     description,
-    script: joinScript(props.script),
+    // The revert is armed before the script's first line; the limit and the checks count its lines.
+    script: safeChange ? `${armRevertScript(safeChange.tag, safeChange.confirmWithinMs)}\n${script}` : script,
+    safeChangeConfirmWithin: props.safeChange?.confirmWithin,
+    ...(safeChange ? { safeChange } : {}),
     destroyScript,
     // Only a destroy job has a destroy description to check.
     destroyDescription: destroyScript === undefined ? undefined : (props.destroyDescription ?? description),

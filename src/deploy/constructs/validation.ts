@@ -32,6 +32,8 @@ export interface ResolvedScript {
   readonly api: string | undefined;
   readonly rollback: string | undefined;
   readonly makeBackup: boolean;
+  /** `safeChange.confirmWithin`, when a safe change is asked for. */
+  readonly safeChangeConfirmWithin: string | undefined;
 }
 
 /** The props that hold text: the ones the rules table checks. */
@@ -73,7 +75,12 @@ const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS), unstorableTe
  * The rules, one row per prop, checked in order; a field reports only its first broken check (a 5000
  * character script is not parsed). Optional props are checked only when set.
  */
-const RULES: readonly { readonly field: TextField; readonly checks: readonly Check[] }[] = [
+const RULES: readonly {
+  readonly field: TextField;
+  /** The prop as the user wrote it, where it differs from the field. */
+  readonly label?: string;
+  readonly checks: readonly Check[];
+}[] = [
   {
     field: "routerId",
     checks: [
@@ -139,12 +146,33 @@ const RULES: readonly { readonly field: TextField; readonly checks: readonly Che
           : undefined,
     ],
   },
+  {
+    field: "safeChangeConfirmWithin",
+    label: "safeChange.confirmWithin",
+    checks: [
+      (value) => {
+        const problem = `must be a duration from ${SAFE_CHANGE_MIN} to ${SAFE_CHANGE_MAX}, like 2m (got ${describeValue(value)})`;
+        try {
+          const ms = parseDuration(value);
+          return ms >= parseDuration(SAFE_CHANGE_MIN) && ms <= parseDuration(SAFE_CHANGE_MAX)
+            ? undefined
+            : problem;
+        } catch {
+          return problem;
+        }
+      },
+    ],
+  },
   { field: "resource", checks: [oneOf(BACKING_RESOURCES)] },
   {
     field: "cli",
     checks: [notEmpty, (value) => (/[\r\n]/.test(value) ? "must be a single line" : undefined)],
   },
 ];
+
+/** A deadline shorter than a job's round trip would revert every change; a longer one leaves a router cut off. */
+export const SAFE_CHANGE_MIN = "10s";
+export const SAFE_CHANGE_MAX = "1h";
 
 /** Throws one ConstructValidationError listing every broken rule, each named with the construct path. */
 export function validateRouterScript(path: string, props: ResolvedScript): void {
@@ -155,7 +183,7 @@ export function validateRouterScript(path: string, props: ResolvedScript): void 
     for (const check of rule.checks) {
       const message = check(value, props);
       if (message !== undefined) {
-        problems.push({ field: rule.field, message });
+        problems.push({ field: rule.label ?? rule.field, message });
         break;
       }
     }

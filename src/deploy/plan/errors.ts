@@ -11,8 +11,9 @@ export class PlanChangesError extends RouterjobsError {
 }
 
 /**
- * The plan could not be made (bad input, a router the token cannot see, the service unreachable), or a script
- * would fail on a twin. Exit 1, whatever the underlying error, so that 2 always means "changes".
+ * The plan could not be made (bad input, a router the token cannot see, the service unreachable), a script
+ * would fail on a twin, or a change would cut the service off. Exit 1, whatever the underlying error, so that 2
+ * always means "changes".
  */
 export class PlanFailedError extends RouterjobsError {
   override readonly name = "PlanFailedError";

@@ -6,6 +6,7 @@
 
 import { RouterjobsError } from "../../errors.js";
 import { mapLimited } from "../../platform/map-limited.js";
+import type { ChangeReachability, ServicePath } from "../../routeros/simulator/reachability/index.js";
 import { diffExports, type MenuDiff } from "./export-diff.js";
 import type { StackJob } from "./stack-jobs.js";
 import { runOnTwin, type ScriptFailure, TwinLoadError } from "./twin.js";
@@ -23,6 +24,11 @@ export interface PlanOptions {
   readonly readConfig: (routerId: string) => Promise<string>;
   /** Routers read at the same time; the client's rate budget still applies. @default 4 */
   readonly concurrency?: number;
+  /**
+   * How the service reaches each router, checked on the twin after the jobs (docs/safe-change.md).
+   * @default - no reachability check
+   */
+  readonly reach?: (routerId: string) => ServicePath | undefined;
 }
 
 export interface RouterPlan {
@@ -34,6 +40,8 @@ export interface RouterPlan {
   readonly skipped: readonly string[];
   /** Why this router could not be planned (read refused, twin cannot load it); then nothing else is known. */
   readonly error?: string;
+  /** Whether the service would still reach the router after the jobs; absent when not checked. */
+  readonly reachability?: ChangeReachability;
 }
 
 export interface Plan {
@@ -42,6 +50,8 @@ export interface Plan {
   readonly changed: number;
   /** Routers with a failing script or an error. */
   readonly failed: number;
+  /** Routers the jobs would cut the service off from. */
+  readonly cutOff: number;
 }
 
 /** Jobs that would run, grouped by router in first-declared order, each router's jobs in Terraform order. */
@@ -71,12 +81,14 @@ async function planRouter(
     const twin = await runOnTwin(
       live,
       jobs.map((entry) => ({ resource: entry.job.resource, script: entry.job.script })),
+      options.reach?.(routerId),
     );
     return {
       ...empty,
       diff: diffExports(twin.before, twin.after),
       failures: twin.failures,
       skipped: twin.skipped,
+      ...(twin.reachability ? { reachability: twin.reachability } : {}),
     };
   } catch (error) {
     if (!(error instanceof RouterjobsError || error instanceof TwinLoadError)) throw error;
@@ -92,5 +104,6 @@ export async function planStack(options: PlanOptions): Promise<Plan> {
     routers,
     changed: routers.filter((router) => router.diff.length > 0).length,
     failed: routers.filter((router) => router.failures.length > 0 || router.error !== undefined).length,
+    cutOff: routers.filter((router) => router.reachability?.status === "cut").length,
   };
 }

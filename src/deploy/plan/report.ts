@@ -5,7 +5,7 @@
 import { withLine } from "../../routeros/errors.js";
 import type { Plan, RouterPlan } from "./plan.js";
 
-function routerLines(router: RouterPlan): string[] {
+function routerLines(router: RouterPlan, names: ReadonlyMap<string, string>): string[] {
   const head = `router ${router.router_id}`;
   if (router.error !== undefined) return [`${head}: error: ${router.error}`];
   if (router.jobs.length === 0) return [`${head}: no job would run`];
@@ -22,13 +22,30 @@ function routerLines(router: RouterPlan): string[] {
   }
   for (const resource of router.skipped)
     lines.push(`  ! ${resource} would not start (a job before it failed)`);
+  lines.push(...reachabilityLines(router, names));
   return lines;
 }
 
-export function planText(plan: Plan): string[] {
-  const lines = plan.routers.flatMap(routerLines);
+function reachabilityLines(router: RouterPlan, names: ReadonlyMap<string, string>): string[] {
+  const name = names.get(router.router_id);
+  const named = name === undefined ? router.router_id : `${name} (${router.router_id})`;
+  const reach = router.reachability;
+  if (!reach) return [];
+  if (reach.status === "cut")
+    return [
+      `  ! this change would cut the service off from ${named}: ${reach.reason}`,
+      `    (path: ${reach.path})`,
+    ];
+  if (reach.status === "unknown") return [`  ? reachability not checked: ${reach.reason}`];
+  const undecided = reach.undecided.length === 0 ? "" : `; ${reach.undecided.length} rule(s) undecided`;
+  return [`  the service still reaches it: ${reach.path}${undecided}`];
+}
+
+/** `names`: router names by id, where the service lists them (a cut-off names the router so). */
+export function planText(plan: Plan, names: ReadonlyMap<string, string> = new Map()): string[] {
+  const lines = plan.routers.flatMap((router) => routerLines(router, names));
   lines.push(
-    `Plan: ${plan.changed} of ${plan.routers.length} router(s) would change; ${plan.failed} with a failing script or an error.`,
+    `Plan: ${plan.changed} of ${plan.routers.length} router(s) would change; ${plan.failed} with a failing script or an error${plan.cutOff > 0 ? `; ${plan.cutOff} would cut the service off` : ""}.`,
   );
   return lines;
 }
@@ -38,6 +55,7 @@ export function planJson(plan: Plan): unknown {
     format_version: 1,
     changed: plan.changed,
     failed: plan.failed,
+    cut_off: plan.cutOff,
     routers: plan.routers.map((router) => ({
       router_id: router.router_id,
       jobs: router.jobs,
@@ -45,6 +63,7 @@ export function planJson(plan: Plan): unknown {
       failures: router.failures,
       skipped: router.skipped,
       error: router.error ?? null,
+      reachability: router.reachability ?? null,
     })),
   };
 }

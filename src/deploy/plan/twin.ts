@@ -3,6 +3,11 @@
  * run in Terraform's order. Nothing here talks to the service; the read happened before.
  */
 import { RouterjobsError } from "../../errors.js";
+import {
+  type ChangeReachability,
+  checkChange,
+  type ServicePath,
+} from "../../routeros/simulator/reachability/index.js";
 import { SimulatedRouter } from "../../routeros/simulator/router.js";
 
 export interface TwinJob {
@@ -27,6 +32,8 @@ export interface TwinRun {
   readonly failures: readonly ScriptFailure[];
   /** Jobs after a failure: Terraform would not start them (each section waits for the one before). */
   readonly skipped: readonly string[];
+  /** Whether the service still reaches the router after the jobs, when a path was given. */
+  readonly reachability?: ChangeReachability;
 }
 
 /** The twin cannot hold the live configuration (a menu the simulator does not know, say). */
@@ -39,8 +46,16 @@ async function exportOf(router: SimulatedRouter): Promise<string> {
   return (await router.runSource("/export")).join("\n");
 }
 
-/** Loads `liveExport` into a fresh twin, then runs `jobs` in order until one fails. */
-export async function runOnTwin(liveExport: string, jobs: readonly TwinJob[]): Promise<TwinRun> {
+/**
+ * Loads `liveExport` into a fresh twin, then runs `jobs` in order until one fails; with `reach`, checks after
+ * them that the service still reaches the router along that path (a failed job's partial change included, as
+ * the router would keep it).
+ */
+export async function runOnTwin(
+  liveExport: string,
+  jobs: readonly TwinJob[],
+  reach?: ServicePath,
+): Promise<TwinRun> {
   // `:delay` in a script must not make a plan wait: the twin's clock does not matter to the diff.
   const router = new SimulatedRouter({ name: "twin", delayScale: 0 });
   const loaded = await router.runScript(liveExport);
@@ -49,6 +64,11 @@ export async function runOnTwin(liveExport: string, jobs: readonly TwinJob[]): P
       `the twin cannot load the live configuration: ${loaded.error}${loaded.line === undefined ? "" : ` (export line ${loaded.line})`}`,
     );
   const before = await exportOf(router);
+  let beforeJobs: SimulatedRouter | undefined;
+  if (reach) {
+    beforeJobs = new SimulatedRouter({ name: "twin", delayScale: 0 });
+    beforeJobs.restore(router.snapshot());
+  }
   const ran: string[] = [];
   const failures: ScriptFailure[] = [];
   const skipped: string[] = [];
@@ -66,5 +86,6 @@ export async function runOnTwin(liveExport: string, jobs: readonly TwinJob[]): P
         ...(outcome.line === undefined ? {} : { line: outcome.line }),
       });
   }
-  return { before, after: await exportOf(router), ran, failures, skipped };
+  const reachability = beforeJobs && reach ? { reachability: checkChange(beforeJobs, router, reach) } : {};
+  return { before, after: await exportOf(router), ran, failures, skipped, ...reachability };
 }

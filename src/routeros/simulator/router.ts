@@ -22,6 +22,7 @@ import { defaultCommands } from "./models/defconf.js";
 import { radioPorts, serialPorts } from "./models/hardware.js";
 import { DEFAULT_MODEL, modelNamed, type RouterModel } from "./models/index.js";
 import { print } from "./print.js";
+import { runDueTasks } from "./scheduler.js";
 import type { LogEntry, RefTarget, RouterState } from "./schema.js";
 import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
 import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./snapshot.js";
@@ -79,6 +80,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private diskIds = DiskIds.empty();
   private clockOffsetMs = 0;
   private rebootRequested = false;
+  /** A reboot happened and the `start-time=startup` scheduler tasks have not run yet. */
+  private startupPending = false;
   /** `:global` variables: every script on this router shares them, and only a reboot clears them. */
   private readonly globals = new Map<string, Cell>();
   /** Derived items are recomputed when next read, not after every change: replaying an export stays linear. */
@@ -382,7 +385,15 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.numbering.clear();
     this.globals.clear();
     this.bootedAtMs = this.baseNow().getTime();
+    this.startupPending = true;
     this.log(["system", "info"], "router rebooted");
+  }
+
+  /** Runs the scheduler tasks due on the router's clock (and the startup ones after a reboot): scheduler.ts. */
+  async runScheduler(): Promise<number> {
+    const startup = this.startupPending;
+    this.startupPending = false;
+    return runDueTasks(this, startup);
   }
 
   async runSource(source: string): Promise<readonly string[]> {

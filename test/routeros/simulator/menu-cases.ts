@@ -247,7 +247,8 @@ export const listRows: Readonly<Record<string, ListRow>> = {
       start_time: "10:00:00",
     },
     set: "interval=01:00:00",
-    changed: { interval: "1h" },
+    // The next run follows the interval: an hour after the start, no longer five minutes.
+    changed: { interval: "1h", next_run: "2026-11-22 11:00:00" },
     invalid: { args: "name=tock interval=often", error: "invalid value for argument interval" },
     duplicate: { args: "name=tick", error: "failure: already have such name" },
   },

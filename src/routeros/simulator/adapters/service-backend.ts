@@ -16,6 +16,12 @@ import { RouterOsError } from "../../errors.js";
 import { allMenus } from "../all-menus.js";
 import { exportConfig } from "../export.js";
 import { SeededRandom } from "../random.js";
+import {
+  checkReachability,
+  type ResolvedPath,
+  resolvePath,
+  type ServicePath,
+} from "../reachability/index.js";
 import { SimulatedRouter } from "../router.js";
 import type { RouterSnapshot } from "../snapshot.js";
 import { apiCommand } from "./api-view.js";
@@ -37,12 +43,23 @@ export interface SimulatedBackendOptions {
   readonly delayScale?: number;
   /** Statements one script may execute; a runaway loop then fails its job. @default 1,000,000 */
   readonly maxScriptStatements?: number;
+  /**
+   * How the service reaches each router (docs/safe-change.md). With it, a call fails as unreachable while
+   * the router's configuration cuts that path, as it would on a device; the path is resolved on the router's
+   * configuration when it is attached. @default - every attached, online router is reached
+   */
+  readonly reach?: ServicePath;
 }
 
 interface Device {
   readonly router: SimulatedRouter;
   online: boolean;
   offlineUntilMs: number;
+  /** The service's way in, when the backend models it and it was open when the router was attached. */
+  readonly path?: ResolvedPath;
+  /** Scheduler tasks running in the background (isOnline started them). */
+  scheduling?: Promise<void> | undefined;
+  rerun?: boolean;
 }
 
 const READ_ONLY = /\/(print|getall|get|export|monitor|ping)$/;
@@ -60,6 +77,8 @@ export class SimulatedBackend implements RouterBackend {
   private readonly now: () => Date;
   private readonly delayScale: number;
   private readonly maxScriptStatements: number | undefined;
+  private readonly reach: ServicePath | undefined;
+  private readonly paths = new Map<string, ResolvedPath | undefined>();
 
   constructor(options: SimulatedBackendOptions = {}) {
     this.seed = options.seed ?? 1;
@@ -70,6 +89,7 @@ export class SimulatedBackend implements RouterBackend {
     this.now = options.now ?? (() => new Date());
     this.delayScale = options.delayScale ?? 1;
     this.maxScriptStatements = options.maxScriptStatements;
+    this.reach = options.reach;
     const checks: [string, number, number][] = [
       ["commandLatencyMs", this.commandLatencyMs, Number.POSITIVE_INFINITY],
       ["faultRate", this.faultRate, 1],
@@ -95,7 +115,15 @@ export class SimulatedBackend implements RouterBackend {
       beforeCommand: () => this.beforeCommand(routerId),
     });
     if (options.state !== undefined) router.restore(options.state);
-    this.devices.set(routerId, { router, online: true, offlineUntilMs: 0 });
+    // The path is resolved when the router is first attached, and kept when the service attaches it again
+    // from its saved state (which may be a state that cuts the path). A path the model finds cut already does
+    // not describe how this router is reached: it is not enforced.
+    if (this.reach && !this.paths.has(routerId)) {
+      const path = resolvePath(router, this.reach);
+      this.paths.set(routerId, checkReachability(router, path).reachable ? path : undefined);
+    }
+    const path = this.paths.get(routerId);
+    this.devices.set(routerId, { router, online: true, offlineUntilMs: 0, ...(path ? { path } : {}) });
   }
 
   async detach(routerId: string): Promise<void> {
@@ -111,9 +139,51 @@ export class SimulatedBackend implements RouterBackend {
     this.device(routerId).online = online;
   }
 
+  /**
+   * Whether the service reaches the router now: attached, online, not rebooting, and (with `reach`) its
+   * configuration leaving the service's path open. Asking also lets the router run its due scheduler tasks
+   * in the background, as a device runs them on its own clock whether or not anyone reaches it: a revert
+   * armed before a change that cut the service off fires, and the router comes back.
+   */
   isOnline(routerId: string): boolean {
     const device = this.devices.get(routerId);
-    return device?.online === true && this.now().getTime() >= device.offlineUntilMs;
+    if (!device) return false;
+    this.kickScheduler(device);
+    return (
+      device.online && this.now().getTime() >= device.offlineUntilMs && this.pathCut(device) === undefined
+    );
+  }
+
+  /** One background run at a time; a kick meanwhile asks for one more run after it (the clock moved on). */
+  private kickScheduler(device: Device): void {
+    if (device.scheduling) {
+      device.rerun = true;
+      return;
+    }
+    device.scheduling = device.router
+      .runScheduler()
+      .then((ran) => {
+        if (ran > 0) this.settleReboot(device);
+      })
+      .finally(() => {
+        device.scheduling = undefined;
+        if (device.rerun) {
+          device.rerun = false;
+          this.kickScheduler(device);
+        }
+      });
+  }
+
+  /** Resolves when the router's background scheduler runs, the ones asked for meanwhile included, are done. */
+  async schedulerIdle(routerId: string): Promise<void> {
+    const device = this.devices.get(routerId);
+    while (device?.scheduling) await device.scheduling;
+  }
+
+  private pathCut(device: Device): string | undefined {
+    if (!device.path) return undefined;
+    const reach = checkReachability(device.router, device.path);
+    return reach.reachable ? undefined : reach.reason;
   }
 
   /** Whether the router is attached and still offline after `/system reboot` or a backup load. */
@@ -127,7 +197,7 @@ export class SimulatedBackend implements RouterBackend {
     script: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<ScriptOutcome> {
-    const device = this.reachable(routerId);
+    const device = await this.reachable(routerId);
     try {
       return await device.router.runScript(script, options.signal);
     } finally {
@@ -136,7 +206,7 @@ export class SimulatedBackend implements RouterBackend {
   }
 
   async backup(routerId: string, name: string): Promise<string> {
-    return this.reachable(routerId).router.saveBackup(name);
+    return (await this.reachable(routerId)).router.saveBackup(name);
   }
 
   /**
@@ -144,7 +214,7 @@ export class SimulatedBackend implements RouterBackend {
    * itself stays as it is) and exported there, secrets left out as `export` leaves them out.
    */
   async readBackup(routerId: string, name: string): Promise<string> {
-    const device = this.reachable(routerId);
+    const device = await this.reachable(routerId);
     const scratch = new SimulatedRouter({ seedText: `${this.seed}:${routerId}`, now: this.now });
     scratch.restore(device.router.snapshot());
     try {
@@ -162,7 +232,7 @@ export class SimulatedBackend implements RouterBackend {
     parameters?: string,
     options: { signal?: AbortSignal } = {},
   ): Promise<RouterRecord[]> {
-    const device = this.reachable(routerId);
+    const device = await this.reachable(routerId);
     try {
       return await apiCommand(device.router, command, parameters, options.signal);
     } catch (error) {
@@ -188,16 +258,28 @@ export class SimulatedBackend implements RouterBackend {
     return device;
   }
 
-  private reachable(routerId: string): Device {
+  /**
+   * The router, if the service reaches it now: online, its due scheduler tasks run first (a revert may fire
+   * and reboot it), and its configuration leaving the service's path open.
+   */
+  private async reachable(routerId: string): Promise<Device> {
     const device = this.device(routerId);
-    if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} is offline`);
+    await device.scheduling;
+    if ((await device.router.runScheduler()) > 0) this.settleReboot(device);
+    if (!device.online || this.now().getTime() < device.offlineUntilMs)
+      throw new RouterUnreachableError(`router ${routerId} is offline`);
+    const cut = this.pathCut(device);
+    if (cut) throw new RouterUnreachableError(`router ${routerId} does not answer the service: ${cut}`);
     return device;
   }
 
   /** Latency, then the tunnel (it may have dropped mid-script), then a possible fault. */
   private async beforeCommand(routerId: string): Promise<void> {
     if (this.commandLatencyMs > 0) await this.wait(this.commandLatencyMs);
-    if (!this.isOnline(routerId)) throw new RouterUnreachableError(`router ${routerId} went offline`);
+    // The session a call opened stays up when the call's own commands cut the path for new connections.
+    const device = this.devices.get(routerId);
+    if (!device?.online || this.now().getTime() < device.offlineUntilMs)
+      throw new RouterUnreachableError(`router ${routerId} went offline`);
     if (this.faultRate > 0 && this.random.next() < this.faultRate)
       throw new RouterOsError("failure: timeout");
   }

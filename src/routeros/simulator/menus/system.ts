@@ -15,6 +15,7 @@ import {
 } from "../models/hardware.js";
 import { DEFAULT_MODEL } from "../models/index.js";
 import { RESET_ARGUMENTS, resetConfiguration } from "../reset-configuration.js";
+import { scheduleTask } from "../scheduler.js";
 import {
   bool,
   commonProps,
@@ -245,6 +246,7 @@ export const systemMenus: readonly MenuDef[] = [
     complete: (values, router) => {
       values["start-date"] ??= datePart(router.now());
       values["start-time"] ??= timePart(router.now());
+      scheduleTask(values, router);
     },
     properties: {
       name: { type: { kind: "string" }, required: true },
@@ -252,6 +254,8 @@ export const systemMenus: readonly MenuDef[] = [
       "start-time": str(),
       interval: { type: { kind: "time" }, default: "0s" },
       "on-event": str(),
+      "next-run": readOnlyText(),
+      "run-count": readOnlyText("0"),
       policy,
       ...commonProps,
     },
