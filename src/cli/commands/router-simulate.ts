@@ -7,11 +7,15 @@
  * file (grouped, atomically; see device-state-file.ts) before the API answers, so a `kill -9` loses nothing a
  * client has seen. A start from the file is a reboot: the configuration is back, no script runs, `:global`
  * variables are gone.
+ *
+ * With `--ssh` the same router also serves its console over SSH (adapters/ssh-front-end.ts); the ready line
+ * then carries the host key to pin, and the key is kept beside the state file.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { Command } from "commander";
 import { EnvironmentError, UsageError } from "../../errors.js";
+import type { SimulatedRouter } from "../../routeros/simulator/router.js";
 import { untilStopped } from "../until-stopped.js";
 
 interface SimulateFlags {
@@ -25,6 +29,8 @@ interface SimulateFlags {
   readonly model?: string | undefined;
   /** commander's `--no-defaults`: false when given. */
   readonly defaults: boolean;
+  readonly ssh?: string | undefined;
+  readonly sshAuthorizedKeys?: string | undefined;
 }
 
 export function routerCommand(): Command {
@@ -44,14 +50,28 @@ export function routerCommand(): Command {
       )
       .option("--no-defaults", "start without the model's default configuration (as after no-defaults=yes)")
       .option("--ping-interval-ms <ms>", "interval of /tool/ping when the command gives none", "1000")
+      .option(
+        "--ssh <host:port>",
+        "also serve the console over SSH (password or key login; host key kept beside --state-file)",
+      )
+      .option(
+        "--ssh-authorized-keys <file>",
+        "OpenSSH authorized_keys file: the public keys --user may log in with over SSH",
+      )
       .addHelpText(
         "after",
         `
 Prints one JSON line when listening: {"address":"127.0.0.1:PORT","tls":true,"fingerprint":"sha256:..."}.
+With --ssh it also holds "ssh":{"address","hostKey":"ssh-ed25519 AAAA...","fingerprint":"SHA256:..."}: write
+"[HOST]:PORT <hostKey>" to known_hosts. The host key is made at the first start; with --state-file it is kept
+in <state-file>.ssh-host-key, so it stays the same across restarts.
 
 Examples:
   $ routerjobs router simulate --api 127.0.0.1:0 --tls --user admin --password-file ./pw
-  $ routerjobs router simulate --model "hAP ax3" --user admin --password-file ./pw`,
+  $ routerjobs router simulate --model "hAP ax3" --user admin --password-file ./pw
+  $ routerjobs router simulate --ssh 127.0.0.1:2222 --ssh-authorized-keys ~/.ssh/id_ed25519.pub \\
+      --user admin --password-file ./pw
+  $ ssh -p 2222 admin@127.0.0.1 '/ip address print'`,
       )
       .action(async (raw: Record<string, unknown>) => runSimulate(await parseFlags(raw))),
   );
@@ -76,9 +96,18 @@ export async function parseFlags(raw: Record<string, unknown>): Promise<Simulate
       .positive({ error: "--ping-interval-ms must be a positive whole number" }),
     model: z.string().min(1, { error: "--model must not be empty" }).optional(),
     defaults: z.boolean().default(true),
+    ssh: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):\d{1,5}$/, {
+        error: "--ssh must be HOST:PORT, like 127.0.0.1:2222",
+      })
+      .optional(),
+    sshAuthorizedKeys: z.string().min(1).optional(),
   });
   const result = flagsSchema.safeParse(raw);
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
+  if (result.data.sshAuthorizedKeys !== undefined && result.data.ssh === undefined)
+    throw new UsageError("--ssh-authorized-keys needs --ssh HOST:PORT");
   if (result.data.model !== undefined) {
     // The catalog is small data; it loads here, not when `--help` runs.
     const { modelNamed } = await import("../../routeros/simulator/models/index.js");
@@ -149,6 +178,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   }).catch((error: NodeJS.ErrnoException) => {
     throw new EnvironmentError(`cannot listen on ${flags.api}: ${error.message}`);
   });
+  const ssh = flags.ssh ? await startSsh(flags, flags.ssh, device, password, state) : undefined;
   const address = server.host.includes(":")
     ? `[${server.host}]:${server.port}`
     : `${server.host}:${server.port}`;
@@ -156,10 +186,12 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     address,
     tls: Boolean(tls),
     ...(tls ? { fingerprint: certificateFingerprint(tls.cert), certificate: tls.cert } : {}),
+    ...(ssh ? { ssh: ssh.ready } : {}),
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   await untilStopped();
   await server.close();
+  await ssh?.server.close();
   if (state) {
     // The log line of the stop, and anything a running script changed since the last write.
     state.changed();
@@ -177,4 +209,50 @@ async function readPassword(file: string): Promise<string> {
   const password = text.replace(/\r?\n$/, "");
   if (password === "") throw new UsageError(`--password-file ${file} is empty`);
   return password;
+}
+
+/** `--ssh`: the console over SSH, on the same router; its host key beside the state file, when there is one. */
+async function startSsh(
+  flags: SimulateFlags,
+  listen: string,
+  device: SimulatedRouter,
+  password: string,
+  state: { flush(): Promise<void> } | undefined,
+) {
+  const cut = listen.lastIndexOf(":");
+  const host = listen.slice(0, cut).replace(/^\[|\]$/g, "");
+  const port = Number(listen.slice(cut + 1));
+  if (port > 65_535) throw new UsageError(`--ssh port must be 0 to 65535 (got ${port})`);
+  const keys = await import("../../routeros/simulator/adapters/ssh-keys.js");
+  const { startSshFrontEnd } = await import("../../routeros/simulator/adapters/ssh-front-end.js");
+  let authorizedKeys: ReturnType<typeof keys.parseAuthorizedKeys> = [];
+  if (flags.sshAuthorizedKeys) {
+    let text: string;
+    try {
+      text = await readFile(flags.sshAuthorizedKeys, "utf8");
+    } catch (error) {
+      throw new UsageError(
+        `--ssh-authorized-keys ${flags.sshAuthorizedKeys} cannot be read: ${(error as NodeJS.ErrnoException).code}`,
+      );
+    }
+    authorizedKeys = keys.parseAuthorizedKeys(text, `--ssh-authorized-keys ${flags.sshAuthorizedKeys}`);
+  }
+  const hostKey = flags.stateFile
+    ? await keys.hostKeyIn(`${flags.stateFile}.ssh-host-key`)
+    : keys.newHostKey();
+  const server = await startSshFrontEnd(device, {
+    host,
+    port,
+    hostKey,
+    user: flags.user,
+    password,
+    authorizedKeys,
+    ...(state ? { afterCommand: () => state.flush() } : {}),
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new EnvironmentError(`cannot listen on --ssh ${listen}: ${error.message}`);
+  });
+  const address = server.host.includes(":")
+    ? `[${server.host}]:${server.port}`
+    : `${server.host}:${server.port}`;
+  return { server, ready: { address, hostKey: hostKey.publicKey, fingerprint: hostKey.fingerprint } };
 }
