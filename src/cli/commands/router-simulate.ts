@@ -126,6 +126,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   const port = Number(flags.api.slice(cut + 1));
   if (port > 65_535) throw new UsageError(`--api port must be 0 to 65535 (got ${port})`);
   const password = await readPassword(flags.passwordFile);
+  const sshSettings = flags.ssh ? await prepareSsh(flags, flags.ssh) : undefined;
   const [{ SimulatedRouter }, { startRouterApiServer }, { apiFrontEnd }, { selfSignedDeviceCertificate }] =
     await Promise.all([
       import("../../routeros/simulator/router.js"),
@@ -178,7 +179,13 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   }).catch((error: NodeJS.ErrnoException) => {
     throw new EnvironmentError(`cannot listen on ${flags.api}: ${error.message}`);
   });
-  const ssh = flags.ssh ? await startSsh(flags, flags.ssh, device, password, state) : undefined;
+  const ssh = sshSettings
+    ? await startSsh(sshSettings, flags.user, device, password, state).catch(async (error: unknown) => {
+        // The API already listens: close it, or the process would stay up after reporting the failure.
+        await server.close();
+        throw error;
+      })
+    : undefined;
   const address = server.host.includes(":")
     ? `[${server.host}]:${server.port}`
     : `${server.host}:${server.port}`;
@@ -211,20 +218,16 @@ async function readPassword(file: string): Promise<string> {
   return password;
 }
 
-/** `--ssh`: the console over SSH, on the same router; its host key beside the state file, when there is one. */
-async function startSsh(
-  flags: SimulateFlags,
-  listen: string,
-  device: SimulatedRouter,
-  password: string,
-  state: { flush(): Promise<void> } | undefined,
-) {
+/**
+ * `--ssh`, before anything listens: the address, the keys that may log in and the host key (beside the state
+ * file, when there is one), so a bad flag stops the start with nothing left open.
+ */
+async function prepareSsh(flags: SimulateFlags, listen: string) {
   const cut = listen.lastIndexOf(":");
   const host = listen.slice(0, cut).replace(/^\[|\]$/g, "");
   const port = Number(listen.slice(cut + 1));
   if (port > 65_535) throw new UsageError(`--ssh port must be 0 to 65535 (got ${port})`);
   const keys = await import("../../routeros/simulator/adapters/ssh-keys.js");
-  const { startSshFrontEnd } = await import("../../routeros/simulator/adapters/ssh-front-end.js");
   let authorizedKeys: ReturnType<typeof keys.parseAuthorizedKeys> = [];
   if (flags.sshAuthorizedKeys) {
     let text: string;
@@ -240,19 +243,32 @@ async function startSsh(
   const hostKey = flags.stateFile
     ? await keys.hostKeyIn(`${flags.stateFile}.ssh-host-key`)
     : keys.newHostKey();
+  return { listen, host, port, authorizedKeys, hostKey };
+}
+
+/** The console over SSH, on the same router as the API. */
+async function startSsh(
+  prepared: Awaited<ReturnType<typeof prepareSsh>>,
+  user: string,
+  device: SimulatedRouter,
+  password: string,
+  state: { flush(): Promise<void> } | undefined,
+) {
+  const { startSshFrontEnd } = await import("../../routeros/simulator/adapters/ssh-front-end.js");
   const server = await startSshFrontEnd(device, {
-    host,
-    port,
-    hostKey,
-    user: flags.user,
+    host: prepared.host,
+    port: prepared.port,
+    hostKey: prepared.hostKey,
+    user,
     password,
-    authorizedKeys,
+    authorizedKeys: prepared.authorizedKeys,
     ...(state ? { afterCommand: () => state.flush() } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new EnvironmentError(`cannot listen on --ssh ${listen}: ${error.message}`);
+    throw new EnvironmentError(`cannot listen on --ssh ${prepared.listen}: ${error.message}`);
   });
   const address = server.host.includes(":")
     ? `[${server.host}]:${server.port}`
     : `${server.host}:${server.port}`;
-  return { server, ready: { address, hostKey: hostKey.publicKey, fingerprint: hostKey.fingerprint } };
+  const { publicKey, fingerprint } = prepared.hostKey;
+  return { server, ready: { address, hostKey: publicKey, fingerprint } };
 }

@@ -16,7 +16,8 @@ const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 
 function missing(): string | undefined {
   if (spawnSync("ansible-playbook", ["--version"]).status !== 0) return "ansible-playbook is missing";
-  if (spawnSync("/usr/bin/python3", ["-c", "import paramiko"]).status !== 0) return "python3-paramiko is missing";
+  if (spawnSync("/usr/bin/python3", ["-c", "import paramiko"]).status !== 0)
+    return "python3-paramiko is missing";
   const collections = spawnSync("ansible-galaxy", ["collection", "list"]).stdout?.toString() ?? "";
   if (!/community\.routeros/.test(collections) || !/ansible\.netcommon/.test(collections))
     return "the community.routeros or ansible.netcommon collection is missing";

@@ -11,6 +11,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RouterApiClient } from "../../../../src/routeros/api/client.js";
+import { runCli } from "../../../helpers/cli.js";
 import { scratchDir } from "../../../helpers/scratch.js";
 
 const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
@@ -285,5 +286,40 @@ describe.runIf(available || process.env.CI === "true")("router simulate --ssh, w
     } finally {
       await second.stop();
     }
+  });
+  it("refuses to start with an authorized_keys file that holds no key, naming the file and the line", async () => {
+    const bad = join(dir, "bad_keys");
+    writeFileSync(bad, `${readPublic(key)}\nssh-rsa not-base64-at-all\n`);
+    const result = await runCli([
+      "router",
+      "simulate",
+      "--api",
+      "127.0.0.1:0",
+      "--ssh",
+      "127.0.0.1:0",
+      "--ssh-authorized-keys",
+      bad,
+      "--user",
+      "admin",
+      "--password-file",
+      passwordFile,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--ssh-authorized-keys ${bad} line 2 is not an OpenSSH public key`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    const unreadable = await runCli([
+      "router",
+      "simulate",
+      "--ssh",
+      "127.0.0.1:0",
+      "--ssh-authorized-keys",
+      join(dir, "nowhere"),
+      "--user",
+      "admin",
+      "--password-file",
+      passwordFile,
+    ]);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toContain("cannot be read: ENOENT");
   });
 });
