@@ -37,7 +37,7 @@ export function routerCommand(): Command {
   const router = new Command("router").description("RouterOS devices: a simulated one for tests and trials");
   router.addCommand(
     new Command("simulate")
-      .description("run one simulated RouterOS device speaking the RouterOS API")
+      .description("run one simulated RouterOS device speaking the RouterOS API (and its console over SSH)")
       .option("--api <host:port>", "address of the API (port 0 picks a free one)", "127.0.0.1:8728")
       .option("--tls", "api-ssl: TLS with a generated self-signed certificate (its fingerprint is printed)")
       .option("--user <name>", "the user the device accepts")

@@ -287,6 +287,22 @@ describe.runIf(available || process.env.CI === "true")("router simulate --ssh, w
       await second.stop();
     }
   });
+  it("echoes what is typed on a terminal (ssh -tt) and ends the session on quit", async () => {
+    const device = await startDevice();
+    try {
+      const shell = await ssh(device, [...withKey(key), "-tt", "admin@127.0.0.1"], {
+        input: "/ip address print count-only\rquit\r",
+      });
+      expect(shell.status).toBe(0);
+      // Typed-ahead input is echoed as it arrives, so only the pieces, not their interleaving, are fixed.
+      expect(shell.stdout).toContain("[admin@MikroTik] > /ip address print count-only\r\n");
+      expect(shell.stdout).toContain("\r\n0\r\n");
+      expect(shell.stdout).toContain("interrupted\r\n");
+    } finally {
+      await device.stop();
+    }
+  });
+
   it("refuses to start with an authorized_keys file that holds no key, naming the file and the line", async () => {
     const bad = join(dir, "bad_keys");
     writeFileSync(bad, `${readPublic(key)}\nssh-rsa not-base64-at-all\n`);
