@@ -35,6 +35,17 @@ export const consoleBanner: readonly string[] = [
   "",
 ];
 
+/** Errors of the line as written, which the console places (`syntax error (line 1 column 10)`). */
+const placedErrors = /^(syntax error|bad command name|expected |no such command|unknown parameter)/;
+
+/**
+ * A failure as the console prints it: an error in how the line is written keeps its place; what a command
+ * refused when it ran (`failure: already have such address`, `no such item`) is printed without one.
+ */
+export function consoleError(text: string): string {
+  return placedErrors.test(text) ? text : text.replace(/ \(line \d+ column \d+\)$/, "");
+}
+
 /** The output of a command line and its exit status: 0 when it ran, 1 when the router refused it. */
 export async function runCommandLine(
   source: string,
@@ -43,7 +54,7 @@ export async function runCommandLine(
   const outcome = await run(source);
   const output = outcome.output === "" ? [] : outcome.output.split("\n");
   if (outcome.ok) return { output, status: 0 };
-  return { output: [...output, outcome.error], status: 1 };
+  return { output: [...output, consoleError(outcome.error)], status: 1 };
 }
 
 /** Brackets and braces left open by `text` (outside quotes); a line with any open waits for more. */

@@ -46,6 +46,11 @@ describe("a console session", () => {
     const session = sessionOn(new SimulatedRouter({ defaults: false }));
     expect((await session.enter(":put (1 +)")).output).toEqual(["syntax error (line 1 column 10)"]);
     expect((await session.enter("/ip addresss print")).output[0]).toMatch(/^bad command name addresss/);
+    await session.enter("/ip address add address=10.0.0.1/24 interface=ether2");
+    expect((await session.enter("/ip address add address=10.0.0.1/24 interface=ether2")).output).toEqual([
+      "failure: already have such address",
+    ]);
+    expect((await session.enter("/interface set ether99 mtu=1400")).output).toEqual(["no such item"]);
     expect(await session.enter("quit")).toEqual({ output: ["interrupted"], quit: true });
   });
 
@@ -53,10 +58,7 @@ describe("a console session", () => {
     const router = new SimulatedRouter({ defaults: false });
     const run = (source: string) => router.runScript(source);
     expect(await runCommandLine(":put a; :put b", run)).toEqual({ output: ["a", "b"], status: 0 });
-    expect(await runCommandLine(':put a; :error "stop"', run)).toEqual({
-      output: ["a", "stop (line 1 column 9)"],
-      status: 1,
-    });
+    expect(await runCommandLine(':put a; :error "stop"', run)).toEqual({ output: ["a", "stop"], status: 1 });
   });
 
   it("counts open brackets outside quotes only", () => {
