@@ -9,6 +9,7 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import ssh2 from "ssh2";
+import { RouterOsError } from "../../errors.js";
 import { LineReader } from "../console/line-reader.js";
 import { ConsoleSession, consoleBanner, runCommandLine } from "../console/session.js";
 import type { SimulatedRouter } from "../router.js";
@@ -39,15 +40,18 @@ export function loginName(name: string): string {
   return match?.[1] ?? name;
 }
 
+/** What RouterOS prints for a command stopped by Ctrl-C. */
+const interrupted = () => new RouterOsError("interrupted");
+
 const lines = (output: readonly string[]) => output.map((line) => `${line}\r\n`).join("");
 
 export async function startSshFrontEnd(
   router: SimulatedRouter,
   options: SshFrontEndOptions,
 ): Promise<SshFrontEnd> {
-  const run = async (source: string) => {
+  const run = async (source: string, signal?: AbortSignal) => {
     try {
-      return await router.runScript(source);
+      return await router.runScript(source, signal);
     } finally {
       await options.afterCommand?.();
     }
@@ -98,7 +102,10 @@ export async function startSshFrontEnd(
         session.on("subsystem", (_accept, reject) => reject?.());
         session.on("exec", (accept, _reject, info) => {
           const stream = accept();
-          void runCommandLine(info.command, run)
+          // A client that goes away stops its command, as closing a RouterOS session interrupts it.
+          const stop = new AbortController();
+          stream.on("close", () => stop.abort(interrupted()));
+          void runCommandLine(info.command, run, stop.signal)
             .catch((error: unknown) => ({ output: [`failure: ${(error as Error).message}`], status: 1 }))
             .then(({ output, status }) => {
               stream.write(lines(output));
@@ -117,6 +124,8 @@ export async function startSshFrontEnd(
           stream.write(lines(consoleBanner) + shell.prompt());
           let turn = Promise.resolve();
           let ended = false;
+          /** Stops the command that runs now (Ctrl-C, or the session closing). */
+          let running: AbortController | undefined;
           const end = () => {
             if (ended) return;
             ended = true;
@@ -125,15 +134,19 @@ export async function startSshFrontEnd(
           };
           stream.on("data", (data: Buffer) => {
             const events = reader.feed(decoder.write(data));
+            // Ctrl-C interrupts what runs now, ahead of the lines typed after it.
+            if (events.some((event) => event.kind === "cancel")) running?.abort(interrupted());
             turn = turn.then(async () => {
               for (const event of events) {
                 if (ended) return;
                 if (event.kind === "logout") return end();
                 if (event.kind === "line") {
-                  const reply = await shell.enter(event.text).catch((error: unknown) => ({
+                  running = new AbortController();
+                  const reply = await shell.enter(event.text, running.signal).catch((error: unknown) => ({
                     output: [`failure: ${(error as Error).message}`],
                     quit: false,
                   }));
+                  running = undefined;
                   stream.write(lines(reply.output));
                   if (reply.quit) return end();
                 }
@@ -143,6 +156,7 @@ export async function startSshFrontEnd(
           });
           stream.on("close", () => {
             ended = true;
+            running?.abort(interrupted());
           });
         });
       });

@@ -10,8 +10,11 @@
 import type { ScriptOutcome } from "../../../contract/routers/router-backend.js";
 
 export interface ConsoleOptions {
-  /** Runs RouterOS source on the router (the simulated router's `runScript`). */
-  readonly run: (source: string) => Promise<ScriptOutcome>;
+  /**
+   * Runs RouterOS source on the router (the simulated router's `runScript`); the signal stops it (Ctrl-C, a
+   * client gone), its reason being the failure printed.
+   */
+  readonly run: (source: string, signal?: AbortSignal) => Promise<ScriptOutcome>;
   /** The router's `/system identity` name, read for every prompt. */
   readonly identity: () => string;
   /** Whether a path is a menu of the router's console (`["ip", "address"]`). */
@@ -50,8 +53,9 @@ export function consoleError(text: string): string {
 export async function runCommandLine(
   source: string,
   run: ConsoleOptions["run"],
+  signal?: AbortSignal,
 ): Promise<{ output: string[]; status: number }> {
-  const outcome = await run(source);
+  const outcome = await run(source, signal);
   const output = outcome.output === "" ? [] : outcome.output.split("\n");
   if (outcome.ok) return { output, status: 0 };
   return { output: [...output, consoleError(outcome.error)], status: 1 };
@@ -87,7 +91,7 @@ export class ConsoleSession {
     return `[${this.options.user}@${this.options.identity()}] ${where}> `;
   }
 
-  async enter(line: string): Promise<ConsoleReply> {
+  async enter(line: string, signal?: AbortSignal): Promise<ConsoleReply> {
     this.pending.push(line);
     const text = this.pending.join("\n");
     if (line.endsWith("\\") || openBrackets(text) > 0) return { output: [], quit: false };
@@ -103,7 +107,7 @@ export class ConsoleSession {
     // A relative command runs in the prompt's menu: a script's first line sets it, as the console's would.
     const source =
       this.menu.length === 0 || trimmed.startsWith("/") ? text : `/${this.menu.join(" ")}\n${text}`;
-    const { output } = await runCommandLine(source, this.options.run);
+    const { output } = await runCommandLine(source, this.options.run, signal);
     return { output, quit: false };
   }
 

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { RouterOsError } from "../../../../src/routeros/errors.js";
 import { type LineEvent, LineReader } from "../../../../src/routeros/simulator/console/line-reader.js";
 import {
   ConsoleSession,
@@ -10,7 +11,7 @@ import { SimulatedRouter } from "../../../../src/routeros/simulator/router.js";
 
 function sessionOn(router: SimulatedRouter): ConsoleSession {
   return new ConsoleSession({
-    run: (source) => router.runScript(source),
+    run: (source, signal) => router.runScript(source, signal),
     user: "admin",
     identity: () => router.table("system-identity").items[0]?.values.name ?? "?",
     isMenu: (path) => router.catalog.isMenu(path),
@@ -52,6 +53,14 @@ describe("a console session", () => {
     ]);
     expect((await session.enter("/interface set ether99 mtu=1400")).output).toEqual(["no such item"]);
     expect(await session.enter("quit")).toEqual({ output: ["interrupted"], quit: true });
+  });
+
+  it("stops a running command when its signal aborts, printing the reason as RouterOS prints Ctrl-C", async () => {
+    const session = sessionOn(new SimulatedRouter({ defaults: false }));
+    const stop = new AbortController();
+    const reply = session.enter(':put before; :delay 1h; :put "never"', stop.signal);
+    stop.abort(new RouterOsError("interrupted"));
+    expect(await reply).toEqual({ output: ["before", "interrupted"], quit: false });
   });
 
   it("gives a command line's output and a status for exec", async () => {
