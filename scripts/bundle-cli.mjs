@@ -26,6 +26,8 @@ const EXTERNAL = [
   "constructs",
   "@cdktf/provider-null",
   "selfsigned",
+  // Looks for its optional native binding next to its own code.
+  "ssh2",
 ];
 
 // Chunks are named by their hash: without a clean folder every build leaves the last one's behind, and

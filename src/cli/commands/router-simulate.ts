@@ -8,11 +8,15 @@
  * file (grouped, atomically; see device-state-file.ts) before the API answers, so a `kill -9` loses nothing a
  * client has seen. A start from the file is a reboot: the configuration is back, no script runs, `:global`
  * variables are gone.
+ *
+ * With `--ssh` the same router also serves its console over SSH (adapters/ssh-front-end.ts); the ready line
+ * then carries the host key to pin, and the key is kept beside the state file.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { Command } from "commander";
 import { EnvironmentError, UsageError } from "../../errors.js";
+import type { SimulatedRouter } from "../../routeros/simulator/router.js";
 import { untilStopped } from "../until-stopped.js";
 
 interface SimulateFlags {
@@ -28,13 +32,15 @@ interface SimulateFlags {
   readonly model?: string | undefined;
   /** commander's `--no-defaults`: false when given. */
   readonly defaults: boolean;
+  readonly ssh?: string | undefined;
+  readonly sshAuthorizedKeys?: string | undefined;
 }
 
 export function routerCommand(): Command {
   const router = new Command("router").description("RouterOS devices: a simulated one for tests and trials");
   router.addCommand(
     new Command("simulate")
-      .description("run one simulated RouterOS device speaking the RouterOS API")
+      .description("run one simulated RouterOS device speaking the RouterOS API (and its console over SSH)")
       .option("--api <host:port>", "address of the API (port 0 picks a free one)", "127.0.0.1:8728")
       .option("--tls", "api-ssl: TLS with a generated self-signed certificate (its fingerprint is printed)")
       .option(
@@ -55,11 +61,22 @@ export function routerCommand(): Command {
       )
       .option("--no-defaults", "start without the model's default configuration (as after no-defaults=yes)")
       .option("--ping-interval-ms <ms>", "interval of /tool/ping when the command gives none", "1000")
+      .option(
+        "--ssh <host:port>",
+        "also serve the console over SSH (password or key login; host key kept beside --state-file)",
+      )
+      .option(
+        "--ssh-authorized-keys <file>",
+        "OpenSSH authorized_keys file: the public keys --user may log in with over SSH",
+      )
       .addHelpText(
         "after",
         `
 Prints one JSON line when listening: {"address":"127.0.0.1:PORT","tls":true,"fingerprint":"sha256:..."};
-with --rest also "rest":"127.0.0.1:PORT" and the certificate (PEM) that REST's HTTPS presents.
+with --rest also "rest":"127.0.0.1:PORT" and the certificate (PEM) that REST's HTTPS presents; with --ssh also
+"ssh":{"address","hostKey":"ssh-ed25519 AAAA...","fingerprint":"SHA256:..."}: write "[HOST]:PORT <hostKey>"
+to known_hosts. The host key is made at the first start; with --state-file it is kept in
+<state-file>.ssh-host-key, so it stays the same across restarts.
 
 REST (--rest) answers as RouterOS 7's: GET /rest/ip/address (print; ?.proplist=a,b and ?name=value
 filters), GET /rest/ip/address/*1, PUT (add), PATCH (set), DELETE (remove), POST /rest/<menu>/<command>
@@ -69,6 +86,9 @@ Examples:
   $ routerjobs router simulate --api 127.0.0.1:0 --tls --user admin --password-file ./pw
   $ routerjobs router simulate --rest 127.0.0.1:8443 --user admin --password-file ./pw
   $ curl --cacert device.pem -u admin https://127.0.0.1:8443/rest/system/identity
+  $ routerjobs router simulate --ssh 127.0.0.1:2222 --ssh-authorized-keys ~/.ssh/id_ed25519.pub \\
+      --user admin --password-file ./pw
+  $ ssh -p 2222 admin@127.0.0.1 '/ip address print'
   $ routerjobs router simulate --model "hAP ax3" --user admin --password-file ./pw`,
       )
       .action(async (raw: Record<string, unknown>) => runSimulate(await parseFlags(raw))),
@@ -101,9 +121,18 @@ export async function parseFlags(raw: Record<string, unknown>): Promise<Simulate
       .positive({ error: "--ping-interval-ms must be a positive whole number" }),
     model: z.string().min(1, { error: "--model must not be empty" }).optional(),
     defaults: z.boolean().default(true),
+    ssh: z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):\d{1,5}$/, {
+        error: "--ssh must be HOST:PORT, like 127.0.0.1:2222",
+      })
+      .optional(),
+    sshAuthorizedKeys: z.string().min(1).optional(),
   });
   const result = flagsSchema.safeParse(raw);
   if (!result.success) throw new UsageError(result.error.issues.map((issue) => issue.message).join("; "));
+  if (result.data.sshAuthorizedKeys !== undefined && result.data.ssh === undefined)
+    throw new UsageError("--ssh-authorized-keys needs --ssh HOST:PORT");
   if (result.data.model !== undefined) {
     // The catalog is small data; it loads here, not when `--help` runs.
     const { modelNamed } = await import("../../routeros/simulator/models/index.js");
@@ -131,6 +160,7 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
   const { host, port } = hostPort("--api", flags.api);
   const restAt = flags.rest === undefined ? undefined : hostPort("--rest", flags.rest);
   const password = await readPassword(flags.passwordFile);
+  const sshSettings = flags.ssh ? await prepareSsh(flags, flags.ssh) : undefined;
   const [
     { SimulatedRouter },
     { startRouterApiServer },
@@ -216,6 +246,13 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
       throw new EnvironmentError(`cannot listen on ${flags.rest}: ${error.message}`);
     });
   }
+  const ssh = sshSettings
+    ? await startSsh(sshSettings, flags.user, device, password, state).catch(async (error: unknown) => {
+        // The API (and REST) already listen: close them, or the process would stay up after the failure.
+        await Promise.all([server.close(), rest?.close()]);
+        throw error;
+      })
+    : undefined;
   const ready = {
     address: formatAddress(server.host, server.port),
     tls: Boolean(tls),
@@ -223,10 +260,11 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     ...(certificate
       ? { fingerprint: certificateFingerprint(certificate.cert), certificate: certificate.cert }
       : {}),
+    ...(ssh ? { ssh: ssh.ready } : {}),
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
   await untilStopped();
-  await Promise.all([server.close(), rest?.close()]);
+  await Promise.all([server.close(), rest?.close(), ssh?.server.close()]);
   if (state) {
     // The log line of the stop, and anything a running script changed since the last write.
     state.changed();
@@ -244,4 +282,59 @@ async function readPassword(file: string): Promise<string> {
   const password = text.replace(/\r?\n$/, "");
   if (password === "") throw new UsageError(`--password-file ${file} is empty`);
   return password;
+}
+
+/**
+ * `--ssh`, before anything listens: the address, the keys that may log in and the host key (beside the state
+ * file, when there is one), so a bad flag stops the start with nothing left open.
+ */
+async function prepareSsh(flags: SimulateFlags, listen: string) {
+  const cut = listen.lastIndexOf(":");
+  const host = listen.slice(0, cut).replace(/^\[|\]$/g, "");
+  const port = Number(listen.slice(cut + 1));
+  if (port > 65_535) throw new UsageError(`--ssh port must be 0 to 65535 (got ${port})`);
+  const keys = await import("../../routeros/simulator/adapters/ssh-keys.js");
+  let authorizedKeys: ReturnType<typeof keys.parseAuthorizedKeys> = [];
+  if (flags.sshAuthorizedKeys) {
+    let text: string;
+    try {
+      text = await readFile(flags.sshAuthorizedKeys, "utf8");
+    } catch (error) {
+      throw new UsageError(
+        `--ssh-authorized-keys ${flags.sshAuthorizedKeys} cannot be read: ${(error as NodeJS.ErrnoException).code}`,
+      );
+    }
+    authorizedKeys = keys.parseAuthorizedKeys(text, `--ssh-authorized-keys ${flags.sshAuthorizedKeys}`);
+  }
+  const hostKey = flags.stateFile
+    ? await keys.hostKeyIn(`${flags.stateFile}.ssh-host-key`)
+    : keys.newHostKey();
+  return { listen, host, port, authorizedKeys, hostKey };
+}
+
+/** The console over SSH, on the same router as the API. */
+async function startSsh(
+  prepared: Awaited<ReturnType<typeof prepareSsh>>,
+  user: string,
+  device: SimulatedRouter,
+  password: string,
+  state: { flush(): Promise<void> } | undefined,
+) {
+  const { startSshFrontEnd } = await import("../../routeros/simulator/adapters/ssh-front-end.js");
+  const server = await startSshFrontEnd(device, {
+    host: prepared.host,
+    port: prepared.port,
+    hostKey: prepared.hostKey,
+    user,
+    password,
+    authorizedKeys: prepared.authorizedKeys,
+    ...(state ? { afterCommand: () => state.flush() } : {}),
+  }).catch((error: NodeJS.ErrnoException) => {
+    throw new EnvironmentError(`cannot listen on --ssh ${prepared.listen}: ${error.message}`);
+  });
+  const address = server.host.includes(":")
+    ? `[${server.host}]:${server.port}`
+    : `${server.host}:${server.port}`;
+  const { publicKey, fingerprint } = prepared.hostKey;
+  return { server, ready: { address, hostKey: publicKey, fingerprint } };
 }

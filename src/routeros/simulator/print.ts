@@ -5,7 +5,15 @@
  */
 import { RouterOsError } from "../errors.js";
 import type { CommandCall, CommandResult, ItemProperties } from "../language/host.js";
-import { quoteValue as quote } from "../language/quote.js";
+import {
+  type DetailItem,
+  type FlagDescription,
+  type FlagGroup,
+  formatDetail,
+  formatSettings,
+  formatTable,
+  formatTerse,
+} from "./console/format-print.js";
 import { flagsOf, recordOf, shown } from "./items.js";
 import { type MenuDef, type RouterState, valueText } from "./schema.js";
 import type { Item } from "./table.js";
@@ -30,6 +38,24 @@ function consoleShown(menu: MenuDef, item: Item, name: string, router: RouterSta
   return text && value !== "" ? text(value) : value;
 }
 
+/** The menu's flags in the columns the console gives them (RouterOS 7 shares some, below). */
+function flagGroups(menu: MenuDef): FlagGroup[] {
+  const flags: FlagDescription[] = flagsOf(menu).map(({ letter, name }) => ({ letter, name }));
+  if (menu.properties.disabled) flags.unshift({ letter: "X", name: "disabled" });
+  const groups: FlagDescription[][] = [];
+  for (const flag of flags) {
+    const last = groups[groups.length - 1];
+    const lower = (f: FlagDescription) => f.letter !== f.letter.toUpperCase();
+    // X with I, and the routing protocols (`c - connect, s - static`), each share one column.
+    const joins =
+      (flag.letter === "I" && last?.[0]?.letter === "X" && last.length === 1) ||
+      (lower(flag) && last?.every(lower) === true);
+    if (joins && last) last.push(flag);
+    else groups.push([flag]);
+  }
+  return groups;
+}
+
 function flagLetters(menu: MenuDef, item: Item, router: RouterState): string {
   const disabled = item.values.disabled === "yes" ? "X" : "";
   return (
@@ -41,12 +67,6 @@ function flagLetters(menu: MenuDef, item: Item, router: RouterState): string {
   );
 }
 
-function flagsLegend(menu: MenuDef): string {
-  const parts = flagsOf(menu).map((flag) => `${flag.letter} - ${flag.name.toUpperCase()}`);
-  if (menu.properties.disabled) parts.unshift("X - DISABLED");
-  return `Flags: ${parts.join("; ")}`;
-}
-
 function visibleProps(menu: MenuDef, proplist?: readonly string[]): string[] {
   const names = [...Object.keys(menu.virtual ?? {}), ...Object.keys(menu.properties)].filter(
     (name) => name !== "disabled" && name !== "comment" && !menu.properties[name]?.sensitive,
@@ -54,35 +74,20 @@ function visibleProps(menu: MenuDef, proplist?: readonly string[]): string[] {
   return proplist ? names.filter((name) => proplist.includes(name)) : names;
 }
 
-function tableForm(menu: MenuDef, list: readonly Item[], router: RouterState, columns: readonly string[]) {
-  const rows = list.map((item, index) => ({
-    head: `${index} ${flagLetters(menu, item, router)}`,
-    comment: item.values.comment,
-    cells: columns.map((name) => consoleShown(menu, item, name, router)),
-  }));
-  const headWidth = Math.max(1, ...rows.map((row) => row.head.length)) + 1;
-  const widths = columns.map((name, i) =>
-    Math.max(name.length, ...rows.map((row) => row.cells[i]?.length ?? 0)),
+/**
+ * Whether the detail form quotes a value, as RouterOS quotes its text properties (`name="ether1"`) but not
+ * numbers, addresses or names of things (`chain=input`, `mtu=1500`). The simulator types many such values
+ * as strings, so the value decides too.
+ */
+function isText(menu: MenuDef, name: string, value: string): boolean {
+  return (
+    menu.properties[name]?.type.kind === "string" && name !== "chain" && !/^[0-9A-Fa-f.:/-]*$/.test(value)
   );
-  const line = (head: string, cells: readonly string[]) =>
-    `${head.padEnd(headWidth)}${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ")}`.trimEnd();
-  const out = [flagsLegend(menu), `Columns: ${columns.map((c) => c.toUpperCase()).join(", ")}`];
-  out.push(
-    line(
-      "#",
-      columns.map((c) => c.toUpperCase()),
-    ),
-  );
-  for (const row of rows) {
-    if (row.comment) out.push(`${" ".repeat(headWidth)};;; ${row.comment}`);
-    out.push(line(row.head, row.cells));
-  }
-  return out;
 }
 
-function detailLine(menu: MenuDef, item: Item, router: RouterState, names: readonly string[]): string {
+function detailItem(menu: MenuDef, item: Item, router: RouterState, names: readonly string[]): DetailItem {
   const sparse = menu.sparsePrint;
-  return names
+  const properties = names
     .filter(
       (name) =>
         !sparse ||
@@ -90,10 +95,13 @@ function detailLine(menu: MenuDef, item: Item, router: RouterState, names: reado
         item.values[name] !== undefined ||
         menu.shownWhen?.[name]?.(item.values) === true,
     )
-    .map((name) => [name, consoleShown(menu, item, name, router)] as const)
-    .filter(([, value]) => value !== "")
-    .map(([name, value]) => `${name}=${quote(value)}`)
-    .join(" ");
+    .map((name) => ({
+      name,
+      value: consoleShown(menu, item, name, router),
+      quoted: isText(menu, name, shown(menu, item, name, router)),
+    }))
+    .filter((property) => property.value !== "");
+  return { flags: flagLetters(menu, item, router), comment: item.values.comment, properties };
 }
 
 export function print(call: CommandCall, router: RouterState, menu: MenuDef): CommandResult {
@@ -116,30 +124,24 @@ export function print(call: CommandCall, router: RouterState, menu: MenuDef): Co
   const names = visibleProps(menu, proplist);
   if (menu.singleton) {
     const item = list[0];
-    const width = Math.max(0, ...names.map((name) => name.length));
     const output = item
-      ? names.map((name) => `${name.padStart(width + 2)}: ${consoleShown(menu, item, name, router)}`)
+      ? formatSettings(names.map((name) => ({ name, value: consoleShown(menu, item, name, router) })))
       : [];
     return { output, records };
   }
+  const groups = flagGroups(menu);
   const terse = call.named.has("terse");
   if (menu.columns && !terse && !call.named.has("detail")) {
-    return { output: tableForm(menu, list, router, proplist ? names : menu.columns), records };
+    const columns = proplist ? names : menu.columns;
+    const rows = list.map((item) => ({
+      flags: flagLetters(menu, item, router),
+      comment: item.values.comment,
+      cells: columns.map((name) => consoleShown(menu, item, name, router)),
+    }));
+    return { output: formatTable(groups, columns, rows), records };
   }
-  const output = terse ? [] : [flagsLegend(menu)];
-  list.forEach((item, index) => {
-    const head = `${String(index).padStart(2)} ${flagLetters(menu, item, router)}`.padEnd(6);
-    const comment = item.values.comment;
-    if (terse) {
-      output.push(
-        `${head}${comment ? `comment=${quote(comment)} ` : ""}${detailLine(menu, item, router, names)}`,
-      );
-      return;
-    }
-    if (comment) output.push(`${head};;; ${comment}`);
-    output.push(`${comment ? " ".repeat(head.length) : head}${detailLine(menu, item, router, names)}`);
-  });
-  return { output, records };
+  const details = list.map((item) => detailItem(menu, item, router, names));
+  return { output: terse ? formatTerse(groups, details) : formatDetail(groups, details), records };
 }
 
 /** Keeps the `.proplist` keys of a record (all of them without a proplist). */

@@ -45,3 +45,19 @@ describe("router simulate --rest", () => {
     expect(help).toMatch(/GET \/rest\/ip\/address \(print/);
   });
 });
+
+describe("router simulate --ssh", () => {
+  it("takes HOST:PORT and an authorized_keys file", async () => {
+    expect(await parseFlags({ ...base, ssh: "127.0.0.1:2222", sshAuthorizedKeys: "keys" })).toMatchObject({
+      ssh: "127.0.0.1:2222",
+      sshAuthorizedKeys: "keys",
+    });
+  });
+
+  it("refuses an address without a port, and keys without --ssh, naming the flag", async () => {
+    await expect(parseFlags({ ...base, ssh: "localhost" })).rejects.toThrow(/^--ssh must be HOST:PORT/);
+    await expect(parseFlags({ ...base, sshAuthorizedKeys: "keys" })).rejects.toThrow(
+      /^--ssh-authorized-keys needs --ssh HOST:PORT/,
+    );
+  });
+});

@@ -27,7 +27,7 @@ describe("/ip firewall", () => {
       '/ip firewall filter add chain=forward action=drop connection-state=invalid comment="drop invalid"',
     );
     expect((await run(router, "/ip firewall filter print")).split("\n")).toEqual([
-      "Flags: X - DISABLED; I - INVALID; D - DYNAMIC",
+      "Flags: X - disabled, I - invalid; D - dynamic",
       " 0    ;;; drop invalid",
       "      chain=forward action=drop connection-state=invalid",
     ]);

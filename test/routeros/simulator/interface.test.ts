@@ -40,7 +40,7 @@ describe("/interface and its views", () => {
     expect(await fail(router, "/interface bridge port add bridge=br interface=ether2")).toMatch(
       /^failure: device already added as bridge port/,
     );
-    expect(await run(router, "/interface bridge port print")).toContain("0  ether2     br      1");
+    expect(await run(router, "/interface bridge port print")).toContain("0 ether2     br         1");
   });
 
   it("validates VLAN ids and refuses a second VLAN with the same id on an interface", async () => {

@@ -66,8 +66,8 @@ describe("/ip arp and /ip route dynamic entries", () => {
       "/ip address add address=203.0.113.2/30 interface=ether1\n/ip route add gateway=203.0.113.1",
     );
     const routes = await run(router, "/ip route print");
-    expect(routes).toContain("0 DAc 203.0.113.0/30  ether1       0");
-    expect(routes).toContain("1 As  0.0.0.0/0       203.0.113.1  1");
+    expect(routes).toContain("0 DAc 203.0.113.0/30  ether1              0");
+    expect(routes).toContain("1  As 0.0.0.0/0       203.0.113.1         1");
     expect(await fail(router, "/ip route add gateway=nowhere")).toMatch(
       /^invalid value for argument gateway/,
     );

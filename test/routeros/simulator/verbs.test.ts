@@ -81,12 +81,11 @@ describe("generic verbs through scripts", () => {
     expect(await run(router, ":put [/ip address print count-only]")).toBe("2\n2");
     const table = await run(router, "/ip address print");
     expect(table.split("\n")).toEqual([
-      "Flags: X - DISABLED; I - INVALID; D - DYNAMIC",
       "Columns: ADDRESS, NETWORK, INTERFACE",
-      "#  ADDRESS      NETWORK   INTERFACE",
-      "0  10.0.0.1/24  10.0.0.0  ether2",
-      "   ;;; lab",
-      "1  10.0.1.1/24  10.0.1.0  ether3",
+      "# ADDRESS      NETWORK   INTERFACE",
+      "0 10.0.0.1/24  10.0.0.0  ether2",
+      ";;; lab",
+      "1 10.0.1.1/24  10.0.1.0  ether3",
     ]);
     expect(await run(router, "/ip address print terse where interface=ether3")).toBe(
       " 0    comment=lab address=10.0.1.1/24 network=10.0.1.0 interface=ether3 actual-interface=ether3",
@@ -94,6 +93,7 @@ describe("generic verbs through scripts", () => {
     const detail = await run(router, "/ip address print detail proplist=address");
     expect(detail.split("\n").slice(1)).toEqual([
       " 0    address=10.0.0.1/24",
+      "",
       " 1    ;;; lab",
       "      address=10.0.1.1/24",
     ]);

@@ -1,0 +1,86 @@
+/**
+ * The keys of the simulated router's SSH service: its host key (ed25519, made at the first start and kept in
+ * a file beside the state file, so a client's known_hosts stays right across restarts, as a router keeps its
+ * key across reboots), the key's fingerprint as OpenSSH prints it, and the public keys a user may log in
+ * with, read from an OpenSSH authorized_keys file.
+ */
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import ssh2 from "ssh2";
+import { UsageError } from "../../../errors.js";
+import { writeFileAtomic } from "../../../platform/fs/file-lock.js";
+
+export type PublicKey = ReturnType<typeof parsedKey>;
+
+export interface HostKey {
+  /** OpenSSH private key text; it never leaves the process or its file. */
+  readonly privateKey: string;
+  /** `ssh-ed25519 AAAA...`, as a known_hosts line holds it after the host. */
+  readonly publicKey: string;
+  /** `SHA256:...`, as `ssh-keygen -l` and OpenSSH's prompts show it. */
+  readonly fingerprint: string;
+}
+
+function parsedKey(text: string, what: string) {
+  const key = ssh2.utils.parseKey(text);
+  if (key instanceof Error) throw new UsageError(`${what}: ${key.message}`);
+  return key;
+}
+
+/** The SHA-256 fingerprint of a public key blob, base64 without padding, as OpenSSH 6.8+ prints it. */
+export function fingerprintOf(publicBlob: Buffer): string {
+  return `SHA256:${createHash("sha256").update(publicBlob).digest("base64").replace(/=+$/, "")}`;
+}
+
+function hostKeyFrom(privateKey: string, what: string): HostKey {
+  const key = parsedKey(privateKey, what);
+  const blob = key.getPublicSSH();
+  return {
+    privateKey,
+    publicKey: `${key.type} ${blob.toString("base64")}`,
+    fingerprint: fingerprintOf(blob),
+  };
+}
+
+/** A new ed25519 host key (node:crypto underneath). */
+export function newHostKey(): HostKey {
+  const pair = ssh2.utils.generateKeyPairSync("ed25519");
+  return hostKeyFrom(pair.private, "generated host key");
+}
+
+/**
+ * The host key kept in `file`, made and written (mode 0600) when the file does not exist yet. A file that is
+ * not a private key is an error, not a reason to make a new key: known_hosts entries would silently break.
+ */
+export async function hostKeyIn(file: string): Promise<HostKey> {
+  let text: string | undefined;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (text !== undefined) return hostKeyFrom(text, `host key file ${file}`);
+  const key = newHostKey();
+  await writeFileAtomic(file, key.privateKey, 0o600);
+  return key;
+}
+
+/**
+ * The keys of an OpenSSH authorized_keys file: one per line, `[options] type base64 [comment]`, blank lines
+ * and `#` comments skipped. A line that is not a public key fails with its line number.
+ */
+export function parseAuthorizedKeys(text: string, file: string): PublicKey[] {
+  const keys: PublicKey[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#")) return;
+    // Options (`from="..."`, `no-pty`) come before the key type; the simulator honours none of them.
+    const start = line.search(/(?:^|\s)(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp\d+)\s/);
+    const keyText = start < 0 ? line : line.slice(start).trim();
+    const key = parsedKey(keyText, `${file} line ${index + 1} is not an OpenSSH public key`);
+    if (key.isPrivateKey())
+      throw new UsageError(`${file} line ${index + 1} holds a private key, not a public one`);
+    keys.push(key);
+  });
+  return keys;
+}
