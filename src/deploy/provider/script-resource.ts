@@ -76,9 +76,10 @@ export const SCRIPT_SCHEMA: BlockSpec = {
     {
       name: "needs_ack",
       type: "bool",
-      default: false,
+      default: true,
       replaces: true,
-      description: "The job waits for an acknowledgement.",
+      description:
+        "The job reports its end to the service (as the constructs' default): without it the spec's service lists the job completed at once, before the script runs, and a failure is never heard.",
     },
     {
       name: "notify_url",
@@ -134,7 +135,7 @@ function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
     script: script ?? "",
     make_backup: boolOf(object, "make_backup") ?? true,
     express_execute: boolOf(object, "express") ?? DEFAULT_EXPRESS_EXECUTE,
-    needs_acknowledgement: boolOf(object, "needs_ack") ?? false,
+    needs_acknowledgement: boolOf(object, "needs_ack") ?? true,
     ...(stringOf(object, "notify_url") ? { notify_url: stringOf(object, "notify_url") } : {}),
   };
   const parsed = applyJobSchema.safeParse({

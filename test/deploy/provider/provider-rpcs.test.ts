@@ -142,7 +142,7 @@ describe("the Provider service over mutual TLS", () => {
       config: dynamic(proposed),
     });
     const planned = decodeValue((response.planned_state as WireMessage).msgpack as Uint8Array);
-    expect(planned).toMatchObject({ make_backup: true, express: true, needs_ack: false, timeout: "10m" });
+    expect(planned).toMatchObject({ make_backup: true, express: true, needs_ack: true, timeout: "10m" });
     expect(planned).toMatchObject({ id: UNKNOWN, job_id: UNKNOWN, status: UNKNOWN });
   });
 
