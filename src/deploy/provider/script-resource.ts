@@ -87,7 +87,9 @@ export const SCRIPT_SCHEMA: BlockSpec = {
       optional: true,
       replaces: true,
       adopts: true,
-      description: "Where the service notifies the job's end.",
+      // A receiver's notify_url holds its path secret: Terraform shows it as (sensitive value).
+      sensitive: true,
+      description: "Where the service notifies the job's end (sensitive: a receiver's URL holds its secret).",
     },
     {
       name: "timeout",

@@ -103,6 +103,7 @@ describe("the Provider service over mutual TLS", () => {
     expect(named("job_id")?.computed).toBe(true);
     expect(new TextDecoder().decode(named("seq_id")?.type as Uint8Array)).toBe('"number"');
     expect(named("make_backup")).toMatchObject({ optional: true, computed: true });
+    expect(named("notify_url")?.sensitive).toBe(true);
     const providerAttributes = ((response.provider as WireMessage).block as WireMessage)
       .attributes as WireMessage[];
     expect(providerAttributes.map((attribute) => attribute.name)).not.toContain("token");
