@@ -32,7 +32,7 @@ const RANKS: readonly (readonly string[])[] = [
   ["deploy/terraform", "deploy/job-list"],
   ["deploy/rollback", "deploy/constructs", "deploy/plan"],
   ["deploy/apply"],
-  ["deploy/reconcile"],
+  ["deploy/reconcile", "deploy/provider"],
   ["index.ts", "demo"],
   ["cli"],
 ];

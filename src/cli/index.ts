@@ -13,6 +13,7 @@ import { execCommand } from "./commands/exec.js";
 import { importCommand } from "./commands/import.js";
 import { jobsCommand } from "./commands/jobs.js";
 import { planCommand } from "./commands/plan.js";
+import { providerCommand } from "./commands/provider.js";
 import { receiverCommand } from "./commands/receiver.js";
 import { reconcileCommand } from "./commands/reconcile.js";
 import { routerCommand } from "./commands/router-simulate.js";
@@ -38,6 +39,7 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   verifyCommand,
   planCommand,
   importCommand,
+  providerCommand,
   receiverCommand,
   serviceCommand,
   demoCommand,

@@ -130,3 +130,33 @@ export async function readTlsFiles(
   const [cert, key] = await Promise.all([readFile(certFile, "utf8"), readFile(keyFile, "utf8")]);
   return { cert, key };
 }
+
+/**
+ * A self-signed certificate that is its own authority, for a peer that pins exactly this certificate as its
+ * only root (a Terraform plugin's server certificate under go-plugin's automatic mutual TLS, which verifies the
+ * name `localhost`). Serves as server and as client, as go-plugin's own certificates do.
+ */
+export async function generatePinnedTls(hosts: readonly string[] = LOOPBACK_NAMES): Promise<TlsMaterial> {
+  const { generate } = await import("selfsigned");
+  const notBeforeDate = new Date(Date.now() - DAY_MS);
+  const notAfterDate = new Date(Date.now() + 30 * DAY_MS);
+  const pinned = await generate([{ name: "commonName", value: hosts[0] ?? "localhost" }], {
+    keyType: "ec",
+    algorithm: "sha256",
+    curve: "P-256",
+    notBeforeDate,
+    notAfterDate,
+    extensions: [
+      { name: "basicConstraints", cA: true, critical: true },
+      { name: "keyUsage", digitalSignature: true, keyCertSign: true, critical: true },
+      { name: "extKeyUsage", serverAuth: true, clientAuth: true },
+      {
+        name: "subjectAltName",
+        altNames: hosts.map((host) =>
+          /^[\d.]+$|:/.test(host) ? { type: 7 as const, ip: host } : { type: 2 as const, value: host },
+        ),
+      },
+    ],
+  });
+  return { cert: pinned.cert, key: pinned.private, ca: pinned.cert };
+}

@@ -1,0 +1,201 @@
+/**
+ * The Provider service's RPCs over this provider's resources: values decoded from and encoded to
+ * DynamicValues, every failure a diagnostic (Terraform shows its summary and detail; a thrown RPC would show
+ * as a gRPC error). Terraform calls ConfigureProvider before any call that needs the service.
+ */
+import { errorDiagnostic } from "./diagnostics.js";
+import {
+  decodeJsonValue,
+  decodeValue,
+  encodeValue,
+  isKnownObject,
+  type TfObject,
+  type TfValue,
+} from "./protocol/dynamic-value.js";
+import type { ProviderRpcs } from "./protocol/server.js";
+import type { WireMessage } from "./protocol/wire.js";
+import { type BlockSpec, conform, plannedForCreate, replacingChanges, wireSchema } from "./schema.js";
+
+export interface ManagedResource<Context> {
+  readonly typeName: string;
+  readonly schema: BlockSpec;
+  /** Problems of a configuration (unknown values may stand in it). */
+  validate(config: TfObject): WireMessage[];
+  /** Completes a plan: defaults and computed values, given the prior state (null for a new resource). */
+  plan(prior: TfObject | null, planned: TfObject): TfObject;
+  create(context: Context, planned: TfObject): Promise<ApplyOutcome>;
+  update(context: Context, prior: TfObject, planned: TfObject): Promise<ApplyOutcome>;
+  delete(context: Context, prior: TfObject): Promise<void>;
+  /** The refreshed state, or null when the object is gone. */
+  read(context: Context, current: TfObject): Promise<TfObject | null>;
+  importState(context: Context, id: string): Promise<TfObject>;
+}
+
+/** What an apply ends with: the state to record (null: none), and the diagnostics (an error fails it). */
+export interface ApplyOutcome {
+  readonly state: TfObject | null;
+  readonly diagnostics: readonly WireMessage[];
+}
+
+export interface ProviderDefinition<Context> {
+  readonly schema: BlockSpec;
+  readonly resources: readonly ManagedResource<Context>[];
+  validateConfig(config: TfObject): WireMessage[];
+  configure(config: TfObject): Promise<Context>;
+  /** Terraform asked the provider to stop what it is doing (Ctrl-C). */
+  stop(): void;
+}
+
+const dynamic = (value: TfValue) => ({ msgpack: encodeValue(value) });
+
+function decodedField(message: WireMessage | undefined, field: string): TfValue {
+  const dynamicValue = message?.[field] as WireMessage | undefined;
+  if (!dynamicValue) return null;
+  const json = dynamicValue.json as Uint8Array | undefined;
+  if (json && json.length > 0) return decodeJsonValue(json);
+  return decodeValue((dynamicValue.msgpack as Uint8Array | undefined) ?? new Uint8Array(0));
+}
+
+function objectOf(message: WireMessage, field: string): TfObject | null {
+  const value = decodedField(message, field);
+  return isKnownObject(value) ? value : null;
+}
+
+function failure(error: unknown): WireMessage {
+  const message = error instanceof Error ? error.message : String(error);
+  return errorDiagnostic(message.split("\n")[0] ?? message, message);
+}
+
+export function providerRpcs<Context>(definition: ProviderDefinition<Context>): ProviderRpcs {
+  const resources = new Map(definition.resources.map((resource) => [resource.typeName, resource]));
+  let configured: Context | undefined;
+  let configureError: unknown;
+
+  const resourceOf = (request: WireMessage) => {
+    const name = request.type_name as string;
+    const resource = resources.get(name);
+    if (!resource) throw new Error(`this provider has no resource type ${JSON.stringify(name)}`);
+    return resource;
+  };
+  const contextOf = (): Context => {
+    if (configured !== undefined) return configured;
+    throw configureError ?? new Error("the provider was not configured before it was used");
+  };
+
+  return {
+    GetMetadata: async () => ({
+      server_capabilities: { get_provider_schema_optional: false },
+      resources: definition.resources.map((resource) => ({ type_name: resource.typeName })),
+      data_sources: [],
+    }),
+    GetProviderSchema: async () => ({
+      provider: wireSchema(definition.schema),
+      resource_schemas: Object.fromEntries(
+        definition.resources.map((resource) => [resource.typeName, wireSchema(resource.schema)]),
+      ),
+      data_source_schemas: {},
+      server_capabilities: {},
+    }),
+    ValidateProviderConfig: async (request) => ({
+      diagnostics: definition.validateConfig(conform(definition.schema, decodedField(request, "config"))),
+    }),
+    ConfigureProvider: async (request) => {
+      try {
+        configured = await definition.configure(conform(definition.schema, decodedField(request, "config")));
+        return { diagnostics: [] };
+      } catch (error) {
+        configureError = error;
+        return { diagnostics: [failure(error)] };
+      }
+    },
+    ValidateResourceConfig: async (request) => {
+      const resource = resourceOf(request);
+      return { diagnostics: resource.validate(conform(resource.schema, decodedField(request, "config"))) };
+    },
+    ValidateDataResourceConfig: async (request) => ({
+      diagnostics: [errorDiagnostic(`this provider has no data source ${JSON.stringify(request.type_name)}`)],
+    }),
+    UpgradeResourceState: async (request) => {
+      const resource = resourceOf(request);
+      const raw = request.raw_state as WireMessage | undefined;
+      const stored = decodeJsonValue((raw?.json as Uint8Array | undefined) ?? new Uint8Array(0));
+      return { upgraded_state: dynamic(conform(resource.schema, stored)), diagnostics: [] };
+    },
+    ReadResource: async (request) => {
+      const resource = resourceOf(request);
+      const current = objectOf(request, "current_state");
+      if (!current) return { new_state: dynamic(null), diagnostics: [] };
+      try {
+        const state = await resource.read(contextOf(), conform(resource.schema, current));
+        return { new_state: dynamic(state), private: request.private, diagnostics: [] };
+      } catch (error) {
+        return { new_state: dynamic(current), private: request.private, diagnostics: [failure(error)] };
+      }
+    },
+    PlanResourceChange: async (request) => {
+      const resource = resourceOf(request);
+      const proposed = objectOf(request, "proposed_new_state");
+      if (!proposed) return { planned_state: dynamic(null), diagnostics: [] };
+      const prior = objectOf(request, "prior_state");
+      try {
+        const conformed = conform(resource.schema, proposed);
+        if (!prior)
+          return {
+            planned_state: dynamic(resource.plan(null, plannedForCreate(resource.schema, conformed))),
+          };
+        const priorObject = conform(resource.schema, prior);
+        const replacing = replacingChanges(resource.schema, priorObject, conformed);
+        const planned =
+          replacing.length > 0
+            ? resource.plan(null, plannedForCreate(resource.schema, conformed))
+            : resource.plan(priorObject, conformed);
+        return {
+          planned_state: dynamic(planned),
+          requires_replace: replacing.map((name) => ({ steps: [{ attribute_name: name }] })),
+        };
+      } catch (error) {
+        return { planned_state: dynamic(proposed), diagnostics: [failure(error)] };
+      }
+    },
+    ApplyResourceChange: async (request) => {
+      const resource = resourceOf(request);
+      const prior = objectOf(request, "prior_state");
+      const planned = objectOf(request, "planned_state");
+      try {
+        const context = contextOf();
+        if (!planned) {
+          if (prior) await resource.delete(context, conform(resource.schema, prior));
+          return { new_state: dynamic(null), diagnostics: [] };
+        }
+        const outcome = prior
+          ? await resource.update(context, conform(resource.schema, prior), conform(resource.schema, planned))
+          : await resource.create(context, conform(resource.schema, planned));
+        return { new_state: dynamic(outcome.state), diagnostics: [...outcome.diagnostics] };
+      } catch (error) {
+        // A failed delete keeps the object; a failed update keeps the prior one; a failed create records none.
+        return { new_state: dynamic(prior), diagnostics: [failure(error)] };
+      }
+    },
+    ImportResourceState: async (request) => {
+      const resource = resourceOf(request);
+      try {
+        const state = await resource.importState(contextOf(), request.id as string);
+        return {
+          imported_resources: [
+            { type_name: resource.typeName, state: dynamic(conform(resource.schema, state)) },
+          ],
+        };
+      } catch (error) {
+        return { diagnostics: [failure(error)] };
+      }
+    },
+    ReadDataSource: async (request) => ({
+      diagnostics: [errorDiagnostic(`this provider has no data source ${JSON.stringify(request.type_name)}`)],
+    }),
+    GetFunctions: async () => ({ diagnostics: [] }),
+    StopProvider: async () => {
+      definition.stop();
+      return {};
+    },
+  };
+}

@@ -1,0 +1,289 @@
+/**
+ * `routerjobs_script`: one RouterOS script run once on one router, as a Terraform resource. Create is
+ * `routerjobs apply`'s own path (apply.ts): the router's job list is read for this change's marker first, a job
+ * already listed is followed instead of submitted again, and only a change with no attempt is submitted; the
+ * state is returned once the job has ended. What the provider adds is exact knowledge of Terraform's state,
+ * which a provisioner never has: Create is called only for an instance Terraform has not recorded, so every
+ * attempt listed for it was made by an interrupted run and is adopted, on any machine, without a journal; an
+ * instance this process destroyed (a replacement, a tainted failure) is known as recorded, so its next Create
+ * is a new attempt.
+ */
+import { randomUUID } from "node:crypto";
+import { defaultStateDir } from "../../client/state-dir.js";
+import { type ApplyJob, applyJobSchema, DEFAULT_EXPRESS_EXECUTE, jobKey } from "../../contract/apply-job.js";
+import { tagOf } from "../../contract/attempt-marker.js";
+import { formatDuration, parseDuration } from "../../contract/duration.js";
+import type { JobListItem } from "../../contract/job.js";
+import { UsageError } from "../../errors.js";
+import { type ApplyResult, applyJob, type SeenJob } from "../apply/apply.js";
+import type { DeployKnowledge } from "../apply/deploy-knowledge.js";
+import { Journal } from "../apply/journal.js";
+import { findJob } from "../job-list/poll.js";
+import type { ProviderContext } from "./config.js";
+import { errorDiagnostic } from "./diagnostics.js";
+import { hasUnknown, type TfObject } from "./protocol/dynamic-value.js";
+import type { WireMessage } from "./protocol/wire.js";
+import type { ApplyOutcome, ManagedResource } from "./provider.js";
+import { type BlockSpec, boolOf, stringOf } from "./schema.js";
+
+export const SCRIPT_RESOURCE = "routerjobs_script";
+export const DEFAULT_TIMEOUT = "10m";
+
+export const SCRIPT_SCHEMA: BlockSpec = {
+  description: "A RouterOS script run exactly once on a router through the job service, with a backup first.",
+  attributes: [
+    { name: "id", type: "string", computed: true, description: "This instance's id (it marks its jobs)." },
+    { name: "router_id", type: "string", required: true, replaces: true, description: "The router's UUID." },
+    {
+      name: "script",
+      type: "string",
+      required: true,
+      replaces: true,
+      adopts: true,
+      description: "The RouterOS script.",
+    },
+    {
+      name: "description",
+      type: "string",
+      required: true,
+      replaces: true,
+      adopts: true,
+      description: "The job's description (the job list shows it, with this change's marker after it).",
+    },
+    {
+      name: "name",
+      type: "string",
+      optional: true,
+      adopts: true,
+      description:
+        "Tells this change apart from the router's other changes in its job list (default: the description); " +
+        "give one where two resources of a router share a description.",
+    },
+    {
+      name: "make_backup",
+      type: "bool",
+      default: true,
+      replaces: true,
+      description: "Take a backup before the script.",
+    },
+    {
+      name: "express",
+      type: "bool",
+      default: DEFAULT_EXPRESS_EXECUTE,
+      replaces: true,
+      description: "Run at once (express).",
+    },
+    {
+      name: "needs_ack",
+      type: "bool",
+      default: true,
+      replaces: true,
+      description:
+        "The job reports its end to the service (as the constructs' default): without it the spec's service lists the job completed at once, before the script runs, and a failure is never heard.",
+    },
+    {
+      name: "notify_url",
+      type: "string",
+      optional: true,
+      replaces: true,
+      adopts: true,
+      // A receiver's notify_url holds its path secret: Terraform shows it as (sensitive value).
+      sensitive: true,
+      description: "Where the service notifies the job's end (sensitive: a receiver's URL holds its secret).",
+    },
+    {
+      name: "timeout",
+      type: "string",
+      default: DEFAULT_TIMEOUT,
+      description:
+        "How long apply waits for the job, like 10m; a job still running then is followed by the next apply.",
+    },
+    {
+      name: "destroy_script",
+      type: "string",
+      optional: true,
+      adopts: true,
+      description: "Run once when the resource is destroyed (after a completed job).",
+    },
+    { name: "job_id", type: "string", computed: true, description: "The job's id." },
+    {
+      name: "seq_id",
+      type: "number",
+      computed: true,
+      description: "The job's number in the router's queue.",
+    },
+    { name: "status", type: "string", computed: true, description: "The job's status." },
+    { name: "started_at", type: "string", computed: true, description: "When the router started the job." },
+    { name: "finished_at", type: "string", computed: true, description: "When the job completed or failed." },
+  ],
+};
+
+/** The job fields apply names, as this resource names them, for messages about a bad value. */
+const ATTRIBUTE_OF: Readonly<Record<string, string>> = {
+  express_execute: "express",
+  needs_acknowledgement: "needs_ack",
+  timeout_ms: "timeout",
+  resource: "name",
+};
+
+function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
+  const script = phase === "create" ? stringOf(object, "script") : stringOf(object, "destroy_script");
+  const description = stringOf(object, "description") ?? "";
+  const timeout = stringOf(object, "timeout") ?? DEFAULT_TIMEOUT;
+  const definition = {
+    phase,
+    router_id: stringOf(object, "router_id") ?? "",
+    description: phase === "create" ? description : `destroy: ${description}`,
+    script: script ?? "",
+    make_backup: boolOf(object, "make_backup") ?? true,
+    express_execute: boolOf(object, "express") ?? DEFAULT_EXPRESS_EXECUTE,
+    needs_acknowledgement: boolOf(object, "needs_ack") ?? true,
+    ...(stringOf(object, "notify_url") ? { notify_url: stringOf(object, "notify_url") } : {}),
+  };
+  const parsed = applyJobSchema.safeParse({
+    version: 1,
+    ...definition,
+    resource: stringOf(object, "name") ?? description,
+    wait_for: "poll",
+    timeout_ms: parseDuration(timeout, "timeout"),
+    job_key: jobKey(definition),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = String(issue?.path[0] ?? "");
+    throw new UsageError(`${ATTRIBUTE_OF[field] ?? field}: ${issue?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}
+
+/** The times and numbers a listed (or notified) job adds to the state. */
+function jobFields(job: SeenJob | JobListItem | undefined): TfObject {
+  const listed = job as Partial<JobListItem> | undefined;
+  return {
+    job_id: job?.id ?? null,
+    seq_id: job?.seq_id ?? null,
+    status: job?.status ?? null,
+    started_at: job?.started_at ?? null,
+    finished_at: listed?.completed_at ?? listed?.failed_at ?? listed?.deleted_at ?? null,
+  };
+}
+
+export function scriptResource(): ManagedResource<ProviderContext> {
+  /** Instance tags of the objects this process destroyed: Terraform had recorded them. */
+  const destroyedHere = new Set<string>();
+  const journal = new Journal(defaultStateDir());
+
+  const run = (context: ProviderContext, job: ApplyJob, instanceId: string): Promise<ApplyResult> => {
+    const knowledge: DeployKnowledge = {
+      version: 1,
+      routers: {},
+      resources: { [job.resource]: { instances: [...destroyedHere], tainted: false } },
+      tracked: [job.resource],
+    };
+    return applyJob(job, {
+      client: context.client,
+      journal,
+      instanceId,
+      knowledge,
+      signal: context.signal,
+      write: (line) => process.stderr.write(`[INFO] routerjobs: ${line}\n`),
+    });
+  };
+
+  const failureOf = (result: ApplyResult, job: ApplyJob): WireMessage => {
+    if (result.outcome === "timeout")
+      return errorDiagnostic(
+        `the job on router ${job.router_id} did not finish within ${formatDuration(job.timeout_ms)}`,
+        `job ${result.job?.id ?? "(not yet listed)"} is ${result.job?.status ?? "not yet listed"}. Nothing was recorded: ` +
+          "the next terraform apply finds the same job by its marker and waits for it; it is not submitted again.",
+      );
+    const reason = result.outcome === "completed" ? "" : result.reason;
+    return errorDiagnostic(
+      `the job on router ${job.router_id} ${result.outcome}: ${reason}`,
+      `job ${result.job?.id ?? ""}${result.job?.seq_id === undefined ? "" : ` (#${result.job.seq_id})`} ${result.outcome} on the router: ${reason}. ` +
+        "The resource is tainted: the next terraform apply runs the script again as a new job.",
+    );
+  };
+
+  return {
+    typeName: SCRIPT_RESOURCE,
+    schema: SCRIPT_SCHEMA,
+    validate(config) {
+      if (hasUnknown(config)) return [];
+      try {
+        jobOf({ ...config, script: stringOf(config, "script") ?? "" }, "create");
+        if (stringOf(config, "destroy_script") !== undefined) jobOf(config, "destroy");
+        return [];
+      } catch (error) {
+        const message = (error as Error).message;
+        const attribute = message.split(":")[0];
+        return [errorDiagnostic(message, "", attribute)];
+      }
+    },
+    plan(prior, planned) {
+      if (!prior) return planned;
+      return { ...planned, ...pick(prior, COMPUTED) };
+    },
+    async create(context, planned) {
+      const instanceId = randomUUID();
+      const job = jobOf(planned, "create");
+      const result = await run(context, job, instanceId);
+      const state: TfObject = { ...planned, id: instanceId, ...jobFields(result.job) };
+      if (result.outcome === "completed") return { state, diagnostics: [] };
+      // A failure is recorded (Terraform taints the object, and the next apply replaces it: a new attempt);
+      // a job not yet finished is not, so that the next apply follows it.
+      return { state: result.outcome === "timeout" ? null : state, diagnostics: [failureOf(result, job)] };
+    },
+    async update(_context, prior, planned): Promise<ApplyOutcome> {
+      return { state: { ...planned, ...pick(prior, COMPUTED) }, diagnostics: [] };
+    },
+    async delete(context, prior) {
+      const instanceId = stringOf(prior, "id") ?? "";
+      if (stringOf(prior, "destroy_script") !== undefined && stringOf(prior, "status") === "completed") {
+        const job = jobOf(prior, "destroy");
+        const result = await run(context, job, instanceId);
+        if (result.outcome !== "completed") {
+          const diagnostic = failureOf(result, job);
+          throw new UsageError(`destroy_script: ${String(diagnostic.summary)}`);
+        }
+      }
+      destroyedHere.add(tagOf(instanceId));
+    },
+    async read(context, current) {
+      const routerId = stringOf(current, "router_id");
+      const jobId = stringOf(current, "job_id");
+      if (!routerId || !jobId) return current;
+      const listed = await findJob(context.client, routerId, (job) => job.id === jobId, Date.now() + 60_000, {
+        jobId,
+        signal: context.signal,
+      });
+      // A job the list no longer holds (history is pruned) still ran: the state keeps what it recorded.
+      return listed ? { ...current, ...jobFields(listed) } : current;
+    },
+    async importState(context, id) {
+      const [routerId, jobId, extra] = id.split("/");
+      if (!routerId || !jobId || extra !== undefined)
+        throw new UsageError(`import id must be ROUTER_ID/JOB_ID (got ${JSON.stringify(id)})`);
+      const listed = await findJob(context.client, routerId, (job) => job.id === jobId, Date.now() + 60_000, {
+        jobId,
+        signal: context.signal,
+      });
+      if (!listed) throw new UsageError(`router ${routerId} lists no job ${jobId}`);
+      return {
+        id: `import-${jobId}`,
+        router_id: routerId,
+        make_backup: listed.make_backup,
+        express: listed.express_execute,
+        needs_ack: listed.needs_acknowledgement,
+        timeout: DEFAULT_TIMEOUT,
+        ...jobFields(listed),
+      };
+    },
+  };
+}
+
+const COMPUTED = ["id", "job_id", "seq_id", "status", "started_at", "finished_at"] as const;
+
+function pick(object: TfObject, names: readonly string[]): TfObject {
+  return Object.fromEntries(names.map((name) => [name, object[name] ?? null]));
+}
