@@ -36,13 +36,40 @@ export interface DeviceProcess {
   session(): Promise<RouterApiClient>;
 }
 
+/** `routerjobs router simulate` with `args`, started: the process and the JSON line it prints once it listens. */
+export async function startSimulate<Ready = SimulateReady>(
+  args: readonly string[],
+  options: { readonly detached?: boolean } = {},
+): Promise<{ readonly child: ChildProcess; readonly ready: Ready; readonly exited: Promise<unknown[]> }> {
+  const child = spawn(process.execPath, ["bin/routerjobs.js", "router", "simulate", ...args], {
+    cwd: ROOT,
+    detached: options.detached ?? false,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = once(child, "exit");
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const first = await Promise.race([
+    once(lines, "line") as Promise<[string]>,
+    exited.then(([code]) => {
+      throw new Error(`router simulate exited with ${code} before it listened`);
+    }),
+  ]);
+  lines.close();
+  return { child, ready: JSON.parse(first[0]) as Ready, exited };
+}
+
+/** The ready line's fields every front end prints. */
+export interface SimulateReady {
+  readonly address: string;
+  readonly tls?: boolean;
+  readonly fingerprint?: string;
+  readonly certificate?: string;
+  readonly rest?: string;
+}
+
 export async function startDeviceProcess(options: DeviceProcessOptions): Promise<DeviceProcess> {
-  const child = spawn(
-    process.execPath,
+  const { child, ready, exited } = await startSimulate(
     [
-      "bin/routerjobs.js",
-      "router",
-      "simulate",
       "--api",
       `127.0.0.1:${options.port}`,
       "--user",
@@ -57,17 +84,8 @@ export async function startDeviceProcess(options: DeviceProcessOptions): Promise
         ? ["--rest", `127.0.0.1:${options.rest.port}`, "--certificate-file", options.rest.certificateFile]
         : []),
     ],
-    { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "inherit"] },
+    { detached: true },
   );
-  const exited = once(child, "exit");
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const first = await Promise.race([
-    once(lines, "line") as Promise<[string]>,
-    exited.then(([code]) => {
-      throw new Error(`router simulate exited with ${code} before it listened`);
-    }),
-  ]);
-  const ready = JSON.parse(first[0]) as { address: string; rest?: string; fingerprint?: string };
   const portOf = (address: string) => Number(address.slice(address.lastIndexOf(":") + 1));
   const port = portOf(ready.address);
   const rest =

@@ -7,19 +7,18 @@
  * (its trust anchor), and over plain api. The playbook is written here, into a temporary directory.
  * Without ansible-playbook the tests skip with the reason, except under CI=true, where they fail.
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+
+import { type ChildProcess, execFile, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allMenus } from "../../../src/routeros/simulator/all-menus.js";
+import { startSimulate } from "../../helpers/device-process.js";
 import { PASSWORD } from "./device.js";
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PYTHON = "/usr/bin/python3";
 
 function ansibleAvailability(): { available: boolean } {
@@ -45,28 +44,17 @@ interface Ready {
 }
 
 async function startSimulator(dir: string, tls: boolean): Promise<{ child: ChildProcess; ready: Ready }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "bin/routerjobs.js",
-      "router",
-      "simulate",
-      "--api",
-      "127.0.0.1:0",
-      ...(tls ? ["--tls"] : []),
-      "--user",
-      "admin",
-      "--password-file",
-      join(dir, "password"),
-      "--model",
-      "hEX",
-    ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [
-    string,
-  ];
-  return { child, ready: JSON.parse(line) };
+  return startSimulate<Ready>([
+    "--api",
+    "127.0.0.1:0",
+    ...(tls ? ["--tls"] : []),
+    "--user",
+    "admin",
+    "--password-file",
+    join(dir, "password"),
+    "--model",
+    "hEX",
+  ]);
 }
 
 async function stop(child: ChildProcess | undefined): Promise<void> {

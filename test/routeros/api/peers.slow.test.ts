@@ -5,19 +5,18 @@
  * - npm's routeros-api 1.0.2 (MIT) against an in-process device, including `/cancel` of a stream.
  * Without librouteros the Python part skips with the reason, except under CI=true, where it fails.
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process";
+
+import { type ChildProcess, execFile, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { RouterOSAPI } from "routeros-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSimulate } from "../../helpers/device-process.js";
 import { PASSWORD, startDevice, type TestDevice } from "./device.js";
 
-const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 const PYTHON = "/usr/bin/python3";
 
 function librouterosAvailability(): { available: boolean; reason?: string } {
@@ -39,29 +38,17 @@ describe.skipIf(!python.available)("python3-librouteros against `routerjobs rout
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "routerjobs-peer-"));
     writeFileSync(join(dir, "password"), `${PASSWORD}\n`, { mode: 0o600 });
-    child = spawn(
-      process.execPath,
-      [
-        "bin/routerjobs.js",
-        "router",
-        "simulate",
-        "--api",
-        "127.0.0.1:0",
-        "--tls",
-        "--user",
-        "admin",
-        "--password-file",
-        join(dir, "password"),
-        "--name",
-        "peer-router",
-      ],
-      { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
-    );
-    const [line] = (await once(
-      createInterface({ input: child.stdout as NodeJS.ReadableStream }),
-      "line",
-    )) as [string];
-    ready = JSON.parse(line);
+    ({ child, ready } = await startSimulate<typeof ready>([
+      "--api",
+      "127.0.0.1:0",
+      "--tls",
+      "--user",
+      "admin",
+      "--password-file",
+      join(dir, "password"),
+      "--name",
+      "peer-router",
+    ]));
   });
 
   afterAll(async () => {
@@ -84,7 +71,7 @@ describe.skipIf(!python.available)("python3-librouteros against `routerjobs rout
   it("logs in, prints with .proplist and queries, adds, traps, reads !empty, runs /execute, unsets, keeps ids", async () => {
     const { stdout } = await promisify(execFile)(
       PYTHON,
-      [join(ROOT, "test/routeros/api/peers/librouteros_checks.py")],
+      [join(import.meta.dirname, "peers", "librouteros_checks.py")],
       {
         env: {
           PATH: process.env.PATH,

@@ -5,19 +5,18 @@
  * password from a config file (`-K`), never from its command line. Without curl the tests skip with the reason,
  * except under CI=true, where they fail.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+
+import { type ChildProcess, execFile } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterApiClient } from "../../../../src/routeros/api/client.js";
+import { startSimulate } from "../../../helpers/device-process.js";
 import { skipOrFail } from "../../../helpers/npm.js";
 import { scratchDir } from "../../../helpers/scratch.js";
 
-const ROOT = fileURLToPath(new URL("../../../..", import.meta.url));
 const CURL = "/usr/bin/curl";
 const PASSWORD = "s3cret-rest";
 const run = promisify(execFile);
@@ -38,30 +37,19 @@ beforeAll(async () => {
   if (!existsSync(CURL)) return;
   dir = scratchDir("routerjobs-rest-curl-");
   writeFileSync(join(dir, "password"), `${PASSWORD}\n`, { mode: 0o600 });
-  child = spawn(
-    process.execPath,
-    [
-      "bin/routerjobs.js",
-      "router",
-      "simulate",
-      "--api",
-      "127.0.0.1:0",
-      "--rest",
-      "127.0.0.1:0",
-      "--user",
-      "ops",
-      "--password-file",
-      join(dir, "password"),
-      "--name",
-      "rest-edge",
-      "--no-defaults",
-    ],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const [line] = (await once(createInterface({ input: child.stdout as NodeJS.ReadableStream }), "line")) as [
-    string,
-  ];
-  ready = JSON.parse(line) as Ready;
+  ({ child, ready } = await startSimulate<Ready>([
+    "--api",
+    "127.0.0.1:0",
+    "--rest",
+    "127.0.0.1:0",
+    "--user",
+    "ops",
+    "--password-file",
+    join(dir, "password"),
+    "--name",
+    "rest-edge",
+    "--no-defaults",
+  ]));
   writeFileSync(join(dir, "device.pem"), ready.certificate);
   writeFileSync(join(dir, "curl-ops"), `user = "ops:${PASSWORD}"\n`, { mode: 0o600 });
   writeFileSync(join(dir, "curl-wrong"), `user = "ops:not-the-password"\n`, { mode: 0o600 });
