@@ -4,12 +4,7 @@ import * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import type { JobAck } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";
-import {
-  type JobListItem,
-  type JobRequestInput,
-  jobListResponseSchema,
-  jobRequestSchema,
-} from "../contract/job.js";
+import { type JobListItem, type JobRequestInput, jobListResponseSchema } from "../contract/job.js";
 import type { RouterSummary } from "../contract/router-list.js";
 import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
@@ -114,7 +109,7 @@ export class RouterJobsClient {
     request: JobRequestInput,
     options: SubmitOptions = {},
   ): Promise<SubmittedJob> {
-    const body = validate(jobRequestSchema, request);
+    const body = validate(this.#profile.jobRequest, request);
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw new ValidationError([

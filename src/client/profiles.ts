@@ -23,6 +23,7 @@ import {
   type JobRequest,
   jobListItemSchema,
   jobListResponseSchema,
+  jobRequestSchemaFor,
 } from "../contract/job.js";
 import { type RouterSummary, routerListEnvelopeSchema } from "../contract/router-list.js";
 import { splitWords, toServiceRecord } from "../contract/routers/sync-view.js";
@@ -47,6 +48,11 @@ export interface ApiProfile {
    * documents no such header, so there a resend could run the job twice.
    */
   readonly honoursIdempotencyKey: boolean;
+  /**
+   * A submission as this API takes it: the spec's fields, the script within the API's own lengths
+   * (`SCRIPT_CHARS`: the spec's 1 to 2,000, the sites API's 3 to 10,000). What `submit` is given.
+   */
+  readonly jobRequest: ReturnType<typeof jobRequestSchemaFor>;
   /** `job` is already valid by the spec's rules; a profile may refuse what its API cannot carry. */
   submit(routerId: string, job: JobRequest, idempotencyKey: string): Exchange<JobAck>;
   list(routerId: string): Exchange<JobListItem[]>;
@@ -95,6 +101,7 @@ const specAckSchema = successEnvelope(
 export const specProfile: ApiProfile = {
   name: "spec",
   honoursIdempotencyKey: false,
+  jobRequest: jobRequestSchemaFor("spec"),
   submit: (routerId, job, idempotencyKey) => ({
     request: {
       method: "POST",
@@ -156,6 +163,7 @@ function siteJobAckSchema(siteId: string, idempotencyKey: string): z.ZodType<{ d
 export const sdxProfile: ApiProfile = {
   name: "sdx",
   honoursIdempotencyKey: true,
+  jobRequest: jobRequestSchemaFor("sdx"),
   submit: (routerId, job, idempotencyKey) => {
     const problems = [sdxNotifyUrlProblem(job.notify_url), sdxDescriptionProblem(job.description)].filter(
       (problem) => problem !== undefined,

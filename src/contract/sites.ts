@@ -2,16 +2,12 @@
  * The sites API (`sdx` profile), as the public service's current OpenAPI document describes it
  * (docs/service.md, "The sites API"): a job is submitted as a `text/plain` script with its metadata in `X-`
  * headers, listed as a bare array without `status`, and the synchronous endpoint takes API words as an array
- * and answers raw RouterOS records. The limits are the spec route's, from limits.ts.
+ * and answers raw RouterOS records. The limits are from limits.ts: the script's are the sites API's own.
  */
 import * as z from "zod";
 import { describeValue, UUID_PATTERN } from "./ids.js";
-import {
-  DESCRIPTION_MAX_CHARS,
-  SCRIPT_MAX_CHARS,
-  SYNC_COMMAND_MAX_CHARS,
-  SYNC_PARAMETERS_MAX_CHARS,
-} from "./limits.js";
+import { scriptSchemaFor } from "./job.js";
+import { DESCRIPTION_MAX_CHARS, SYNC_COMMAND_MAX_CHARS, SYNC_PARAMETERS_MAX_CHARS } from "./limits.js";
 import { charCount, textProblems } from "./text.js";
 import { textField } from "./text-field.js";
 import { nullableTimestampSchema, timestampSchema } from "./time.js";
@@ -93,10 +89,10 @@ export const siteJobHeadersSchema = z.looseObject({
 });
 export type SiteJobHeaders = z.output<typeof siteJobHeadersSchema>;
 
-/** The body of `POST /sites/{siteId}/jobs`: the script itself, with the spec route's limits. */
+/** The body of `POST /sites/{siteId}/jobs`: the script itself, with the sites API's limits (3 to 10,000). */
 export const siteScriptSchema = z
   .string({ error: "send the RouterOS script as the request body, with Content-Type: text/plain" })
-  .pipe(textField("script", { nonEmpty: true, maxChars: SCRIPT_MAX_CHARS }));
+  .pipe(scriptSchemaFor("sdx"));
 
 /** A job as the sites API shows it: no `status` and no `seq_id`; the state follows from the timestamps. */
 export const siteJobSchema = z.object({

@@ -149,6 +149,34 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
     expect(standIn.requests().length).toBe(before);
   });
 
+  it("submit takes a script up to the profile's limit: 5000 characters on sdx, refused on spec naming both", async () => {
+    // GIVEN a script of 5000 characters: over the spec's 2000, within the sites API's 10000
+    const long = join(scratch, "long.rsc");
+    writeFileSync(long, `:log info "${"x".repeat(5000 - 12)}"\n`);
+    // WHEN it is submitted through the sites API, THEN it is sent
+    const sent = await runCli(["submit", siteId, "--script-file", long, "--api", "sdx", "--json"], { env });
+    expect(sent.stderr).toBe("");
+    expect(sent.code).toBe(0);
+    // AND through the spec's API it is refused before sending, the message naming the profile and where it fits
+    const before = standIn.requests().length;
+    const refused = await runCli(["submit", siteId, "--script-file", long], { env });
+    expectOneErrorLine(
+      refused,
+      2,
+      /script must be at most 2000 characters on the spec API \(got 5000\); the sdx API takes up to 10000/,
+      [TOKEN],
+    );
+    // AND over the sites API's own limit, ROUTERJOBS_API=sdx refuses it naming sdx
+    writeFileSync(long, "x".repeat(10_001));
+    const over = await runCli(["submit", siteId, "--script-file", long, "--no-check"], {
+      env: { ...env, ROUTERJOBS_API: "sdx" },
+    });
+    expectOneErrorLine(over, 2, /script must be at most 10000 characters on the sdx API \(got 10001\)/, [
+      TOKEN,
+    ]);
+    expect(standIn.requests().length).toBe(before);
+  });
+
   it("apply --api sdx submits through /sites and confirms by polling the sites API's list", async () => {
     const job = declareJob(siteId, "cli/standin/identity");
     const result = await runCli(["apply", "--api", "sdx"], {

@@ -93,6 +93,23 @@ function describeSitesApi(
       expect(item?.created_at).toBe(ack.date);
     });
 
+    it("takes a script of 10000 characters, the sites API's limit, and refuses one more before sending", async () => {
+      // GIVEN a script five times the spec's limit, at the sites API's own
+      const script = `:log info "${"x".repeat(10_000 - 12)}"`;
+      // WHEN it is submitted through the sdx profile
+      const { ack } = await client.submitJob(target.quietSite, job({ script }));
+      // THEN the service keeps all of it
+      expect((await listed(target.quietSite, ack.request_id))?.script).toBe(script);
+      // AND one character more is refused by the client, naming the profile and its limit
+      const refused = await client
+        .submitJob(target.quietSite, job({ script: `${script}x` }))
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as ValidationError).details).toEqual([
+        { field: "script", message: "script must be at most 10000 characters on the sdx API (got 10001)" },
+      ]);
+    });
+
     it("honours the key: a resubmission with the same key answers the same job and makes no other", async () => {
       const key = randomUUID();
       const first = await client.submitJob(target.quietSite, job({ description: "once only" }), {

@@ -214,11 +214,18 @@ describe("sites API (sdx profile) over the service's data", () => {
         /X-Express-Execute/,
       ],
       [
-        "a script over 2000 characters",
+        "a script over 10000 characters, the sites API's limit",
         {},
-        "x".repeat(2001),
+        "x".repeat(10_001),
         "body",
-        /script must be at most 2000 characters \(got 2001\)/,
+        /script must be at most 10000 characters on the sdx API \(got 10001\)/,
+      ],
+      [
+        "a script under 3 characters",
+        {},
+        ":p",
+        "body",
+        /script must be at least 3 characters on the sdx API \(got 2\)/,
       ],
       ["an empty script", {}, "", "body", /script must not be empty/],
     ];
@@ -233,6 +240,14 @@ describe("sites API (sdx profile) over the service's data", () => {
         expect((await siteJobs(svc, ROUTER_A)).length).toBe(before);
       });
     }
+
+    it("accepts a script of 3 and of 10000 characters, the sites API's limits (the spec route's is 2000)", async () => {
+      for (const script of [":pu", `:log info "${"x".repeat(10_000 - 12)}"`]) {
+        const answer = await submitToSite(svc, ROUTER_A, script);
+        expect(answer.status).toBe(202);
+        expect(answer.body.script).toBe(script);
+      }
+    });
 
     it("accepts X-Description at 3 and at 100 characters", async () => {
       for (const description of ["abc", "d".repeat(100)]) {

@@ -437,6 +437,18 @@ describe("authentication, limits and errors", () => {
       "The x-description field must be at least 3 characters.",
     ]);
   });
+
+  it("takes scripts of 3 to 10000 characters on API B, as the newer edition documents", async () => {
+    const target = await standIn();
+    expect((await submitB(target, ":pu")).status).toBe(201);
+    expect((await submitB(target, "x".repeat(10_000))).status).toBe(201);
+    const short = await submitB(target, ":p");
+    expect(short.status).toBe(422);
+    expect(short.body.errors.script).toEqual(["The script field must be at least 3 characters."]);
+    const long = await submitB(target, "x".repeat(10_001));
+    expect(long.status).toBe(422);
+    expect(long.body.errors.script).toEqual(["The script field must not be greater than 10000 characters."]);
+  });
 });
 
 describe("notifications and transport", () => {
