@@ -184,3 +184,21 @@ export type SiteCommandRequest = z.output<typeof siteCommandRequestSchema>;
 export const rawRecordSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 export type RawRecord = z.output<typeof rawRecordSchema>;
 export const rawReplySchema = z.array(rawRecordSchema);
+
+/**
+ * One backup as the sites API lists it (`GET /backup/{siteId}`, newest first): its file name (the part of a
+ * job's `associated_backup` after the `/`), its size in bytes, the day and time it was taken, `created_at`.
+ * `size` is null where the service knows it only by reading the router (ours: the backup stays there).
+ */
+export const siteBackupSchema = z.object({
+  filename: z.string(),
+  size: z.number().int().nonnegative().nullable(),
+  date: z.string(),
+  time: z.string(),
+  created_at: timestampSchema,
+});
+export type SiteBackup = z.output<typeof siteBackupSchema>;
+export const siteBackupListSchema = z.array(siteBackupSchema);
+
+/** One backup's export text (`GET /backup/{siteId}/{filename}`). */
+export const siteBackupContentSchema = z.object({ content: z.string() });
