@@ -93,6 +93,11 @@ export function createStandInServer(setup: ServerSetup) {
           res.end();
           return;
         }
+        if (reply.text !== undefined) {
+          res.writeHead(reply.status, { "content-type": "text/plain; charset=utf-8", ...reply.headers });
+          res.end(reply.text);
+          return;
+        }
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
         res.end(JSON.stringify(reply.body));
       });

@@ -1,7 +1,7 @@
 import { commandReply, isReadOnly, runCommand } from "./commands.js";
 import type { Devices } from "./device.js";
 import type { RequestContext, Route } from "./http-server.js";
-import { type Job, type JobStore, sitesJob } from "./jobs.js";
+import { type Job, type JobStore, laravelTime, sitesJob } from "./jobs.js";
 import { json, notFound, type Reply, Validation } from "./laravel.js";
 
 export interface SitesApiSetup {
@@ -100,6 +100,31 @@ function cancelJob(setup: SitesApiSetup, context: RequestContext): Reply {
   return json(204, null);
 }
 
+/** The site's backups, newest first, as the documented items. */
+function listBackups(setup: SitesApiSetup, context: RequestContext): Reply {
+  return json(
+    200,
+    setup.devices.backupsOf(context.siteId).map(({ filename, content, at }) => {
+      const iso = new Date(at).toISOString();
+      return {
+        filename,
+        size: Buffer.byteLength(content),
+        date: iso.slice(0, 10),
+        time: iso.slice(11, 19),
+        created_at: laravelTime(at),
+      };
+    }),
+  );
+}
+
+/** One backup's export as `{content}`; with `X-View`, the text itself as text/plain. */
+function getBackup(setup: SitesApiSetup, context: RequestContext): Reply {
+  const backup = setup.devices.backupsOf(context.siteId).find((item) => item.filename === context.jobId);
+  if (!backup) return notFound();
+  if (context.headers["x-view"] !== undefined) return { status: 200, body: null, text: backup.content };
+  return json(200, { content: backup.content });
+}
+
 export function sitesApiRoutes(setup: SitesApiSetup): Route[] {
   const list = (context: RequestContext) =>
     // Soft-deleted jobs drop out of this list, as Laravel's default scope hides them.
@@ -120,6 +145,13 @@ export function sitesApiRoutes(setup: SitesApiSetup): Route[] {
   for (const path of oneJob) {
     routes.push({ method: "GET", path, handle: (context) => getJob(setup, context) });
     routes.push({ method: "DELETE", path, handle: (context) => cancelJob(setup, context) });
+  }
+  for (const [list, one] of [
+    [/^\/backup\/([^/]+)$/, /^\/backup\/([^/]+)\/([^/]+)$/],
+    [/^\/sites\/([^/]+)\/backups$/, /^\/sites\/([^/]+)\/backups\/([^/]+)$/],
+  ] as const) {
+    routes.push({ method: "GET", path: list, handle: (context) => listBackups(setup, context) });
+    routes.push({ method: "GET", path: one, handle: (context) => getBackup(setup, context) });
   }
   routes.push({
     method: "POST",
