@@ -13,7 +13,15 @@ import { ApiError, BadResponseError, RateLimitedError, TimeoutError, ValidationE
 import { jsonOrUndefined } from "./http/request.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
 import { pause } from "./patience.js";
-import { API_PROFILE, type ApiProfile, type Exchange, oneJobSchema } from "./profiles.js";
+import {
+  API_PROFILE,
+  type ApiProfile,
+  type BackupItem,
+  backupContentSchema,
+  backupListSchema,
+  type Exchange,
+  oneJobSchema,
+} from "./profiles.js";
 import { RateBudget } from "./rate-budget.js";
 import { errorFromResponse } from "./response-errors.js";
 import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
@@ -69,8 +77,8 @@ export class RouterJobsClient {
   readonly #budget: RateBudget;
   /** Whether the service filters the job list (undefined until it answered one filtered request). */
   #filterOffered: boolean | undefined;
-  /** Which of the profile's spellings of a job's path was routed last (`jobPaths`). */
-  #jobSpelling = 0;
+  /** Which of the profile's spellings was routed last, of a job's path (`jobPaths`) and a backup's. */
+  readonly #spelling = { job: 0, backup: 0 };
 
   constructor(options: RouterJobsClientOptions) {
     this.#options = resolveOptions(options);
@@ -224,24 +232,99 @@ export class RouterJobsClient {
         "call",
       );
     }
-    const order = [...paths.slice(this.#jobSpelling), ...paths.slice(0, this.#jobSpelling)];
+    return this.#firstRouted<T>("job", paths, { method, schema, operation }, options);
+  }
+
+  /** Whether this API keeps and lists backups of its own (`listBackups`, `getBackup`): the sites API (`sdx`). */
+  get offersBackups(): boolean {
+    return this.#profile.backupPaths !== undefined;
+  }
+
+  /**
+   * The router's backups as the service keeps them, newest first: each `filename` is what `getBackup` takes
+   * (the part of a job's `associated_backup` after the `/`). Retried as a read.
+   */
+  async listBackups(routerId: string, options: CallOptions = {}): Promise<BackupItem[]> {
+    const paths = this.#backupPaths(routerId, undefined);
+    return this.#firstRouted<BackupItem[]>(
+      "backup",
+      paths,
+      { method: "GET", schema: backupListSchema, operation: "list" },
+      options,
+    );
+  }
+
+  /** One backup's export text. An unknown file is an `ApiError` 404. Retried as a read. */
+  async getBackup(routerId: string, filename: string, options: CallOptions = {}): Promise<string> {
+    const paths = this.#backupPaths(routerId, filename);
+    return this.#firstRouted<string>(
+      "backup",
+      paths,
+      { method: "GET", schema: backupContentSchema, operation: "list" },
+      options,
+    );
+  }
+
+  #backupPaths(routerId: string, filename: string | undefined): readonly string[] {
+    if (filename !== undefined && (filename.length === 0 || /[/\\]/.test(filename))) {
+      throw new ValidationError([
+        {
+          field: "filename",
+          message: `filename must be a backup's file name, as listBackups shows it (got ${describeValue(filename)})`,
+        },
+      ]);
+    }
+    const paths = this.#profile.backupPaths?.(
+      routerPath(routerId),
+      filename === undefined ? undefined : encodeURIComponent(filename),
+    );
+    if (!paths) {
+      throw new ValidationError(
+        [
+          {
+            field: "api",
+            message: `the ${this.api} API keeps no backups of its own (a job's backup stays on the router); use --api sdx`,
+          },
+        ],
+        "call",
+      );
+    }
+    return paths;
+  }
+
+  /**
+   * A call through the profile's spellings of a path: the one that answered last first, then the others while
+   * a spelling is answered 404 or 405 (not routed, or no such thing: only the last spelling tells).
+   */
+  async #firstRouted<T>(
+    slot: "job" | "backup",
+    paths: readonly string[],
+    call: { method: "GET" | "DELETE"; schema: z.ZodType<{ data: T }>; operation: Operation },
+    options: CallOptions,
+  ): Promise<T> {
+    const from = this.#spelling[slot];
+    const order = [...paths.slice(from), ...paths.slice(0, from)];
     for (const [index, path] of order.entries()) {
       try {
         const answer = await this.#call<T>(
-          { operation, request: { method, path, headers: {} }, schema },
+          {
+            operation: call.operation,
+            request: { method: call.method, path, headers: {} },
+            schema: call.schema,
+          },
           options,
         );
-        this.#jobSpelling = paths.indexOf(path);
+        this.#spelling[slot] = paths.indexOf(path);
         return answer;
       } catch (error) {
         const unrouted = error instanceof ApiError && [404, 405].includes(error.statusCode);
         if (!unrouted || index === order.length - 1) {
-          if (!unrouted) this.#jobSpelling = paths.indexOf(path);
+          if (!unrouted) this.#spelling[slot] = paths.indexOf(path);
           throw error;
         }
       }
     }
-    throw new Error("unreachable: a profile's jobPaths is never empty");
+    throw new Error("unreachable: a profile's spellings are never empty");
   }
 
   /**

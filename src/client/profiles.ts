@@ -62,6 +62,11 @@ export interface ApiProfile {
    * the API reads no single job (the spec's). `GET` reads the job, `DELETE` cancels it where it has not started.
    */
   readonly jobPaths?: (routerId: string, jobId: string) => readonly string[];
+  /**
+   * A site's backups (`filename` undefined) or one backup's export, one path per spelling the API documents, as
+   * `jobPaths`; absent where the API keeps no backups of its own (the spec's: the backup stays on the router).
+   */
+  readonly backupPaths?: (routerId: string, filename?: string) => readonly string[];
   /** The routers the token can see, where the API has such a list; undefined where it documents none. */
   readonly routers?: () => Exchange<RouterSummary[]>;
 }
@@ -70,6 +75,28 @@ export interface ApiProfile {
 export const oneJobSchema: z.ZodType<{ data: JobListItem }> = z.preprocess(
   (body) => asEnvelope(body),
   successEnvelope(jobListItemSchema),
+);
+
+/** One backup as a client reads it: the documented item, tolerant of missing or extra fields. */
+export const backupItemSchema = z.looseObject({
+  filename: z.string().min(1),
+  size: z.number().nullish(),
+  date: z.string().nullish(),
+  time: z.string().nullish(),
+  created_at: z.string().nullish(),
+});
+export type BackupItem = z.output<typeof backupItemSchema>;
+
+/** A site's backups, a bare array or in the envelope. */
+export const backupListSchema: z.ZodType<{ data: BackupItem[] }> = z.preprocess(
+  (body) => asEnvelope(body),
+  successEnvelope(z.array(backupItemSchema)),
+);
+
+/** One backup's export text, from `{content}` bare or in the envelope. */
+export const backupContentSchema: z.ZodType<{ data: string }> = z.preprocess(
+  (body) => asEnvelope(body),
+  successEnvelope(z.looseObject({ content: z.string() }).transform((backup) => backup.content)),
 );
 
 /** A bare answer read as the spec's envelope, so both shapes go through one reader. */
@@ -202,6 +229,11 @@ export const sdxProfile: ApiProfile = {
   }),
   // The older edition's spelling first, as this profile's other paths; then the v1 host's.
   jobPaths: (routerId, jobId) => [`/sites/${routerId}/jobs/${jobId}`, `/site/${routerId}/job/${jobId}`],
+  // The v1 host's spelling first (the one the current documentation shows), then the older edition's.
+  backupPaths: (routerId, filename) =>
+    filename === undefined
+      ? [`/backup/${routerId}`, `/sites/${routerId}/backups`]
+      : [`/backup/${routerId}/${filename}`, `/sites/${routerId}/backups/${filename}`],
 };
 
 export const API_PROFILE: Readonly<Record<ApiProfileName, ApiProfile>> = {

@@ -233,6 +233,34 @@ function describeSitesApi(
       });
       expect((await client.getJob(target.busySite, id)).status).toBe("completed");
     });
+
+    it("listBackups and getBackup: the backup a job took, named by its associated_backup, its export as text", async () => {
+      // GIVEN a job that took a backup and ran
+      const { ack } = await client.submitJob(
+        target.busySite,
+        job({ description: "backed up", script: ":log info backed-up", express_execute: true }),
+      );
+      const id = ack.job_id as string;
+      const done = await vi.waitFor(async () => {
+        const read = await client.getJob(target.busySite, id);
+        expect(read.status).toBe("completed");
+        return read;
+      });
+      // WHEN the site's backups are listed
+      const backups = await client.listBackups(target.busySite);
+      // THEN the newest is the job's, by the part of associated_backup after any "/"
+      const name = String(done.associated_backup).split("/").at(-1);
+      expect(backups[0]?.filename).toBe(name);
+      expect(backups[0]?.created_at).toEqual(expect.any(String));
+      // AND its export reads as text
+      const content = await client.getBackup(target.busySite, backups[0]?.filename ?? "");
+      expect(content.length).toBeGreaterThan(0);
+      // AND an unknown file is a 404 ApiError, a name with a "/" refused before sending
+      await expect(client.getBackup(target.busySite, "0.rsc")).rejects.toMatchObject({ statusCode: 404 });
+      await expect(client.getBackup(target.busySite, "../x")).rejects.toThrow(
+        /filename must be a backup's file name/,
+      );
+    });
   });
 }
 
@@ -315,6 +343,21 @@ describe("client (sdx profile): what only the stand-in can show", () => {
     await standIn?.close();
   });
   const posts = () => standIn.requests().filter((logged) => logged.method === "POST");
+
+  it("the spec profile keeps no backups: listBackups and getBackup say so, naming the profile, and send nothing", async () => {
+    const spec = standInClient(standIn, { api: "spec" });
+    try {
+      const before = standIn.requests().length;
+      await expect(spec.listBackups(siteId)).rejects.toThrow(
+        "the spec API keeps no backups of its own (a job's backup stays on the router); use --api sdx",
+      );
+      await expect(spec.getBackup(siteId, "1.rsc")).rejects.toBeInstanceOf(ValidationError);
+      expect(spec.offersBackups).toBe(false);
+      expect(standIn.requests().length).toBe(before);
+    } finally {
+      await spec.close();
+    }
+  });
 
   it("sends the script as text/plain and the metadata in X- headers, the booleans spelled out", async () => {
     const key = randomUUID();
