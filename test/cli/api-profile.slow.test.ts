@@ -4,7 +4,7 @@
  * list does not answer (so only the sites API can confirm the job).
  */
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
@@ -175,6 +175,61 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
       TOKEN,
     ]);
     expect(standIn.requests().length).toBe(before);
+  });
+
+  it("backups <router> --api sdx lists the service's backups; backups get writes one's export; spec says it has none", async () => {
+    // GIVEN a job that took a backup and ran
+    const client = new RouterJobsClient({
+      baseUrl: standIn.url,
+      token: TOKEN,
+      api: "sdx",
+      budgetDir: join(scratch, "state"),
+      rateLimit: { count: 1000, windowMs: 1000 },
+    });
+    let associated: string;
+    try {
+      const { ack } = await client.submitJob(siteId, {
+        description: "backed up",
+        script: ":log info cli-backup",
+        make_backup: true,
+        express_execute: true,
+      });
+      await standIn.waitForStatus(ack.request_id, "completed");
+      associated = String((await client.getJob(siteId, ack.request_id)).associated_backup);
+    } finally {
+      await client.close();
+    }
+    const file = associated.split("/").at(-1) ?? "";
+    // WHEN the backups are listed, THEN the job's is first, as a table and as JSON
+    const table = await runCli(["backups", siteId, "--api", "sdx"], { env });
+    expect(table.stderr).toBe("");
+    expect(table.code).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^FILE\s+TAKEN\s+SIZE/);
+    expect(table.stdout.split("\n")[1]).toContain(file);
+    const json = await runCli(["backups", siteId, "--json"], { env: { ...env, ROUTERJOBS_API: "sdx" } });
+    expect((JSON.parse(json.stdout) as { filename: string }[])[0]?.filename).toBe(file);
+    // AND backups get writes its export to --out, or prints it
+    const out = join(scratch, "backup.rsc");
+    const got = await runCli(["backups", "get", siteId, file, "--api", "sdx", "--out", out], { env });
+    expect(got.code).toBe(0);
+    expect(got.stdout).toContain(`wrote backup ${file} to ${out}`);
+    const printed = await runCli(["backups", "get", siteId, file, "--api", "sdx"], { env });
+    expect(readFileSync(out, "utf8")).toBe(printed.stdout);
+    // AND an unknown file is the service's 404 (exit 3); the spec profile says it keeps none (exit 2)
+    const unknown = await runCli(["backups", "get", siteId, "0.rsc", "--api", "sdx"], { env });
+    expect(unknown.code).toBe(3);
+    const spec = await runCli(["backups", siteId], { env });
+    expectOneErrorLine(spec, 2, /the spec API keeps no backups of its own .*use --api sdx/, [TOKEN]);
+  });
+
+  it("backups --help and backups get --help name the profile, the file and an example", async () => {
+    const list = await runCli(["backups", "--help"], { env });
+    expect(list.code).toBe(0);
+    for (const text of ["--api sdx", "associated_backup", "$ routerjobs backups get", "--json"])
+      expect(list.stdout).toContain(text);
+    const get = await runCli(["backups", "get", "--help"], { env });
+    for (const text of ["<router> <file>", "--out <file>", "$ routerjobs backups get"])
+      expect(get.stdout).toContain(text);
   });
 
   it("apply --api sdx submits through /sites and confirms by polling the sites API's list", async () => {
