@@ -24,6 +24,9 @@ import {
 import { type StandIn, startStandIn } from "../standin/standin.js";
 
 const TOKEN = "ak_live_cli+profile/9Zq2==";
+/** Credentials of the newest edition's documented shapes: a console API key and an OAuth JWT. */
+const CONSOLE_KEY = "alto_sk_cliK3yS3cr3tQ9zR2mXw7LkP0sT8v";
+const OAUTH_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGkiLCJleHAiOjE4OTM0NTYwMDB9.c2lnbmF0dXJlLWNsaQ";
 let scratch: string;
 beforeAll(() => {
   scratch = scratchDir("rj-cli-api-");
@@ -38,7 +41,7 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
   beforeAll(async () => {
     // The spec's job list does not answer (as on the new host): a spec-profile `jobs` would get a 404.
     standIn = await startStandIn({
-      teams: [{ id: randomUUID(), tokens: [TOKEN], sites: [siteId] }],
+      teams: [{ id: randomUUID(), tokens: [TOKEN, CONSOLE_KEY, OAUTH_JWT], sites: [siteId] }],
       tickMs: 600_000,
       rateLimitMax: 10_000,
       legacyJobList: false,
@@ -118,6 +121,32 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
     } finally {
       await client.close();
     }
+  });
+
+  it("a console API key (alto_sk_) or an OAuth JWT works as ROUTERJOBS_TOKEN, and a refused one is never shown", async () => {
+    for (const token of [CONSOLE_KEY, OAUTH_JWT]) {
+      const listed = await runCli(["jobs", siteId, "--api", "sdx", "--verbose"], {
+        env: { ...env, ROUTERJOBS_TOKEN: token },
+      });
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain("listed job");
+      expect(listed.stdout + listed.stderr).not.toContain(token.slice(8));
+    }
+    const revoked = `${CONSOLE_KEY}revoked`;
+    const refused = await runCli(["jobs", siteId, "--api", "sdx"], {
+      env: { ...env, ROUTERJOBS_TOKEN: revoked },
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout + refused.stderr).not.toContain(revoked.slice(8));
+    const pasted = await runCli(["jobs", siteId, "--api", "sdx"], {
+      env: { ...env, ROUTERJOBS_TOKEN: `${CONSOLE_KEY} x` },
+    });
+    expectOneErrorLine(
+      pasted,
+      2,
+      /ROUTERJOBS_TOKEN cannot be a bearer token: it must not contain whitespace/,
+      [CONSOLE_KEY],
+    );
   });
 
   it("an unknown profile is a usage error naming the flag or the variable and both values", async () => {

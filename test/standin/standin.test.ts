@@ -17,7 +17,8 @@ const SITE_2 = "6f1c2a9e-0b7d-4e8a-9c51-3d2f4a6b8c02";
 const FOREIGN_SITE = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
 const SPEC_TOKEN = `${randomUUID()}:${randomUUID()}:${"Ab3".repeat(20)}xy`;
 const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ0ZWFtLWEifQ.c2lnbmF0dXJlLWJ5dGVz";
-const CONSOLE_KEY = "sdx_live_Q2hhbmdlTWUgUGxlYXNl";
+/** A console API key of the newest edition's documented shape, `alto_sk_...`. */
+const CONSOLE_KEY = "alto_sk_Q2hhbmdlTWUgUGxlYXNlX3NlY3JldA";
 const FOREIGN_TOKEN = "another-team-key";
 
 const started: { close(): Promise<void> }[] = [];
