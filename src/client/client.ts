@@ -20,12 +20,17 @@ import {
   backupContentSchema,
   backupListSchema,
   type Exchange,
+  jobPageSchema,
+  type NextPage,
   oneJobSchema,
 } from "./profiles.js";
 import { RateBudget } from "./rate-budget.js";
 import { errorFromResponse } from "./response-errors.js";
 import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
 import { Transport } from "./transport.js";
+
+/** A bound on one list's pages: far beyond any router's history at any page size, short of forever. */
+const MAX_LIST_PAGES = 10_000;
 
 /** Per-call settings; each overrides the client option of the same name. */
 export interface CallOptions {
@@ -137,8 +142,54 @@ export class RouterJobsClient {
    * may be the envelope or a bare array; a job without `status` gets one from its timestamps.
    */
   async listJobs(routerId: string, options: CallOptions = {}): Promise<JobListItem[]> {
-    const exchange = this.#profile.list(routerPath(routerId));
-    return this.#call<JobListItem[]>({ operation: "list", ...exchange }, options);
+    const { request } = this.#profile.list(routerPath(routerId));
+    const jobs: JobListItem[] = [];
+    const asked = new Set<string>();
+    for (let path = request.path; ; ) {
+      asked.add(path);
+      const page = await this.#call<{ jobs: JobListItem[]; next: NextPage }>(
+        { operation: "list", request: { ...request, path }, schema: jobPageSchema },
+        options,
+      );
+      jobs.push(...page.jobs);
+      // A page with nothing on it ends the list whatever it offers: a service cannot page on forever so.
+      if (page.next === undefined || page.jobs.length === 0) return jobs;
+      const next = this.#nextPagePath(request.path, page.next);
+      if (asked.has(next) || asked.size >= MAX_LIST_PAGES) {
+        throw new BadResponseError({
+          statusCode: 200,
+          message: asked.has(next)
+            ? `the job list's page ${asked.size} points back at a page already read (${next}): not followed`
+            : `the job list ran past ${MAX_LIST_PAGES} pages: not followed further`,
+        });
+      }
+      path = next;
+    }
+  }
+
+  /**
+   * The path of a list's next page: a cursor on the list's own path, or a link, which must be on this service
+   * (the token goes with the request: a link elsewhere is not followed).
+   */
+  #nextPagePath(listPath: string, next: NonNullable<NextPage>): string {
+    if ("cursor" in next) return `${listPath}?${new URLSearchParams({ cursor: next.cursor })}`;
+    let url: URL;
+    try {
+      url = new URL(next.url, this.baseUrl);
+    } catch {
+      throw new BadResponseError({
+        statusCode: 200,
+        message: `the job list's next link is not a URL (${describeValue(next.url)})`,
+      });
+    }
+    const basePath = this.baseUrl.pathname.replace(/\/$/, "");
+    if (url.origin !== this.baseUrl.origin || !url.pathname.startsWith(`${basePath}/`)) {
+      throw new BadResponseError({
+        statusCode: 200,
+        message: `the job list's next page is not on this service (${url.origin}${url.pathname}): not followed, the token would go with it`,
+      });
+    }
+    return `${url.pathname.slice(basePath.length)}${url.search}`;
   }
 
   /**

@@ -99,6 +99,55 @@ export const backupContentSchema: z.ZodType<{ data: string }> = z.preprocess(
   successEnvelope(z.looseObject({ content: z.string() }).transform((backup) => backup.content)),
 );
 
+/** Where a paged list's next page is, as the answer offers it: a link to follow, or a cursor to send back. */
+export type NextPage = { readonly url: string } | { readonly cursor: string } | undefined;
+
+/**
+ * What a list answer offers of its next page. The public service's lists got "standardized pagination" with no
+ * shape shown; these are the shapes Laravel, behind it, writes: a resource collection's `links.next` (and its
+ * `meta.next_cursor`), a paginator's `next_page_url` and a cursor paginator's `next_cursor`. A link wins over a
+ * cursor; nothing offered, or null, is the last page.
+ */
+export function nextPageOf(body: unknown): NextPage {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  const nested = (key: string, field: string): unknown => {
+    const value = record[key];
+    return typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)[field]
+      : undefined;
+  };
+  const url = [nested("links", "next"), record.next_page_url].find(
+    (value) => typeof value === "string" && value,
+  );
+  if (typeof url === "string") return { url };
+  const cursor = [nested("meta", "next_cursor"), record.next_cursor].find(
+    (value) => typeof value === "string" && value,
+  );
+  return typeof cursor === "string" ? { cursor } : undefined;
+}
+
+/** Where a page's next page rides beside `data`: a key no JSON answer of a service holds. */
+const NEXT_KEY = "\u0000next_page";
+
+/**
+ * One page of a job list: its jobs (bare, in the envelope, or a paginator's `{data, links, meta}`) and its next
+ * page. The next page rides beside `data` under a key no answer has, so an item's problem is named as in a
+ * whole list (`data.3.id`).
+ */
+export const jobPageSchema: z.ZodType<{ data: { jobs: JobListItem[]; next: NextPage } }> = z
+  .preprocess((body) => {
+    const next = nextPageOf(body);
+    if (Array.isArray(body)) return { status: "success", data: body, [NEXT_KEY]: next };
+    if (typeof body !== "object" || body === null) return body;
+    const record = body as { status?: unknown; data?: unknown };
+    const paginator = record.status === undefined && Array.isArray(record.data);
+    return { ...record, ...(paginator ? { status: "success" } : {}), [NEXT_KEY]: next };
+  }, jobListResponseSchema)
+  .transform((page) => ({
+    data: { jobs: page.data, next: (page as Record<string, unknown>)[NEXT_KEY] as NextPage },
+  }));
+
 /** A bare answer read as the spec's envelope, so both shapes go through one reader. */
 const asEnvelope = (body: unknown) => (isEnvelope(body) ? body : { status: "success", data: body });
 

@@ -9,6 +9,7 @@ export interface SitesApiSetup {
   devices: Devices;
   submit(job: Job): void;
   oneJobPaths: "both" | "v1";
+  jobPageSize?: number;
 }
 
 /** API B: the script is the text/plain body and its metadata travels in X- headers. */
@@ -125,16 +126,30 @@ function getBackup(setup: SitesApiSetup, context: RequestContext): Reply {
   return json(200, { content: backup.content });
 }
 
+/** A Laravel resource collection's page: `data`, `links` (absolute, null at the ends) and `meta`. */
+function page(context: RequestContext, items: unknown[], perPage: number): Record<string, unknown> {
+  const lastPage = Math.max(1, Math.ceil(items.length / perPage));
+  const current = Math.min(Math.max(1, Number.parseInt(context.query.get("page") ?? "1", 10) || 1), lastPage);
+  const base = `${context.origin}/sites/${context.siteId}/jobs`;
+  const link = (number: number) => (number >= 1 && number <= lastPage ? `${base}?page=${number}` : null);
+  return {
+    data: items.slice((current - 1) * perPage, current * perPage),
+    links: { first: link(1), last: link(lastPage), prev: link(current - 1), next: link(current + 1) },
+    meta: { current_page: current, last_page: lastPage, per_page: perPage, total: items.length, path: base },
+  };
+}
+
 export function sitesApiRoutes(setup: SitesApiSetup): Route[] {
-  const list = (context: RequestContext) =>
+  const list = (context: RequestContext) => {
     // Soft-deleted jobs drop out of this list, as Laravel's default scope hides them.
-    json(
-      200,
-      setup.jobs
-        .forSite(context.siteId)
-        .filter((job) => job.deletedAt === null)
-        .map(sitesJob),
-    );
+    const items = setup.jobs
+      .forSite(context.siteId)
+      .filter((job) => job.deletedAt === null)
+      .map(sitesJob);
+    return setup.jobPageSize === undefined
+      ? json(200, items)
+      : json(200, page(context, items, setup.jobPageSize));
+  };
   const routes: Route[] = [];
   for (const path of [/^\/sites\/([^/]+)\/jobs$/, /^\/site\/([^/]+)\/job$/]) {
     routes.push({ method: "POST", path, handle: (context) => submitJob(setup, context) });
