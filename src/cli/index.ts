@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Command } from "commander";
 import { VERSION } from "../client/version.js";
 import { applyCommand } from "./commands/apply.js";
+import { backupsCommand } from "./commands/backups.js";
 import { demoCommand } from "./commands/demo.js";
 import { deployCommand } from "./commands/deploy.js";
 import { execCommand } from "./commands/exec.js";
@@ -32,6 +33,7 @@ const COMMANDS: ReadonlyArray<() => Command> = [
   execCommand,
   submitCommand,
   jobsCommand,
+  backupsCommand,
   routersCommand,
   applyCommand,
   deployCommand,

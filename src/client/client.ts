@@ -4,12 +4,7 @@ import * as z from "zod";
 import type { ApiProfileName } from "../contract/api-profile-name.js";
 import type { JobAck } from "../contract/envelope.js";
 import { describeValue } from "../contract/ids.js";
-import {
-  type JobListItem,
-  type JobRequestInput,
-  jobListResponseSchema,
-  jobRequestSchema,
-} from "../contract/job.js";
+import { type JobListItem, type JobRequestInput, jobListResponseSchema } from "../contract/job.js";
 import type { RouterSummary } from "../contract/router-list.js";
 import { type RouterRecord, syncRequestSchema } from "../contract/sync.js";
 import { redactToken, tokenFingerprint } from "../contract/token.js";
@@ -18,11 +13,24 @@ import { ApiError, BadResponseError, RateLimitedError, TimeoutError, ValidationE
 import { jsonOrUndefined } from "./http/request.js";
 import { type ResolvedOptions, type RouterJobsClientOptions, resolveOptions } from "./options.js";
 import { pause } from "./patience.js";
-import { API_PROFILE, type ApiProfile, type Exchange, oneJobSchema } from "./profiles.js";
+import {
+  API_PROFILE,
+  type ApiProfile,
+  type BackupItem,
+  backupContentSchema,
+  backupListSchema,
+  type Exchange,
+  jobPageSchema,
+  type NextPage,
+  oneJobSchema,
+} from "./profiles.js";
 import { RateBudget } from "./rate-budget.js";
 import { errorFromResponse } from "./response-errors.js";
 import { backoffMs, type Operation, parseRetryAfter, shouldRetry } from "./retry.js";
 import { Transport } from "./transport.js";
+
+/** A bound on one list's pages: far beyond any router's history at any page size, short of forever. */
+const MAX_LIST_PAGES = 10_000;
 
 /** Per-call settings; each overrides the client option of the same name. */
 export interface CallOptions {
@@ -74,8 +82,8 @@ export class RouterJobsClient {
   readonly #budget: RateBudget;
   /** Whether the service filters the job list (undefined until it answered one filtered request). */
   #filterOffered: boolean | undefined;
-  /** Which of the profile's spellings of a job's path was routed last (`jobPaths`). */
-  #jobSpelling = 0;
+  /** Which of the profile's spellings was routed last, of a job's path (`jobPaths`) and a backup's. */
+  readonly #spelling = { job: 0, backup: 0 };
 
   constructor(options: RouterJobsClientOptions) {
     this.#options = resolveOptions(options);
@@ -114,7 +122,7 @@ export class RouterJobsClient {
     request: JobRequestInput,
     options: SubmitOptions = {},
   ): Promise<SubmittedJob> {
-    const body = validate(jobRequestSchema, request);
+    const body = validate(this.#profile.jobRequest, request);
     const idempotencyKey = options.idempotencyKey ?? randomUUID();
     if (!IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw new ValidationError([
@@ -134,8 +142,54 @@ export class RouterJobsClient {
    * may be the envelope or a bare array; a job without `status` gets one from its timestamps.
    */
   async listJobs(routerId: string, options: CallOptions = {}): Promise<JobListItem[]> {
-    const exchange = this.#profile.list(routerPath(routerId));
-    return this.#call<JobListItem[]>({ operation: "list", ...exchange }, options);
+    const { request } = this.#profile.list(routerPath(routerId));
+    const jobs: JobListItem[] = [];
+    const asked = new Set<string>();
+    for (let path = request.path; ; ) {
+      asked.add(path);
+      const page = await this.#call<{ jobs: JobListItem[]; next: NextPage }>(
+        { operation: "list", request: { ...request, path }, schema: jobPageSchema },
+        options,
+      );
+      jobs.push(...page.jobs);
+      // A page with nothing on it ends the list whatever it offers: a service cannot page on forever so.
+      if (page.next === undefined || page.jobs.length === 0) return jobs;
+      const next = this.#nextPagePath(request.path, page.next);
+      if (asked.has(next) || asked.size >= MAX_LIST_PAGES) {
+        throw new BadResponseError({
+          statusCode: 200,
+          message: asked.has(next)
+            ? `the job list's page ${asked.size} points back at a page already read (${next}): not followed`
+            : `the job list ran past ${MAX_LIST_PAGES} pages: not followed further`,
+        });
+      }
+      path = next;
+    }
+  }
+
+  /**
+   * The path of a list's next page: a cursor on the list's own path, or a link, which must be on this service
+   * (the token goes with the request: a link elsewhere is not followed).
+   */
+  #nextPagePath(listPath: string, next: NonNullable<NextPage>): string {
+    if ("cursor" in next) return `${listPath}?${new URLSearchParams({ cursor: next.cursor })}`;
+    let url: URL;
+    try {
+      url = new URL(next.url, this.baseUrl);
+    } catch {
+      throw new BadResponseError({
+        statusCode: 200,
+        message: `the job list's next link is not a URL (${describeValue(next.url)})`,
+      });
+    }
+    const basePath = this.baseUrl.pathname.replace(/\/$/, "");
+    if (url.origin !== this.baseUrl.origin || !url.pathname.startsWith(`${basePath}/`)) {
+      throw new BadResponseError({
+        statusCode: 200,
+        message: `the job list's next page is not on this service (${url.origin}${url.pathname}): not followed, the token would go with it`,
+      });
+    }
+    return `${url.pathname.slice(basePath.length)}${url.search}`;
   }
 
   /**
@@ -229,24 +283,99 @@ export class RouterJobsClient {
         "call",
       );
     }
-    const order = [...paths.slice(this.#jobSpelling), ...paths.slice(0, this.#jobSpelling)];
+    return this.#firstRouted<T>("job", paths, { method, schema, operation }, options);
+  }
+
+  /** Whether this API keeps and lists backups of its own (`listBackups`, `getBackup`): the sites API (`sdx`). */
+  get offersBackups(): boolean {
+    return this.#profile.backupPaths !== undefined;
+  }
+
+  /**
+   * The router's backups as the service keeps them, newest first: each `filename` is what `getBackup` takes
+   * (the part of a job's `associated_backup` after the `/`). Retried as a read.
+   */
+  async listBackups(routerId: string, options: CallOptions = {}): Promise<BackupItem[]> {
+    const paths = this.#backupPaths(routerId, undefined);
+    return this.#firstRouted<BackupItem[]>(
+      "backup",
+      paths,
+      { method: "GET", schema: backupListSchema, operation: "list" },
+      options,
+    );
+  }
+
+  /** One backup's export text. An unknown file is an `ApiError` 404. Retried as a read. */
+  async getBackup(routerId: string, filename: string, options: CallOptions = {}): Promise<string> {
+    const paths = this.#backupPaths(routerId, filename);
+    return this.#firstRouted<string>(
+      "backup",
+      paths,
+      { method: "GET", schema: backupContentSchema, operation: "list" },
+      options,
+    );
+  }
+
+  #backupPaths(routerId: string, filename: string | undefined): readonly string[] {
+    if (filename !== undefined && (filename.length === 0 || /[/\\]/.test(filename))) {
+      throw new ValidationError([
+        {
+          field: "filename",
+          message: `filename must be a backup's file name, as listBackups shows it (got ${describeValue(filename)})`,
+        },
+      ]);
+    }
+    const paths = this.#profile.backupPaths?.(
+      routerPath(routerId),
+      filename === undefined ? undefined : encodeURIComponent(filename),
+    );
+    if (!paths) {
+      throw new ValidationError(
+        [
+          {
+            field: "api",
+            message: `the ${this.api} API keeps no backups of its own (a job's backup stays on the router); use --api sdx`,
+          },
+        ],
+        "call",
+      );
+    }
+    return paths;
+  }
+
+  /**
+   * A call through the profile's spellings of a path: the one that answered last first, then the others while
+   * a spelling is answered 404 or 405 (not routed, or no such thing: only the last spelling tells).
+   */
+  async #firstRouted<T>(
+    slot: "job" | "backup",
+    paths: readonly string[],
+    call: { method: "GET" | "DELETE"; schema: z.ZodType<{ data: T }>; operation: Operation },
+    options: CallOptions,
+  ): Promise<T> {
+    const from = this.#spelling[slot];
+    const order = [...paths.slice(from), ...paths.slice(0, from)];
     for (const [index, path] of order.entries()) {
       try {
         const answer = await this.#call<T>(
-          { operation, request: { method, path, headers: {} }, schema },
+          {
+            operation: call.operation,
+            request: { method: call.method, path, headers: {} },
+            schema: call.schema,
+          },
           options,
         );
-        this.#jobSpelling = paths.indexOf(path);
+        this.#spelling[slot] = paths.indexOf(path);
         return answer;
       } catch (error) {
         const unrouted = error instanceof ApiError && [404, 405].includes(error.statusCode);
         if (!unrouted || index === order.length - 1) {
-          if (!unrouted) this.#jobSpelling = paths.indexOf(path);
+          if (!unrouted) this.#spelling[slot] = paths.indexOf(path);
           throw error;
         }
       }
     }
-    throw new Error("unreachable: a profile's jobPaths is never empty");
+    throw new Error("unreachable: a profile's spellings are never empty");
   }
 
   /**

@@ -8,6 +8,7 @@ export {
 } from "./client.js";
 export * from "./errors.js";
 export type { ClientLogger, RetryOptions, RouterJobsClientOptions } from "./options.js";
+export type { BackupItem } from "./profiles.js";
 export { type BudgetState, type Permit, RateBudget, type RateBudgetOptions } from "./rate-budget.js";
 export { backoffMs, type Operation, parseRetryAfter, type RetryContext, shouldRetry } from "./retry.js";
 export { defaultStateDir } from "./state-dir.js";

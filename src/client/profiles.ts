@@ -23,6 +23,7 @@ import {
   type JobRequest,
   jobListItemSchema,
   jobListResponseSchema,
+  jobRequestSchemaFor,
 } from "../contract/job.js";
 import { type RouterSummary, routerListEnvelopeSchema } from "../contract/router-list.js";
 import { splitWords, toServiceRecord } from "../contract/routers/sync-view.js";
@@ -47,6 +48,11 @@ export interface ApiProfile {
    * documents no such header, so there a resend could run the job twice.
    */
   readonly honoursIdempotencyKey: boolean;
+  /**
+   * A submission as this API takes it: the spec's fields, the script within the API's own lengths
+   * (`SCRIPT_CHARS`: the spec's 1 to 2,000, the sites API's 3 to 10,000). What `submit` is given.
+   */
+  readonly jobRequest: ReturnType<typeof jobRequestSchemaFor>;
   /** `job` is already valid by the spec's rules; a profile may refuse what its API cannot carry. */
   submit(routerId: string, job: JobRequest, idempotencyKey: string): Exchange<JobAck>;
   list(routerId: string): Exchange<JobListItem[]>;
@@ -56,6 +62,11 @@ export interface ApiProfile {
    * the API reads no single job (the spec's). `GET` reads the job, `DELETE` cancels it where it has not started.
    */
   readonly jobPaths?: (routerId: string, jobId: string) => readonly string[];
+  /**
+   * A site's backups (`filename` undefined) or one backup's export, one path per spelling the API documents, as
+   * `jobPaths`; absent where the API keeps no backups of its own (the spec's: the backup stays on the router).
+   */
+  readonly backupPaths?: (routerId: string, filename?: string) => readonly string[];
   /** The routers the token can see, where the API has such a list; undefined where it documents none. */
   readonly routers?: () => Exchange<RouterSummary[]>;
 }
@@ -65,6 +76,77 @@ export const oneJobSchema: z.ZodType<{ data: JobListItem }> = z.preprocess(
   (body) => asEnvelope(body),
   successEnvelope(jobListItemSchema),
 );
+
+/** One backup as a client reads it: the documented item, tolerant of missing or extra fields. */
+export const backupItemSchema = z.looseObject({
+  filename: z.string().min(1),
+  size: z.number().nullish(),
+  date: z.string().nullish(),
+  time: z.string().nullish(),
+  created_at: z.string().nullish(),
+});
+export type BackupItem = z.output<typeof backupItemSchema>;
+
+/** A site's backups, a bare array or in the envelope. */
+export const backupListSchema: z.ZodType<{ data: BackupItem[] }> = z.preprocess(
+  (body) => asEnvelope(body),
+  successEnvelope(z.array(backupItemSchema)),
+);
+
+/** One backup's export text, from `{content}` bare or in the envelope. */
+export const backupContentSchema: z.ZodType<{ data: string }> = z.preprocess(
+  (body) => asEnvelope(body),
+  successEnvelope(z.looseObject({ content: z.string() }).transform((backup) => backup.content)),
+);
+
+/** Where a paged list's next page is, as the answer offers it: a link to follow, or a cursor to send back. */
+export type NextPage = { readonly url: string } | { readonly cursor: string } | undefined;
+
+/**
+ * What a list answer offers of its next page. The public service's lists got "standardized pagination" with no
+ * shape shown; these are the shapes Laravel, behind it, writes: a resource collection's `links.next` (and its
+ * `meta.next_cursor`), a paginator's `next_page_url` and a cursor paginator's `next_cursor`. A link wins over a
+ * cursor; nothing offered, or null, is the last page.
+ */
+export function nextPageOf(body: unknown): NextPage {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const record = body as Record<string, unknown>;
+  const nested = (key: string, field: string): unknown => {
+    const value = record[key];
+    return typeof value === "object" && value !== null
+      ? (value as Record<string, unknown>)[field]
+      : undefined;
+  };
+  const url = [nested("links", "next"), record.next_page_url].find(
+    (value) => typeof value === "string" && value,
+  );
+  if (typeof url === "string") return { url };
+  const cursor = [nested("meta", "next_cursor"), record.next_cursor].find(
+    (value) => typeof value === "string" && value,
+  );
+  return typeof cursor === "string" ? { cursor } : undefined;
+}
+
+/** Where a page's next page rides beside `data`: a key no JSON answer of a service holds. */
+const NEXT_KEY = "\u0000next_page";
+
+/**
+ * One page of a job list: its jobs (bare, in the envelope, or a paginator's `{data, links, meta}`) and its next
+ * page. The next page rides beside `data` under a key no answer has, so an item's problem is named as in a
+ * whole list (`data.3.id`).
+ */
+export const jobPageSchema: z.ZodType<{ data: { jobs: JobListItem[]; next: NextPage } }> = z
+  .preprocess((body) => {
+    const next = nextPageOf(body);
+    if (Array.isArray(body)) return { status: "success", data: body, [NEXT_KEY]: next };
+    if (typeof body !== "object" || body === null) return body;
+    const record = body as { status?: unknown; data?: unknown };
+    const paginator = record.status === undefined && Array.isArray(record.data);
+    return { ...record, ...(paginator ? { status: "success" } : {}), [NEXT_KEY]: next };
+  }, jobListResponseSchema)
+  .transform((page) => ({
+    data: { jobs: page.data, next: (page as Record<string, unknown>)[NEXT_KEY] as NextPage },
+  }));
 
 /** A bare answer read as the spec's envelope, so both shapes go through one reader. */
 const asEnvelope = (body: unknown) => (isEnvelope(body) ? body : { status: "success", data: body });
@@ -95,6 +177,7 @@ const specAckSchema = successEnvelope(
 export const specProfile: ApiProfile = {
   name: "spec",
   honoursIdempotencyKey: false,
+  jobRequest: jobRequestSchemaFor("spec"),
   submit: (routerId, job, idempotencyKey) => ({
     request: {
       method: "POST",
@@ -156,6 +239,7 @@ function siteJobAckSchema(siteId: string, idempotencyKey: string): z.ZodType<{ d
 export const sdxProfile: ApiProfile = {
   name: "sdx",
   honoursIdempotencyKey: true,
+  jobRequest: jobRequestSchemaFor("sdx"),
   submit: (routerId, job, idempotencyKey) => {
     const problems = [sdxNotifyUrlProblem(job.notify_url), sdxDescriptionProblem(job.description)].filter(
       (problem) => problem !== undefined,
@@ -194,6 +278,11 @@ export const sdxProfile: ApiProfile = {
   }),
   // The older edition's spelling first, as this profile's other paths; then the v1 host's.
   jobPaths: (routerId, jobId) => [`/sites/${routerId}/jobs/${jobId}`, `/site/${routerId}/job/${jobId}`],
+  // The v1 host's spelling first (the one the current documentation shows), then the older edition's.
+  backupPaths: (routerId, filename) =>
+    filename === undefined
+      ? [`/backup/${routerId}`, `/sites/${routerId}/backups`]
+      : [`/backup/${routerId}/${filename}`, `/sites/${routerId}/backups/${filename}`],
 };
 
 export const API_PROFILE: Readonly<Record<ApiProfileName, ApiProfile>> = {

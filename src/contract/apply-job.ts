@@ -6,10 +6,10 @@
  */
 import { createHash } from "node:crypto";
 import * as z from "zod";
-import { API_PROFILES } from "./api-profile-name.js";
+import { API_PROFILES, DEFAULT_API_PROFILE } from "./api-profile-name.js";
 import { parseEnvJson } from "./env-json.js";
 import { uuidSchema } from "./ids.js";
-import { descriptionSchema, notifyUrlSchema, scriptSchema } from "./job.js";
+import { anyProfileScriptSchema, descriptionSchema, notifyUrlSchema, scriptLengthProblem } from "./job.js";
 import { waveSchema } from "./wave-check.js";
 
 /** Environment variable holding the job JSON. */
@@ -99,7 +99,8 @@ export const applyJobSchema = z
     resource: z.string().min(1),
     router_id: uuidSchema,
     description: descriptionSchema,
-    script: scriptSchema,
+    /** Within the limits of `api`'s profile, checked below once `api` is read. */
+    script: anyProfileScriptSchema,
     make_backup: z.boolean(),
     express_execute: z.boolean().optional(),
     needs_acknowledgement: z.boolean(),
@@ -131,6 +132,11 @@ export const applyJobSchema = z
         confirm_within_ms: z.number().int().positive(),
       })
       .optional(),
+  })
+  .superRefine((job, ctx) => {
+    const problem = scriptLengthProblem(job.script, job.api ?? DEFAULT_API_PROFILE);
+    if (problem !== undefined)
+      ctx.addIssue({ code: "custom", message: `script ${problem}`, path: ["script"] });
   })
   .refine((job) => job.job_key === jobKey(job), {
     error:

@@ -1,7 +1,8 @@
 import * as z from "zod";
+import { API_PROFILES, type ApiProfileName, DEFAULT_API_PROFILE } from "./api-profile-name.js";
 import { describeValue, tolerantUuidSchema, uuidSchema } from "./ids.js";
-import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS, SEQ_ID_MAX } from "./limits.js";
-import { unstorableStrings } from "./text.js";
+import { DESCRIPTION_MAX_CHARS, SCRIPT_CHARS, SEQ_ID_MAX } from "./limits.js";
+import { charCount, unstorableStrings } from "./text.js";
 import { textField } from "./text-field.js";
 import { nullableTimestampSchema, timestampSchema } from "./time.js";
 
@@ -79,7 +80,39 @@ export const descriptionSchema = textField("description", {
   nonEmpty: true,
   maxChars: DESCRIPTION_MAX_CHARS,
 });
-export const scriptSchema = textField("script", { nonEmpty: true, maxChars: SCRIPT_MAX_CHARS });
+
+/**
+ * Why `script` does not fit the API profile `api`'s length limits, read after the field name; undefined when it
+ * fits. A script too long for one profile names the profile that takes it, so the fix is in the message.
+ */
+export function scriptLengthProblem(script: string, api: ApiProfileName): string | undefined {
+  const chars = charCount(script);
+  const { min, max } = SCRIPT_CHARS[api];
+  if (chars === 0) return "must not be empty";
+  if (chars < min) return `must be at least ${min} characters on the ${api} API (got ${chars})`;
+  if (chars <= max) return undefined;
+  const roomier = API_PROFILES.filter((other) => SCRIPT_CHARS[other].max >= chars)
+    .map((other) => `the ${other} API takes up to ${SCRIPT_CHARS[other].max}`)
+    .join("; ");
+  return `must be at most ${max} characters on the ${api} API (got ${chars})${roomier ? `; ${roomier}` : ""}`;
+}
+
+/** The script of a job submitted through the API profile `api`: storable text within that profile's limits. */
+export function scriptSchemaFor(api: ApiProfileName) {
+  return textField("script").superRefine((value, ctx) => {
+    const problem = scriptLengthProblem(value, api);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: `script ${problem}` });
+  });
+}
+
+/** The spec's script (1 to 2,000 characters): our service's spec route and a request that names no profile. */
+export const scriptSchema = scriptSchemaFor(DEFAULT_API_PROFILE);
+
+/** Text within the longest limit of any profile: the first check of a script whose profile another field names. */
+export const anyProfileScriptSchema = textField("script", {
+  nonEmpty: true,
+  maxChars: Math.max(...API_PROFILES.map((api) => SCRIPT_CHARS[api].max)),
+});
 
 export const notifyUrlSchema = textField("notify_url").refine(isHttpsUrl, {
   error: (issue) => `notify_url must be an absolute https: URL (got ${describeValue(issue.input)})`,
@@ -100,20 +133,25 @@ export function isHttpsUrl(value: string): boolean {
  * The asynchronous job request as the service accepts it (docs/service.md): missing booleans take the spec's
  * defaults, a present one of the wrong type is refused, unknown fields are refused so that typos do not pass.
  */
-export const jobRequestSchema = z.strictObject(
-  {
-    description: descriptionSchema,
-    script: scriptSchema,
-    make_backup: booleanField("make_backup").default(false),
-    express_execute: booleanField("express_execute").default(false),
-    needs_acknowledgement: booleanField("needs_acknowledgement").default(true),
-    notify_url: notifyUrlSchema.optional(),
-  },
-  {
-    error: (issue) =>
-      issue.code === "unrecognized_keys" ? `unknown field ${issue.keys.join(", ")}` : undefined,
-  },
-);
+export const jobRequestSchema = jobRequestSchemaFor(DEFAULT_API_PROFILE);
+
+/** The asynchronous job request as the API profile `api` takes it: the same fields, that profile's script limits. */
+export function jobRequestSchemaFor(api: ApiProfileName) {
+  return z.strictObject(
+    {
+      description: descriptionSchema,
+      script: scriptSchemaFor(api),
+      make_backup: booleanField("make_backup").default(false),
+      express_execute: booleanField("express_execute").default(false),
+      needs_acknowledgement: booleanField("needs_acknowledgement").default(true),
+      notify_url: notifyUrlSchema.optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys" ? `unknown field ${issue.keys.join(", ")}` : undefined,
+    },
+  );
+}
 export type JobRequest = z.output<typeof jobRequestSchema>;
 export type JobRequestInput = z.input<typeof jobRequestSchema>;
 

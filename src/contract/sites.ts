@@ -2,16 +2,12 @@
  * The sites API (`sdx` profile), as the public service's current OpenAPI document describes it
  * (docs/service.md, "The sites API"): a job is submitted as a `text/plain` script with its metadata in `X-`
  * headers, listed as a bare array without `status`, and the synchronous endpoint takes API words as an array
- * and answers raw RouterOS records. The limits are the spec route's, from limits.ts.
+ * and answers raw RouterOS records. The limits are from limits.ts: the script's are the sites API's own.
  */
 import * as z from "zod";
 import { describeValue, UUID_PATTERN } from "./ids.js";
-import {
-  DESCRIPTION_MAX_CHARS,
-  SCRIPT_MAX_CHARS,
-  SYNC_COMMAND_MAX_CHARS,
-  SYNC_PARAMETERS_MAX_CHARS,
-} from "./limits.js";
+import { scriptSchemaFor } from "./job.js";
+import { DESCRIPTION_MAX_CHARS, SYNC_COMMAND_MAX_CHARS, SYNC_PARAMETERS_MAX_CHARS } from "./limits.js";
 import { charCount, textProblems } from "./text.js";
 import { textField } from "./text-field.js";
 import { nullableTimestampSchema, timestampSchema } from "./time.js";
@@ -93,10 +89,10 @@ export const siteJobHeadersSchema = z.looseObject({
 });
 export type SiteJobHeaders = z.output<typeof siteJobHeadersSchema>;
 
-/** The body of `POST /sites/{siteId}/jobs`: the script itself, with the spec route's limits. */
+/** The body of `POST /sites/{siteId}/jobs`: the script itself, with the sites API's limits (3 to 10,000). */
 export const siteScriptSchema = z
   .string({ error: "send the RouterOS script as the request body, with Content-Type: text/plain" })
-  .pipe(textField("script", { nonEmpty: true, maxChars: SCRIPT_MAX_CHARS }));
+  .pipe(scriptSchemaFor("sdx"));
 
 /** A job as the sites API shows it: no `status` and no `seq_id`; the state follows from the timestamps. */
 export const siteJobSchema = z.object({
@@ -188,3 +184,21 @@ export type SiteCommandRequest = z.output<typeof siteCommandRequestSchema>;
 export const rawRecordSchema = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
 export type RawRecord = z.output<typeof rawRecordSchema>;
 export const rawReplySchema = z.array(rawRecordSchema);
+
+/**
+ * One backup as the sites API lists it (`GET /backup/{siteId}`, newest first): its file name (the part of a
+ * job's `associated_backup` after the `/`), its size in bytes, the day and time it was taken, `created_at`.
+ * `size` is null where the service knows it only by reading the router (ours: the backup stays there).
+ */
+export const siteBackupSchema = z.object({
+  filename: z.string(),
+  size: z.number().int().nonnegative().nullable(),
+  date: z.string(),
+  time: z.string(),
+  created_at: timestampSchema,
+});
+export type SiteBackup = z.output<typeof siteBackupSchema>;
+export const siteBackupListSchema = z.array(siteBackupSchema);
+
+/** One backup's export text (`GET /backup/{siteId}/{filename}`). */
+export const siteBackupContentSchema = z.object({ content: z.string() });

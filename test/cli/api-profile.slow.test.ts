@@ -4,7 +4,7 @@
  * list does not answer (so only the sites API can confirm the job).
  */
 import { randomUUID } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../src/client/index.js";
@@ -24,6 +24,9 @@ import {
 import { type StandIn, startStandIn } from "../standin/standin.js";
 
 const TOKEN = "ak_live_cli+profile/9Zq2==";
+/** Credentials of the newest edition's documented shapes: a console API key and an OAuth JWT. */
+const CONSOLE_KEY = "alto_sk_cliK3yS3cr3tQ9zR2mXw7LkP0sT8v";
+const OAUTH_JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjbGkiLCJleHAiOjE4OTM0NTYwMDB9.c2lnbmF0dXJlLWNsaQ";
 let scratch: string;
 beforeAll(() => {
   scratch = scratchDir("rj-cli-api-");
@@ -38,7 +41,7 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
   beforeAll(async () => {
     // The spec's job list does not answer (as on the new host): a spec-profile `jobs` would get a 404.
     standIn = await startStandIn({
-      teams: [{ id: randomUUID(), tokens: [TOKEN], sites: [siteId] }],
+      teams: [{ id: randomUUID(), tokens: [TOKEN, CONSOLE_KEY, OAUTH_JWT], sites: [siteId] }],
       tickMs: 600_000,
       rateLimitMax: 10_000,
       legacyJobList: false,
@@ -120,6 +123,32 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
     }
   });
 
+  it("a console API key (alto_sk_) or an OAuth JWT works as ROUTERJOBS_TOKEN, and a refused one is never shown", async () => {
+    for (const token of [CONSOLE_KEY, OAUTH_JWT]) {
+      const listed = await runCli(["jobs", siteId, "--api", "sdx", "--verbose"], {
+        env: { ...env, ROUTERJOBS_TOKEN: token },
+      });
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain("listed job");
+      expect(listed.stdout + listed.stderr).not.toContain(token.slice(8));
+    }
+    const revoked = `${CONSOLE_KEY}revoked`;
+    const refused = await runCli(["jobs", siteId, "--api", "sdx"], {
+      env: { ...env, ROUTERJOBS_TOKEN: revoked },
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout + refused.stderr).not.toContain(revoked.slice(8));
+    const pasted = await runCli(["jobs", siteId, "--api", "sdx"], {
+      env: { ...env, ROUTERJOBS_TOKEN: `${CONSOLE_KEY} x` },
+    });
+    expectOneErrorLine(
+      pasted,
+      2,
+      /ROUTERJOBS_TOKEN cannot be a bearer token: it must not contain whitespace/,
+      [CONSOLE_KEY],
+    );
+  });
+
   it("an unknown profile is a usage error naming the flag or the variable and both values", async () => {
     const flag = await runCli(["jobs", siteId, "--api", "rest"], { env });
     expectOneErrorLine(flag, 2, /--api must be spec .* or sdx .*\(got "rest"\)/, [TOKEN]);
@@ -147,6 +176,89 @@ describe("--api and ROUTERJOBS_API against the stand-in's sites API", () => {
     });
     expectOneErrorLine(short, 2, /X-Description .* 3 to 100 characters \(got 2\)/, [TOKEN]);
     expect(standIn.requests().length).toBe(before);
+  });
+
+  it("submit takes a script up to the profile's limit: 5000 characters on sdx, refused on spec naming both", async () => {
+    // GIVEN a script of 5000 characters: over the spec's 2000, within the sites API's 10000
+    const long = join(scratch, "long.rsc");
+    writeFileSync(long, `:log info "${"x".repeat(5000 - 12)}"\n`);
+    // WHEN it is submitted through the sites API, THEN it is sent
+    const sent = await runCli(["submit", siteId, "--script-file", long, "--api", "sdx", "--json"], { env });
+    expect(sent.stderr).toBe("");
+    expect(sent.code).toBe(0);
+    // AND through the spec's API it is refused before sending, the message naming the profile and where it fits
+    const before = standIn.requests().length;
+    const refused = await runCli(["submit", siteId, "--script-file", long], { env });
+    expectOneErrorLine(
+      refused,
+      2,
+      /script must be at most 2000 characters on the spec API \(got 5000\); the sdx API takes up to 10000/,
+      [TOKEN],
+    );
+    // AND over the sites API's own limit, ROUTERJOBS_API=sdx refuses it naming sdx
+    writeFileSync(long, "x".repeat(10_001));
+    const over = await runCli(["submit", siteId, "--script-file", long, "--no-check"], {
+      env: { ...env, ROUTERJOBS_API: "sdx" },
+    });
+    expectOneErrorLine(over, 2, /script must be at most 10000 characters on the sdx API \(got 10001\)/, [
+      TOKEN,
+    ]);
+    expect(standIn.requests().length).toBe(before);
+  });
+
+  it("backups <router> --api sdx lists the service's backups; backups get writes one's export; spec says it has none", async () => {
+    // GIVEN a job that took a backup and ran
+    const client = new RouterJobsClient({
+      baseUrl: standIn.url,
+      token: TOKEN,
+      api: "sdx",
+      budgetDir: join(scratch, "state"),
+      rateLimit: { count: 1000, windowMs: 1000 },
+    });
+    let associated: string;
+    try {
+      const { ack } = await client.submitJob(siteId, {
+        description: "backed up",
+        script: ":log info cli-backup",
+        make_backup: true,
+        express_execute: true,
+      });
+      await standIn.waitForStatus(ack.request_id, "completed");
+      associated = String((await client.getJob(siteId, ack.request_id)).associated_backup);
+    } finally {
+      await client.close();
+    }
+    const file = associated.split("/").at(-1) ?? "";
+    // WHEN the backups are listed, THEN the job's is first, as a table and as JSON
+    const table = await runCli(["backups", siteId, "--api", "sdx"], { env });
+    expect(table.stderr).toBe("");
+    expect(table.code).toBe(0);
+    expect(table.stdout.split("\n")[0]).toMatch(/^FILE\s+TAKEN\s+SIZE/);
+    expect(table.stdout.split("\n")[1]).toContain(file);
+    const json = await runCli(["backups", siteId, "--json"], { env: { ...env, ROUTERJOBS_API: "sdx" } });
+    expect((JSON.parse(json.stdout) as { filename: string }[])[0]?.filename).toBe(file);
+    // AND backups get writes its export to --out, or prints it
+    const out = join(scratch, "backup.rsc");
+    const got = await runCli(["backups", "get", siteId, file, "--api", "sdx", "--out", out], { env });
+    expect(got.code).toBe(0);
+    expect(got.stdout).toContain(`wrote backup ${file} to ${out}`);
+    const printed = await runCli(["backups", "get", siteId, file, "--api", "sdx"], { env });
+    expect(readFileSync(out, "utf8")).toBe(printed.stdout);
+    // AND an unknown file is the service's 404 (exit 3); the spec profile says it keeps none (exit 2)
+    const unknown = await runCli(["backups", "get", siteId, "0.rsc", "--api", "sdx"], { env });
+    expect(unknown.code).toBe(3);
+    const spec = await runCli(["backups", siteId], { env });
+    expectOneErrorLine(spec, 2, /the spec API keeps no backups of its own .*use --api sdx/, [TOKEN]);
+  });
+
+  it("backups --help and backups get --help name the profile, the file and an example", async () => {
+    const list = await runCli(["backups", "--help"], { env });
+    expect(list.code).toBe(0);
+    for (const text of ["--api sdx", "associated_backup", "$ routerjobs backups get", "--json"])
+      expect(list.stdout).toContain(text);
+    const get = await runCli(["backups", "get", "--help"], { env });
+    for (const text of ["<router> <file>", "--out <file>", "$ routerjobs backups get"])
+      expect(get.stdout).toContain(text);
   });
 
   it("apply --api sdx submits through /sites and confirms by polling the sites API's list", async () => {

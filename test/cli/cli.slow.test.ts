@@ -234,7 +234,7 @@ describe("commands", () => {
     expectOneLine(
       await cli(["submit", ROUTER_ID, "--script-file", join(scratch, "long.rsc")]),
       2,
-      "script must be at most 2000 characters (got 2100)",
+      "script must be at most 2000 characters on the spec API (got 2100); the sdx API takes up to 10000",
     );
     expect(service.requests.length).toBe(before);
   });

@@ -145,7 +145,11 @@ describe("validation before sending", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).details).toEqual([
-      { field: "script", message: "script must be at most 2000 characters (got 2417)" },
+      {
+        field: "script",
+        message:
+          "script must be at most 2000 characters on the spec API (got 2417); the sdx API takes up to 10000",
+      },
     ]);
     await expect(
       client.submitJob(ROUTER_ID, { description: "d", script: "s", notify_url: "http://x" }),

@@ -93,6 +93,23 @@ function describeSitesApi(
       expect(item?.created_at).toBe(ack.date);
     });
 
+    it("takes a script of 10000 characters, the sites API's limit, and refuses one more before sending", async () => {
+      // GIVEN a script five times the spec's limit, at the sites API's own
+      const script = `:log info "${"x".repeat(10_000 - 12)}"`;
+      // WHEN it is submitted through the sdx profile
+      const { ack } = await client.submitJob(target.quietSite, job({ script }));
+      // THEN the service keeps all of it
+      expect((await listed(target.quietSite, ack.request_id))?.script).toBe(script);
+      // AND one character more is refused by the client, naming the profile and its limit
+      const refused = await client
+        .submitJob(target.quietSite, job({ script: `${script}x` }))
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as ValidationError).details).toEqual([
+        { field: "script", message: "script must be at most 10000 characters on the sdx API (got 10001)" },
+      ]);
+    });
+
     it("honours the key: a resubmission with the same key answers the same job and makes no other", async () => {
       const key = randomUUID();
       const first = await client.submitJob(target.quietSite, job({ description: "once only" }), {
@@ -216,6 +233,34 @@ function describeSitesApi(
       });
       expect((await client.getJob(target.busySite, id)).status).toBe("completed");
     });
+
+    it("listBackups and getBackup: the backup a job took, named by its associated_backup, its export as text", async () => {
+      // GIVEN a job that took a backup and ran
+      const { ack } = await client.submitJob(
+        target.busySite,
+        job({ description: "backed up", script: ":log info backed-up", express_execute: true }),
+      );
+      const id = ack.job_id as string;
+      const done = await vi.waitFor(async () => {
+        const read = await client.getJob(target.busySite, id);
+        expect(read.status).toBe("completed");
+        return read;
+      });
+      // WHEN the site's backups are listed
+      const backups = await client.listBackups(target.busySite);
+      // THEN the newest is the job's, by the part of associated_backup after any "/"
+      const name = String(done.associated_backup).split("/").at(-1);
+      expect(backups[0]?.filename).toBe(name);
+      expect(backups[0]?.created_at).toEqual(expect.any(String));
+      // AND its export reads as text
+      const content = await client.getBackup(target.busySite, backups[0]?.filename ?? "");
+      expect(content.length).toBeGreaterThan(0);
+      // AND an unknown file is a 404 ApiError, a name with a "/" refused before sending
+      await expect(client.getBackup(target.busySite, "0.rsc")).rejects.toMatchObject({ statusCode: 404 });
+      await expect(client.getBackup(target.busySite, "../x")).rejects.toThrow(
+        /filename must be a backup's file name/,
+      );
+    });
   });
 }
 
@@ -298,6 +343,21 @@ describe("client (sdx profile): what only the stand-in can show", () => {
     await standIn?.close();
   });
   const posts = () => standIn.requests().filter((logged) => logged.method === "POST");
+
+  it("the spec profile keeps no backups: listBackups and getBackup say so, naming the profile, and send nothing", async () => {
+    const spec = standInClient(standIn, { api: "spec" });
+    try {
+      const before = standIn.requests().length;
+      await expect(spec.listBackups(siteId)).rejects.toThrow(
+        "the spec API keeps no backups of its own (a job's backup stays on the router); use --api sdx",
+      );
+      await expect(spec.getBackup(siteId, "1.rsc")).rejects.toBeInstanceOf(ValidationError);
+      expect(spec.offersBackups).toBe(false);
+      expect(standIn.requests().length).toBe(before);
+    } finally {
+      await spec.close();
+    }
+  });
 
   it("sends the script as text/plain and the metadata in X- headers, the booleans spelled out", async () => {
     const key = randomUUID();

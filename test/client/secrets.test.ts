@@ -34,6 +34,32 @@ describe("the token never leaks", () => {
     expect(JSON.stringify(client)).toContain(service.url);
   });
 
+  it("masks a console API key (alto_sk_) and an OAuth JWT as it masks the spec's token, in every form", async () => {
+    const consoleKey = "alto_sk_4fQ9zR2mXw7LkP0sT8vB3nY6cJ1hD5gA";
+    const jwt =
+      "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ0ZWFtLWEiLCJleHAiOjE4OTM0NTYwMDB9.c2lnbmF0dXJlLWJ5dGVzLXNlY3JldA";
+    for (const token of [consoleKey, jwt]) {
+      const lines: string[] = [];
+      const logger = {
+        debug: (message: string, fields?: object) => lines.push(message + JSON.stringify(fields)),
+        warn: (message: string, fields?: object) => lines.push(message + JSON.stringify(fields)),
+      };
+      const client = makeClient(service.url, { token, logger, retry: { maxAttempts: 1 } });
+      // The secret part: all after the key's prefix, the JWT's payload and signature.
+      const secret = token.startsWith("alto_sk_") ? token.slice(8) : token.slice(token.indexOf(".") + 1);
+      expect(inspect(client)).toContain("token: '***'");
+      for (const text of renderings(client)) expect(text).not.toContain(secret);
+      // AND a refusal of it by the service (401) and its logs do not show it either
+      service.script({ status: 401, body: envelope("unauthenticated", "bad token") });
+      const refused = await client.listJobs(ROUTER_ID).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Error);
+      for (const text of [...renderings(refused), ...lines]) expect(text).not.toContain(secret);
+      // AND it travelled as the bearer token, whole
+      expect(service.requests.at(-1)?.headers.authorization).toBe(`Bearer ${token}`);
+      await client.close();
+    }
+  });
+
   it("is absent from every error, log line and warning", async () => {
     const lines: string[] = [];
     const logger = {

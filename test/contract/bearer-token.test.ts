@@ -12,6 +12,8 @@ const SPEC_TOKEN = `3f1c9a3e-2b7d-4c1e-9a51-0c2f4b6d8e10:9b2e6f0a-1c3d-4e5f-8a7b
 const JWT =
   "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ0ZWFtLTEiLCJleHAiOjE4OTM0NTYwMDB9.c2lnbmF0dXJlLWJ5dGVz-_x";
 const OPAQUE = "ak_live_7Hq9+Zr/2mX~vP.Lw==";
+/** A console API key in the newest edition's documented shape: `alto_sk_` and its secret. */
+const CONSOLE_KEY = "alto_sk_4fQ9zR2mXw7LkP0sT8vB3nY6cJ1hD5gA";
 
 /** Visible ASCII: everything a bearer credential may carry on the client side. */
 const visible = fc.string({
@@ -21,8 +23,20 @@ const visible = fc.string({
 });
 
 describe("client-side bearer token check", () => {
-  it("accepts the spec's token, a JWT and an opaque API key", () => {
-    for (const token of [SPEC_TOKEN, JWT, OPAQUE]) expect(bearerTokenProblem(token)).toBeUndefined();
+  it("accepts the spec's token, an OAuth JWT, a console API key (alto_sk_) and an opaque API key", () => {
+    for (const token of [SPEC_TOKEN, JWT, CONSOLE_KEY, OPAQUE])
+      expect(bearerTokenProblem(token)).toBeUndefined();
+  });
+
+  it("refuses a console key or a JWT pasted with its line break or a space, naming the position only", () => {
+    expect(bearerTokenProblem(`${CONSOLE_KEY}\n`)).toBe(
+      `must not contain whitespace or control characters (one at position ${CONSOLE_KEY.length + 1})`,
+    );
+    expect(bearerTokenProblem(`Bearer ${JWT}`)).toBe(
+      "must not contain whitespace or control characters (one at position 7)",
+    );
+    for (const token of [`${CONSOLE_KEY}\n`, `Bearer ${JWT}`])
+      expect(bearerTokenProblem(token)).not.toContain(CONSOLE_KEY.slice(8));
   });
 
   it("accepts any visible ASCII (property)", () => {
@@ -64,11 +78,12 @@ describe("client-side bearer token check", () => {
   it("leaves the service's own check strict: a JWT or an API key is not a spec token", () => {
     expect(parseToken(JWT)).toHaveProperty("error");
     expect(parseToken(OPAQUE)).toHaveProperty("error");
+    expect(parseToken(CONSOLE_KEY)).toHaveProperty("error");
     expect(parseToken(SPEC_TOKEN)).not.toHaveProperty("error");
   });
 
   it("fingerprints and redacts any token shape without revealing it", () => {
-    for (const token of [JWT, OPAQUE]) {
+    for (const token of [JWT, CONSOLE_KEY, OPAQUE]) {
       expect(tokenFingerprint(token)).toMatch(/^[0-9a-f]{32}$/);
       expect(redactToken(token)).toBe("***");
     }

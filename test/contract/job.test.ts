@@ -5,9 +5,12 @@ import {
   isTerminal,
   jobListItemSchema,
   jobRequestSchema,
+  jobRequestSchemaFor,
   notificationSchema,
+  SCRIPT_CHARS,
   SCRIPT_MAX_CHARS,
   SEQ_ID_MAX,
+  scriptLengthProblem,
 } from "../../src/contract/index.js";
 
 const valid = { description: "set identity", script: "/system identity set name=edge-1" };
@@ -42,7 +45,10 @@ describe("job request limits", () => {
         (length, c) => {
           const issues = issuesOf({ ...valid, script: `:put "${c.repeat(length - 7)}"` });
           if (length <= SCRIPT_MAX_CHARS) expect(issues).toEqual([]);
-          else expect(issues).toEqual([`script: script must be at most 2000 characters (got ${length})`]);
+          else
+            expect(issues).toEqual([
+              `script: script must be at most 2000 characters on the spec API (got ${length}); the sdx API takes up to 10000`,
+            ]);
         },
       ),
     );
@@ -236,5 +242,46 @@ describe("tolerant response schemas", () => {
 
   it("rejects a timestamp without an offset", () => {
     expect(jobListItemSchema.safeParse({ ...item, started_at: "2026-11-22T17:22:28" }).success).toBe(false);
+  });
+});
+
+describe("script limits by API profile", () => {
+  it("takes every length within the profile's limits and names the profile and the limit outside them", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("spec" as const, "sdx" as const),
+        fc.integer({ min: 0, max: 10_050 }),
+        (api, length) => {
+          const { min, max } = SCRIPT_CHARS[api];
+          const problem = scriptLengthProblem("x".repeat(length), api);
+          if (length === 0) expect(problem).toBe("must not be empty");
+          else if (length < min)
+            expect(problem).toBe(`must be at least ${min} characters on the ${api} API (got ${length})`);
+          else if (length <= max) expect(problem).toBeUndefined();
+          else
+            expect(problem).toMatch(
+              new RegExp(`^must be at most ${max} characters on the ${api} API \\(got ${length}\\)`),
+            );
+        },
+      ),
+    );
+  });
+
+  it("points a script too long for spec at sdx, and one too long for every profile at none", () => {
+    expect(scriptLengthProblem("x".repeat(2417), "spec")).toBe(
+      "must be at most 2000 characters on the spec API (got 2417); the sdx API takes up to 10000",
+    );
+    expect(scriptLengthProblem("x".repeat(10_001), "sdx")).toBe(
+      "must be at most 10000 characters on the sdx API (got 10001)",
+    );
+    expect(scriptLengthProblem("x".repeat(10_001), "spec")).toBe(
+      "must be at most 2000 characters on the spec API (got 10001)",
+    );
+  });
+
+  it("counts characters, not UTF-16 units, at the sites API's limit", () => {
+    const astral = "😀".repeat(10_000);
+    expect(jobRequestSchemaFor("sdx").safeParse({ ...valid, script: astral }).success).toBe(true);
+    expect(jobRequestSchemaFor("sdx").safeParse({ ...valid, script: `${astral}x` }).success).toBe(false);
   });
 });

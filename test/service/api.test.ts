@@ -177,7 +177,7 @@ describe("service HTTP API (contract rows)", () => {
       ]),
     );
     expect(details.description).toMatch(/at most 100 characters \(got 101\)/);
-    expect(details.script).toMatch(/at most 2000 characters \(got 2001\)/);
+    expect(details.script).toMatch(/at most 2000 characters on the spec API \(got 2001\)/);
     expect(details.make_backup).toMatch(/boolean/);
     expect(details.notify_url).toMatch(/https/);
     expect(details.colour).toMatch(/unknown field/);

@@ -214,11 +214,18 @@ describe("sites API (sdx profile) over the service's data", () => {
         /X-Express-Execute/,
       ],
       [
-        "a script over 2000 characters",
+        "a script over 10000 characters, the sites API's limit",
         {},
-        "x".repeat(2001),
+        "x".repeat(10_001),
         "body",
-        /script must be at most 2000 characters \(got 2001\)/,
+        /script must be at most 10000 characters on the sdx API \(got 10001\)/,
+      ],
+      [
+        "a script under 3 characters",
+        {},
+        ":p",
+        "body",
+        /script must be at least 3 characters on the sdx API \(got 2\)/,
       ],
       ["an empty script", {}, "", "body", /script must not be empty/],
     ];
@@ -233,6 +240,14 @@ describe("sites API (sdx profile) over the service's data", () => {
         expect((await siteJobs(svc, ROUTER_A)).length).toBe(before);
       });
     }
+
+    it("accepts a script of 3 and of 10000 characters, the sites API's limits (the spec route's is 2000)", async () => {
+      for (const script of [":pu", `:log info "${"x".repeat(10_000 - 12)}"`]) {
+        const answer = await submitToSite(svc, ROUTER_A, script);
+        expect(answer.status).toBe(202);
+        expect(answer.body.script).toBe(script);
+      }
+    });
 
     it("accepts X-Description at 3 and at 100 characters", async () => {
       for (const description of ["abc", "d".repeat(100)]) {
@@ -348,6 +363,64 @@ describe("sites API (sdx profile) over the service's data", () => {
       const answer = await svc.call("DELETE", `/sites/${ROUTER_A}/jobs`);
       expect(answer.status).toBe(405);
       expect(answer.headers.allow).toBe("GET, POST, HEAD");
+    });
+  });
+
+  describe("GET /backup/{siteId} and /backup/{siteId}/{filename}", () => {
+    const runWithBackup = async (siteId: string, script: string) => {
+      const submitted = await submitToSite(svc, siteId, script, {
+        "x-express-execute": "true",
+        "x-backup": "true",
+      });
+      expect(submitted.status).toBe(202);
+      return eventually(async () => {
+        const job = (await siteJobs(svc, siteId)).find((item) => item.id === submitted.body.id);
+        return job?.completed_at ? job : undefined;
+      });
+    };
+
+    it("lists the backups the site's jobs took, newest first, each named as the job's associated_backup", async () => {
+      // GIVEN two jobs with a backup, one after the other, and one without
+      const first = await runWithBackup(ROUTER_A2, '/system/identity/set name="before-backups"');
+      const second = await runWithBackup(ROUTER_A2, '/system/identity/set name="after-first-backup"');
+      // WHEN the site's backups are listed, by either spelling
+      const listed = await svc.call("GET", `/backup/${ROUTER_A2}`);
+      expect(listed.status).toBe(200);
+      // THEN the newer comes first, each with the documented fields
+      const names = listed.body.map((item: Loose) => item.filename);
+      expect(names.slice(0, 2)).toEqual([second.associated_backup, first.associated_backup]);
+      expect(Object.keys(listed.body[0]).sort()).toEqual(["created_at", "date", "filename", "size", "time"]);
+      expect(listed.body[0]).toMatchObject({
+        created_at: second.started_at,
+        date: second.started_at.slice(0, 10),
+        time: second.started_at.slice(11, 19),
+        size: null,
+      });
+      const older = await svc.call("GET", `/sites/${ROUTER_A2}/backups`);
+      expect(older.body).toEqual(listed.body);
+      // AND one backup's content is the export taken before its job: the identity the first job set
+      const one = await svc.call("GET", `/backup/${ROUTER_A2}/${second.associated_backup}`);
+      expect(one.status).toBe(200);
+      expect(Object.keys(one.body)).toEqual(["content"]);
+      expect(one.body.content).toContain("before-backups");
+      expect(one.body.content).not.toContain("after-first-backup");
+      // AND X-View asks for the same text as text/plain
+      const text = await svc.call("GET", `/backup/${ROUTER_A2}/${second.associated_backup}`, {
+        headers: { "x-view": "true" },
+      });
+      expect(text.headers["content-type"]).toMatch(/^text\/plain/);
+      expect(text.body).toBe(one.body.content);
+    });
+
+    it("404s an unknown backup and another team's site, as an unknown site", async () => {
+      const unknown = await svc.call("GET", `/backup/${ROUTER_A}/nope.rsc`);
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error.message).toMatch(/has no backup "nope.rsc"/);
+      const foreign = await svc.call("GET", `/backup/${ROUTER_B}`);
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.error.code).toBe("router_not_found");
+      expect((await svc.call("GET", `/backup/${UNKNOWN_SITE}`)).status).toBe(404);
+      expect((await svc.call("GET", `/backup/${ROUTER_A}`, { token: null })).status).toBe(401);
     });
   });
 

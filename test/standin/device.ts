@@ -20,6 +20,12 @@ export interface Run {
   script: string;
   at: number;
 }
+/** A backup a job took before its script: named `<epoch seconds>.rsc` as the documented examples are. */
+export interface Backup {
+  filename: string;
+  content: string;
+  at: number;
+}
 export interface LogLine {
   ".id": string;
   time: string;
@@ -45,6 +51,7 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
   private readonly executed = new Map<string, Run[]>();
   private readonly logs = new Map<string, LogLine[]>();
   private readonly heldSites = new Set<string>();
+  private readonly backups = new Map<string, Backup[]>();
 
   constructor(private holdJobs: boolean) {
     super();
@@ -106,6 +113,27 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
     return true;
   }
 
+  /**
+   * The export before a job's script: what the site's runs so far applied. Two backups in one second would
+   * share the documented name, so a later one takes the next free second.
+   */
+  private takeBackup(siteId: string, now: number): Backup {
+    const taken = this.backups.get(siteId) ?? [];
+    let seconds = Math.floor(now / 1000);
+    while (taken.some((backup) => backup.filename === `${seconds}.rsc`)) seconds++;
+    const scripts = this.runs(siteId).map((run) => run.script);
+    const content = [`# ${new Date(now).toISOString()} by the stand-in`, ...scripts, ""].join("\n");
+    const backup = { filename: `${seconds}.rsc`, content, at: now };
+    taken.push(backup);
+    this.backups.set(siteId, taken);
+    return backup;
+  }
+
+  /** The site's backups, newest first. */
+  backupsOf(siteId: string): Backup[] {
+    return [...(this.backups.get(siteId) ?? [])].reverse();
+  }
+
   runs(siteId: string): Run[] {
     return [...(this.executed.get(siteId) ?? [])];
   }
@@ -152,7 +180,7 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
     const reports = job.needsAcknowledgement;
     if (reports) this.emitJob("loaded", job);
     const now = Date.now();
-    if (job.backup) job.associatedBackup = `${job.siteId}/${Math.floor(now / 1000)}.rsc`;
+    if (job.backup) job.associatedBackup = `${job.siteId}/${this.takeBackup(job.siteId, now).filename}`;
     if (reports) {
       job.startedAt = now;
       this.emitJob("running", job);

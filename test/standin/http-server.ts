@@ -11,6 +11,10 @@ export interface RequestContext {
   team: Team;
   headers: IncomingMessage["headers"];
   body: string;
+  /** The request's query string. */
+  query: URLSearchParams;
+  /** `http(s)://host:port` as the client reached it: what Laravel's absolute links start with. */
+  origin: string;
 }
 export interface Route {
   method: string;
@@ -76,7 +80,9 @@ async function dispatch(setup: ServerSetup, req: IncomingMessage): Promise<Reply
   const siteId = decodeURIComponent(captures[1] ?? "");
   if (!team.sites.includes(siteId)) return json(404, { message: "Not Found." }, rateHeaders);
   const jobId = captures[2] === undefined ? {} : { jobId: decodeURIComponent(captures[2]) };
-  const reply = await route.handle({ siteId, ...jobId, team, headers: req.headers, body });
+  const query = new URLSearchParams((req.url ?? "").split("?")[1] ?? "");
+  const origin = `${setup.tls ? "https" : "http"}://${req.headers.host ?? "localhost"}`;
+  const reply = await route.handle({ siteId, ...jobId, team, headers: req.headers, body, query, origin });
   return { ...reply, headers: { ...rateHeaders, ...reply.headers } };
 }
 
@@ -91,6 +97,11 @@ export function createStandInServer(setup: ServerSetup) {
         if (reply.status === 204) {
           res.writeHead(204, reply.headers ?? {});
           res.end();
+          return;
+        }
+        if (reply.text !== undefined) {
+          res.writeHead(reply.status, { "content-type": "text/plain; charset=utf-8", ...reply.headers });
+          res.end(reply.text);
           return;
         }
         res.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });

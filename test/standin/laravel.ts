@@ -3,6 +3,8 @@ export interface Reply {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** Sent as it is, as text/plain, in place of `body` as JSON. */
+  text?: string;
 }
 
 export const json = (status: number, body: unknown, headers?: Record<string, string>): Reply => ({

@@ -18,6 +18,12 @@ const optionsSchema = z.object({
    * `/site/{id}/job/{jobId}`), or only the v1 host's. @default "both"
    */
   oneJobPaths: z.enum(["both", "v1"]).default("both"),
+  /**
+   * API B's job list paged as a Laravel resource collection, this many jobs a page (`?page=N`; `data`, `links`
+   * with an absolute `next`, `meta`), as "standardized pagination" may mean: its shape is not documented.
+   * Unset, the list is one bare array.
+   */
+  jobPageSize: z.number().int().positive().optional(),
   /** Requests granted per token in any window of `rateLimitWindowMs`. @default 60 */
   rateLimitMax: z.number().int().positive().default(60),
   /** @default 60000 */

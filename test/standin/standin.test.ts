@@ -17,7 +17,8 @@ const SITE_2 = "6f1c2a9e-0b7d-4e8a-9c51-3d2f4a6b8c02";
 const FOREIGN_SITE = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d";
 const SPEC_TOKEN = `${randomUUID()}:${randomUUID()}:${"Ab3".repeat(20)}xy`;
 const JWT = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ0ZWFtLWEifQ.c2lnbmF0dXJlLWJ5dGVz";
-const CONSOLE_KEY = "sdx_live_Q2hhbmdlTWUgUGxlYXNl";
+/** A console API key of the newest edition's documented shape, `alto_sk_...`. */
+const CONSOLE_KEY = "alto_sk_Q2hhbmdlTWUgUGxlYXNlX3NlY3JldA";
 const FOREIGN_TOKEN = "another-team-key";
 
 const started: { close(): Promise<void> }[] = [];
@@ -275,6 +276,42 @@ describe("API B (sites/jobs)", () => {
     expect(after.body.every((job: { completed_at: string | null }) => job.completed_at !== null)).toBe(true);
   });
 
+  it("lists a site's backups newest first and answers one's export, named as the job's associated_backup", async () => {
+    // GIVEN two express jobs with a backup, one after the other
+    const target = await standIn();
+    const backedUp = async (script: string) => {
+      const job = await submitB(target, script, { "x-backup": "true", "x-express-execute": "true" });
+      await target.waitForStatus(job.body.id, "completed");
+      return (await call(target, "GET", `/site/${SITE}/job/${job.body.id}`)).body;
+    };
+    const first = await backedUp(":log info first");
+    const second = await backedUp(":log info second");
+    // WHEN the backups are listed, by either spelling
+    const listed = await call(target, "GET", `/backup/${SITE}`);
+    expect(listed.status).toBe(200);
+    expect((await call(target, "GET", `/sites/${SITE}/backups`)).body).toEqual(listed.body);
+    // THEN newest first, each file the part of its job's associated_backup after the /
+    expect(listed.body.map((item: { filename: string }) => `${SITE}/${item.filename}`)).toEqual([
+      second.associated_backup,
+      first.associated_backup,
+    ]);
+    expect(listed.body[0].filename).toMatch(/^\d+\.rsc$/);
+    expect(Object.keys(listed.body[0]).sort()).toEqual(["created_at", "date", "filename", "size", "time"]);
+    // AND the second backup holds what ran before it, as JSON content or, with X-View, as text
+    const one = await call(target, "GET", `/backup/${SITE}/${listed.body[0].filename}`);
+    expect(one.body.content).toContain(":log info first");
+    expect(one.body.content).not.toContain(":log info second");
+    expect(listed.body[0].size).toBe(Buffer.byteLength(one.body.content));
+    const text = await request(`${target.url}/backup/${SITE}/${listed.body[0].filename}`, {
+      headers: { authorization: `Bearer ${SPEC_TOKEN}`, "x-view": "1" },
+    });
+    expect(text.headers["content-type"]).toMatch(/^text\/plain/);
+    expect(await text.body.text()).toBe(one.body.content);
+    // AND an unknown file and another team's site are 404
+    expect((await call(target, "GET", `/backup/${SITE}/0.rsc`)).status).toBe(404);
+    expect((await call(target, "GET", `/backup/${FOREIGN_SITE}`)).status).toBe(404);
+  });
+
   it("answers synchronous commands with the raw RouterOS reply and refuses writes", async () => {
     const target = await standIn();
     const path = `/sites/${SITE}/commands/synchronous`;
@@ -436,6 +473,18 @@ describe("authentication, limits and errors", () => {
     expect(headers.body.errors["x-description"]).toEqual([
       "The x-description field must be at least 3 characters.",
     ]);
+  });
+
+  it("takes scripts of 3 to 10000 characters on API B, as the newer edition documents", async () => {
+    const target = await standIn();
+    expect((await submitB(target, ":pu")).status).toBe(201);
+    expect((await submitB(target, "x".repeat(10_000))).status).toBe(201);
+    const short = await submitB(target, ":p");
+    expect(short.status).toBe(422);
+    expect(short.body.errors.script).toEqual(["The script field must be at least 3 characters."]);
+    const long = await submitB(target, "x".repeat(10_001));
+    expect(long.status).toBe(422);
+    expect(long.body.errors.script).toEqual(["The script field must not be greater than 10000 characters."]);
   });
 });
 

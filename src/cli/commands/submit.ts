@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { Command } from "commander";
 import type { RouterJobsClient, SubmittedJob } from "../../client/client.js";
-import { DESCRIPTION_MAX_CHARS, SCRIPT_MAX_CHARS } from "../../contract/limits.js";
+import { DESCRIPTION_MAX_CHARS, SCRIPT_CHARS } from "../../contract/limits.js";
 import { truncateChars } from "../../contract/text.js";
 import { UsageError } from "../../errors.js";
 import { writeJson, writeLines } from "../output.js";
@@ -27,7 +27,7 @@ export function submitCommand(): Command {
     .argument("<router>", ROUTER_ARGUMENT_HELP)
     .requiredOption(
       "--script-file <file>",
-      `the script to run (- reads standard input), at most ${SCRIPT_MAX_CHARS} characters`,
+      `the script to run (- reads standard input): at most ${SCRIPT_CHARS.spec.max} characters on the spec API, ${SCRIPT_CHARS.sdx.min} to ${SCRIPT_CHARS.sdx.max} on sdx (--api)`,
     )
     .option(
       "--description <text>",

@@ -1,4 +1,4 @@
-import { API_PROFILES } from "../../contract/api-profile-name.js";
+import { API_PROFILES, DEFAULT_API_PROFILE, isApiProfileName } from "../../contract/api-profile-name.js";
 import { ROLLBACK_MODES, WAIT_MODES } from "../../contract/apply-job.js";
 import {
   charCount,
@@ -7,7 +7,7 @@ import {
   isHttpsUrl,
   isUuid,
   parseDuration,
-  SCRIPT_MAX_CHARS,
+  scriptLengthProblem,
   unstorableText,
 } from "../../contract/index.js";
 import { checkScript } from "../../routeros/catalog/check-script.js";
@@ -68,7 +68,11 @@ const oneOf =
       ? undefined
       : `must be one of ${allowed.join(", ")} (got ${describeValue(value)})`;
 
-const scriptChecks = [notEmpty, atMost(SCRIPT_MAX_CHARS), unstorableText, parses];
+/** The script limits of the profile the construct submits through (its `api`, the spec's when unset or unknown). */
+const fitsProfile: Check = (value, props) =>
+  scriptLengthProblem(value, isApiProfileName(props.api) ? props.api : DEFAULT_API_PROFILE);
+
+const scriptChecks = [notEmpty, fitsProfile, unstorableText, parses];
 const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS), unstorableText];
 
 /**

@@ -39,7 +39,8 @@ export interface JobRow {
 /**
  * The columns a job list reads: what a list item (`toJobRecord`) and the portal's log show, and the row's keys.
  * Left out, none of them shown by these lists:
- * - `script`: up to `SCRIPT_MAX_CHARS` (2,000) characters a job, the bulk of a row. A page of 100 jobs then
+ * - `script`: up to `SCRIPT_CHARS` (2,000 characters a job from the spec's route, 10,000 from the sites API's),
+ *   the bulk of a row. A page of 100 jobs then
  *   carries what it shows, not 100 scripts for PGlite to parse and pass between threads. The sites API's list shows
  *   scripts and reads every column (`listJobs`).
  * - `request_id`, `request_hash`: the submission's record (the id its acknowledgement gives back; the hash,

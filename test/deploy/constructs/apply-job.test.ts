@@ -97,7 +97,12 @@ describe("parseApplyJob", () => {
     [
       "a long script",
       JSON.stringify(job({ script: "x".repeat(2001) })),
-      /script must be at most 2000 characters \(got 2001\)/,
+      /script must be at most 2000 characters on the spec API \(got 2001\); the sdx API takes up to 10000/,
+    ],
+    [
+      "a long script for the sites API",
+      JSON.stringify(job({ api: "sdx", script: "x".repeat(10_001) })),
+      /script must be at most 10000 characters on the sdx API \(got 10001\)/,
     ],
     [
       "an upper-case router id",
@@ -109,5 +114,14 @@ describe("parseApplyJob", () => {
   ])("refuses %s with a UsageError naming the field", (_case, text, message) => {
     expect(() => parseApplyJob(text)).toThrow(UsageError);
     expect(() => parseApplyJob(text)).toThrow(message);
+  });
+
+  it("takes a script up to its api's limit: 10000 characters for sdx, 2000 without an api", () => {
+    // GIVEN a job of 10000 characters, its key computed on that script
+    const script = "x".repeat(10_000);
+    const long = { ...job({ script, job_key: jobKey({ ...DEFINITION, script }) }) };
+    // THEN the sites API's job reads, and the same job without an api is refused
+    expect(parseApplyJob(JSON.stringify({ ...long, api: "sdx" })).script).toHaveLength(10_000);
+    expect(() => parseApplyJob(JSON.stringify(long))).toThrow(/at most 2000 characters on the spec API/);
   });
 });

@@ -137,7 +137,9 @@ describe("RouterScript", () => {
     );
     expect(() =>
       synth((stack) => new RouterScript(stack, "fw", { routerId: ROUTER_A, script: many })),
-    ).toThrow(/^office\/fw: script must be at most 2000 characters \(got \d{4}\)$/);
+    ).toThrow(
+      /^office\/fw: script must be at most 2000 characters on the spec API \(got \d{4}\); the sdx API takes up to 10000$/,
+    );
   });
 
   it("keeps Terraform template sequences of the script and description literal", () => {

@@ -23,13 +23,13 @@ describe("RouterScript validation at synth time", () => {
     [
       "a script over the limit",
       { script: `:log info "${"x".repeat(2405)}"` },
-      "script must be at most 2000 characters (got 2417)",
+      "script must be at most 2000 characters on the spec API (got 2417); the sdx API takes up to 10000",
     ],
     ["an empty script", { script: "" }, "script must not be empty"],
     [
       "builder lines over the limit",
       { script: Array(21).fill(`:log info "${"y".repeat(87)}"`) },
-      "script must be at most 2000 characters (got 2099)",
+      "script must be at most 2000 characters on the spec API (got 2099); the sdx API takes up to 10000",
     ],
     [
       "a script that does not parse",
@@ -80,7 +80,7 @@ describe("RouterScript validation at synth time", () => {
     [
       "a destroy script over the limit",
       { destroyScript: "#".repeat(2001) },
-      "destroyScript must be at most 2000 characters (got 2001)",
+      "destroyScript must be at most 2000 characters on the spec API (got 2001); the sdx API takes up to 10000",
     ],
     [
       "a destroy script that does not parse",
@@ -108,6 +108,16 @@ describe("RouterScript validation at synth time", () => {
       'resource must be one of terraform_data, null_resource (got "null_data_source")',
     ],
     ["an unknown API profile", { api: "rest" }, 'api must be one of spec, sdx (got "rest")'],
+    [
+      "a script over the sites API's limit",
+      { api: "sdx", script: `:log info "${"x".repeat(10_001 - 12)}"` },
+      "script must be at most 10000 characters on the sdx API (got 10001)",
+    ],
+    [
+      "a script under the sites API's minimum",
+      { api: "sdx", script: "/x" },
+      "script must be at least 3 characters on the sdx API (got 2)",
+    ],
     [
       "a notify URL for the sites API",
       { api: "sdx", notifyUrl: "https://hooks.example.net/x" },
@@ -147,6 +157,18 @@ describe("RouterScript validation at synth time", () => {
     // AND the same in astral characters, each two UTF-16 units but one character
     const astral = `:log info "${"😀".repeat(2000 - 12)}"`;
     expect(() => build({ script: astral, description: "😀".repeat(100) })).not.toThrow();
+  });
+
+  it("takes a script up to the limit of the construct's api: 10000 characters on sdx", () => {
+    // GIVEN a script of exactly 10000 characters, five times the spec's limit
+    const script = `:log info "${"x".repeat(10_000 - 12)}"`;
+    expect(script).toHaveLength(10_000);
+    // THEN it builds for the sites API
+    expect(() => build({ api: "sdx", script })).not.toThrow();
+    // AND the same script for the default API is refused, the message naming where it fits
+    expect(() => build({ script })).toThrow(
+      "script must be at most 2000 characters on the spec API (got 10000); the sdx API takes up to 10000",
+    );
   });
 
   it("explains a too long default description (the construct path)", () => {
