@@ -26,8 +26,10 @@ const EXTERNAL = [
   "constructs",
   "@cdktf/provider-null",
   "selfsigned",
-  // Looks for its optional native binding next to its own code.
-  "ssh2",
+  // ssh2's optional native parts, which it requires in a try and does without: bundling ssh2 (pure JavaScript
+  // otherwise) keeps it, and its install script, out of a user's install.
+  "cpu-features",
+  "*.node",
 ];
 
 // Chunks are named by their hash: without a clean folder every build leaves the last one's behind, and
@@ -59,9 +61,10 @@ const common = {
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  // CommonJS dependencies (commander, undici) call require(), which ESM output does not have.
+  // CommonJS dependencies (commander, undici, ssh2, grpc-js) call require() and read __dirname, which ESM output
+  // does not have.
   banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    js: "import { createRequire as __createRequire } from 'node:module'; import { fileURLToPath as __fileURLToPath } from 'node:url'; const require = __createRequire(import.meta.url); const __filename = __fileURLToPath(import.meta.url); const __dirname = __fileURLToPath(new URL('.', import.meta.url));",
   },
   logLevel: "warning",
 };
@@ -74,6 +77,9 @@ await build({
     main: "src/cli/main.ts",
     "pglite-thread": "src/service/database/pglite-thread.ts",
     "long-running": "src/cli/startup/long-running.ts",
+    // The Terraform provider, which `routerjobs provider install`'s launcher runs: grpc-js and msgpack inside,
+    // so that a user's install has no install scripts of theirs (grpc-js's protobufjs has one).
+    provider: "src/deploy/provider/main.ts",
   },
   // Chunks next to the entries: dist/bundle/ is as deep as dist/cli/, so paths relative to a module
   // (`../../package.json`) mean the same in both.

@@ -36,7 +36,7 @@ export function providerCommand(): Command {
       const installed = await installProvider({
         dir: flags.dir === undefined ? undefined : resolve(flags.dir),
         version: VERSION,
-        providerMain: join(PACKAGE_ROOT, "dist", "deploy", "provider", "main.js"),
+        providerMain: join(PACKAGE_ROOT, "dist", "bundle", "provider.js"),
       });
       const out = process.stdout;
       out.write(`installed ${installed.executable}\n\n`);

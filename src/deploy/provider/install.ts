@@ -24,7 +24,7 @@ export interface InstallOptions {
   /** The mirror folder. @default Terraform's implied local mirror, ~/.terraform.d/plugins */
   readonly dir?: string | undefined;
   readonly version: string;
-  /** Absolute path of the provider's entry (dist/deploy/provider/main.js). */
+  /** Absolute path of the provider's entry (dist/bundle/provider.js). */
   readonly providerMain: string;
   /** @default process.execPath */
   readonly node?: string;

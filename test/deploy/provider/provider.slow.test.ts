@@ -267,7 +267,7 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
       detail: run.output,
     });
     const provider = processes().find(
-      (info) => info.cwd === tf.dir && info.args.includes(join("dist", "deploy", "provider", "main.js")),
+      (info) => info.cwd === tf.dir && info.args.includes(join("dist", "bundle", "provider.js")),
     );
     expect(provider, "the provider's process").toBeDefined();
     process.kill(provider?.pid ?? 0, "SIGKILL");
