@@ -74,7 +74,7 @@ describe.skipIf(terraform === undefined)("Ctrl-C of routerjobs deploy", () => {
       console.log(
         `deploy on Ctrl-C, from the interrupt on:\n${output.slice(output.indexOf("Interrupt received"))}`,
       );
-      expect(code, output).toBe(130);
+      expect(code, `deploy's exit code; what it printed:\n${output}`).toBe(130);
       // Terraform's diagnostic for each provisioner it stopped (which one depends on when it stopped it).
       expect(output).not.toMatch(/execution halted|provisioner error|signal: killed/);
       // Terraform heard the one interrupt and stopped its provisioners gracefully, not a second one from deploy.
@@ -87,7 +87,7 @@ describe.skipIf(terraform === undefined)("Ctrl-C of routerjobs deploy", () => {
       for (const resource of ["terraform_data.edge-a_dns_job", "terraform_data.edge-a2_identity_job"])
         expect(
           lines.filter((line) => line.includes(resource) && closing.test(line)),
-          output,
+          `the closing lines of ${resource}; what deploy printed:\n${output}`,
         ).toHaveLength(1);
       expect(lines.at(-1)).toBe("routerjobs: interrupted; run deploy again to finish");
     } finally {
@@ -104,7 +104,7 @@ describe.skipIf(terraform === undefined)("Ctrl-C of routerjobs deploy", () => {
       process.kill(deploy.child.pid as number, "SIGINT");
       const { code } = await deploy.done;
       const output = seen();
-      expect(code, output).toBe(130);
+      expect(code, `deploy's exit code; what it printed:\n${output}`).toBe(130);
       expect(output).toContain("Interrupt received.");
       expect(output).not.toContain("Two interrupts received");
       expect(output.trimEnd().split("\n").at(-1)).toBe("routerjobs: interrupted; run deploy again to finish");

@@ -11,13 +11,14 @@ import { promisify } from "node:util";
 import type { RouterJobsClient } from "../../client/client.js";
 import { NetworkError, TimeoutError } from "../../client/errors.js";
 import { parseApplyJob } from "../../contract/apply-job.js";
-import { ChangesNotAppliedError, EnvironmentError } from "../../errors.js";
+import { ChangesNotAppliedError, EnvironmentError, InterruptedError } from "../../errors.js";
 import { DEPLOY_FILE_ENV, writeDeployKnowledge } from "../apply/deploy-knowledge.js";
 import { failureReason } from "../job-list/failure-reason.js";
 import { provisionedJobs } from "../plan/stack-jobs.js";
 import { jobResourcesOf, type StateResource } from "../terraform/state.js";
 import { runGroup } from "../terraform/terraform.js";
 import { makeDeployFolder } from "./deploy-folder.js";
+import { HaltedBlocks } from "./halted-blocks.js";
 import { deployKnowledge, type Finding, type Reconciliation, reconcile } from "./reconcile.js";
 
 export interface StackOptions {
@@ -192,9 +193,10 @@ async function terraform(options: StackOptions, args: readonly string[], stream 
   const halted = new HaltedBlocks((line) => options.write(`routerjobs: ${line}`));
   const onLine = (line: string) => {
     if (line === TERRAFORM_HEARD_INTERRUPT) heardInterrupt = true;
-    // Once deploy asked to stop, each provisioner Terraform stopped is one block of its own; its apply has
-    // already said in one line what the next deploy does about it.
-    if (options.signal?.aborted && halted.drops(line)) return;
+    // Once Terraform or deploy heard the interrupt, each provisioner Terraform stopped is one block of its own;
+    // its apply has already said in one line what the next deploy does about it. Terraform's own line decides
+    // as well as deploy's signal: under load deploy may read Terraform's blocks before its signal handler runs.
+    if ((heardInterrupt || options.signal?.aborted) && halted.drops(line)) return;
     if (stream) options.write(line);
   };
   // In deploy's own process group: whatever stops deploy's group (Ctrl-C, a runner's kill) stops terraform and
@@ -218,6 +220,9 @@ async function terraform(options: StackOptions, args: readonly string[], stream 
   try {
     const { code, output } = await step.done;
     options.signal?.throwIfAborted();
+    // Terraform stopped on an interrupt deploy has not heard (yet, or at all: a signal to terraform alone).
+    if (heardInterrupt && code !== 0)
+      throw new InterruptedError("terraform was interrupted; run deploy again to finish");
     if (code !== 0 && !stream) options.write(output.trim());
     return code ?? 1;
   } finally {
@@ -228,41 +233,3 @@ async function terraform(options: StackOptions, args: readonly string[], stream 
 
 /** Terraform's first line on SIGINT or SIGTERM. */
 const TERRAFORM_HEARD_INTERRUPT = "Interrupt received.";
-
-/**
- * Terraform's diagnostics for the provisioners it stopped (`Error: execution halted`, or `Error: local-exec
- * provisioner error` with `signal: killed` when it killed one): under -no-color the summary line, a blank line,
- * the indented `with <address>,`/`on ...` lines, then a paragraph of detail up to a blank line. Each becomes
- * one line naming its resource, unless its apply said it was interrupted already (Terraform may kill an apply
- * before it could).
- */
-export class HaltedBlocks {
-  #state: "out" | "body" | "detail" = "out";
-  readonly #said = new Set<string>();
-
-  constructor(private readonly write: (line: string) => void) {}
-
-  /** Whether `line` is part of such a block (written in its place, if at all, as the resource's line). */
-  drops(line: string): boolean {
-    const applySaid = /^(\S+) \(local-exec\): routerjobs: interrupted/.exec(line)?.[1];
-    if (applySaid !== undefined) this.#said.add(applySaid);
-    if (/^Error: (execution halted|local-exec provisioner error)$/.test(line)) {
-      this.#state = "body";
-      return true;
-    }
-    if (this.#state === "body") {
-      const address = /^ {2}with (\S+),$/.exec(line)?.[1];
-      if (address !== undefined && !this.#said.has(address)) {
-        this.#said.add(address);
-        this.write(`${address}: interrupted; the next deploy finishes its change`);
-      }
-      if (line.trim() !== "" && !/^\s/.test(line)) this.#state = "detail";
-      return true;
-    }
-    if (this.#state === "detail") {
-      if (line.trim() === "") this.#state = "out";
-      return true;
-    }
-    return false;
-  }
-}

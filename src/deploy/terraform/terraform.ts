@@ -63,24 +63,42 @@ export function runGroup(
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  let partial = "";
-  const take = (chunk: Buffer) => {
-    const text = partial + chunk.toString("utf8");
-    output += chunk.toString("utf8");
-    const lines = text.split("\n");
-    partial = lines.pop() ?? "";
-    for (const line of lines) options.onLine?.(line);
+  const collect = (chunk: string) => {
+    output += chunk;
   };
-  child.stdout?.on("data", take);
-  child.stderr?.on("data", take);
+  // Each stream is split into lines on its own: Terraform writes diagnostics to stderr while provisioners'
+  // lines reach stdout, and one shared remainder would splice a stderr chunk into the middle of a stdout line.
+  const rests = [child.stdout, child.stderr].map((stream) =>
+    stream === null ? () => "" : eachLine(stream, (line) => options.onLine?.(line), collect),
+  );
   const done = new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) => {
-      if (partial) options.onLine?.(partial);
+      for (const rest of rests) if (rest() !== "") options.onLine?.(rest());
       resolve({ code, output });
     });
   });
   return { child, done };
+}
+
+/**
+ * Calls `onLine` for each complete line of `stream` (UTF-8, a character split across chunks kept whole) and
+ * `onChunk` for its text as it arrives; returns what is left after the last newline, for when the stream ends.
+ */
+export function eachLine(
+  stream: NodeJS.ReadableStream,
+  onLine: (line: string) => void,
+  onChunk: (chunk: string) => void = () => {},
+): () => string {
+  let rest = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    onChunk(chunk);
+    const lines = (rest + chunk).split("\n");
+    rest = lines.pop() ?? "";
+    for (const line of lines) onLine(line);
+  });
+  return () => rest;
 }
 
 /** Ends a process group started by `runGroup` (and its provisioners): TERM, then KILL if it lingers. */
