@@ -51,28 +51,7 @@ describe("routerjobs plan (exit codes as terraform plan -detailed-exitcode)", ()
 
   it("exits 0 when every job is in the state, and --json says why", async () => {
     const dir = stack("/ip dns set servers=9.9.9.9");
-    const key = JSON.parse(
-      JSON.parse(readFileSync(join(dir, "cdk.tf.json"), "utf8")).resource.terraform_data[
-        Object.keys(
-          JSON.parse(readFileSync(join(dir, "cdk.tf.json"), "utf8")).resource.terraform_data,
-        )[0] as string
-      ].input.routerjobs,
-    );
-    const state = {
-      version: 4,
-      resources: [
-        {
-          mode: "managed",
-          type: "terraform_data",
-          instances: [
-            {
-              attributes: { id: "x", input: { value: { routerjobs: JSON.stringify(key) }, type: "dynamic" } },
-            },
-          ],
-        },
-      ],
-    };
-    writeFileSync(join(dir, "terraform.office.tfstate"), JSON.stringify(state));
+    writeFileSync(join(dir, "terraform.office.tfstate"), JSON.stringify(stateApplying(dir)));
     const result = await runCli(["plan", dir, "--json"], { env });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -83,6 +62,22 @@ describe("routerjobs plan (exit codes as terraform plan -detailed-exitcode)", ()
     });
     // --all ignores the state: the declared DNS servers differ from the live ones, so the router has drifted.
     expect((await runCli(["plan", dir, "--all", "--json"], { env })).code).toBe(2);
+  });
+
+  it("finds the state where the stack's local backend puts it (cdktf: the app's folder, not the stack's)", async () => {
+    const dir = stack("/ip dns set servers=9.9.9.9");
+    const app = mkdtempSync(join(tmpdir(), "rj-plan-app-"));
+    dirs.push(app);
+    const stateFile = join(app, "terraform.office.tfstate");
+    const stackFile = join(dir, "cdk.tf.json");
+    const synthesized = JSON.parse(readFileSync(stackFile, "utf8"));
+    synthesized.terraform = { ...synthesized.terraform, backend: { local: { path: stateFile } } };
+    writeFileSync(stackFile, JSON.stringify(synthesized));
+    writeFileSync(stateFile, JSON.stringify(stateApplying(dir)));
+    const result = await runCli(["plan", dir, "--json"], { env });
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ changed: 0, routers: [{ jobs: [] }] });
   });
 
   it("exits 1 with the router's error and line for a script that would fail", async () => {
@@ -125,3 +120,21 @@ describe("routerjobs import", () => {
     );
   });
 });
+
+/** A local state (format 4) in which the stack's one job resource is applied. */
+function stateApplying(dir: string): unknown {
+  const resources = JSON.parse(readFileSync(join(dir, "cdk.tf.json"), "utf8")).resource.terraform_data;
+  const key = JSON.parse(resources[Object.keys(resources)[0] as string].input.routerjobs);
+  return {
+    version: 4,
+    resources: [
+      {
+        mode: "managed",
+        type: "terraform_data",
+        instances: [
+          { attributes: { id: "x", input: { value: { routerjobs: JSON.stringify(key) }, type: "dynamic" } } },
+        ],
+      },
+    ],
+  };
+}

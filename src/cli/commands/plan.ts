@@ -13,8 +13,9 @@ job to run), loads it into a simulated router (the twin), runs the jobs that wou
 order, and prints per router the export lines added (+), removed (-) and changed (~), grouped by menu, and
 every script that would fail with the router's error and line. Read-only: it submits nothing.
 
-Which jobs would run: those whose job_key is not in an untainted resource of the Terraform state (--state, or
-terraform.tfstate / terraform.<stack>.tfstate next to the stack file; no state: every job). --all runs every
+Which jobs would run: those whose job_key is not in an untainted resource of the Terraform state (--state,
+the stack's local backend file, or terraform.tfstate / terraform.<stack>.tfstate next to the stack file; no
+state: every job). --all runs every
 declared job: a router that would still change has drifted from the code (docs/plan.md).
 
 After the jobs, plan checks on the twin that the service still reaches each router (docs/safe-change.md):

@@ -6,7 +6,7 @@
  * and the output of `terraform show -json` (any backend: `terraform show -json > state.json`).
  */
 import { readFile, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../../errors.js";
 import { jobResourcesOf, STATE_IDENTITY_KEY, stateIdentitySchema } from "../terraform/state.js";
 
@@ -58,17 +58,34 @@ function identityOf(input: unknown): string | undefined {
 }
 
 /**
- * The state file to read: `--state FILE`, else `terraform.tfstate` or cdktf's `terraform.<stack>.tfstate` next
- * to the stack file, else none (a stack never applied: every job would run).
+ * The state file to read: `--state FILE`; else the one the stack's local backend names (cdktf writes an absolute
+ * `terraform.<stack>.tfstate` in the app's folder, not beside the synthesized stack); else `terraform.tfstate`
+ * or `terraform.<stack>.tfstate` next to the stack file; else none (a stack never applied: every job would run).
  */
 export async function findStateFile(stackFile: string, explicit?: string): Promise<string | undefined> {
   if (explicit !== undefined) return explicit;
   const dir = dirname(stackFile);
-  for (const name of ["terraform.tfstate", `terraform.${basename(dir)}.tfstate`]) {
-    const file = join(dir, name);
-    if ((await stat(file).catch(() => undefined))?.isFile()) return file;
-  }
+  const named = await backendPath(stackFile);
+  const candidates = [
+    ...(named === undefined ? [] : [resolve(dir, named)]),
+    ...["terraform.tfstate", `terraform.${basename(dir)}.tfstate`].map((name) => join(dir, name)),
+  ];
+  for (const file of candidates) if ((await stat(file).catch(() => undefined))?.isFile()) return file;
   return undefined;
+}
+
+/** `terraform.backend.local.path` of a stack file, which Terraform resolves from the stack's folder. */
+async function backendPath(stackFile: string): Promise<string | undefined> {
+  try {
+    const stack = JSON.parse(await readFile(stackFile, "utf8")) as {
+      terraform?: { backend?: { local?: { path?: unknown } } };
+    };
+    const path = stack.terraform?.backend?.local?.path;
+    return typeof path === "string" && path !== "" ? path : undefined;
+  } catch {
+    // an unreadable stack file is reported by the stack's own reading
+    return undefined;
+  }
 }
 
 export async function readAppliedJobKeys(file: string): Promise<Set<string>> {
