@@ -9,8 +9,10 @@
  * commander and no other command; zod's unused locales are left out (below). It is bundled apart, into the one
  * file `apply-main.js` (below), so that it loads only the parts of zod and undici it uses.
  *
- * Kept out of the bundle: packages that find files next to their own code (PGlite's WebAssembly, selfsigned)
- * or are large and only needed by the service, receiver and demo (fastify, pg, cdktf).
+ * The service's HTTP server, its PostgreSQL driver and its certificates (fastify, pg, selfsigned) are inside, as
+ * devDependencies: a construct user's install does not carry them (docs/packaging.md). Kept out: PGlite, whose
+ * WebAssembly and data files sit next to its code (an optional peer: only the embedded database loads it, on a
+ * thread of its own), and the frameworks (cdktf, cdktn), which are the user's.
  */
 import { createHash } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
@@ -18,9 +20,8 @@ import { build } from "esbuild";
 
 const EXTERNAL = [
   "@electric-sql/pglite",
-  "pg",
-  "fastify",
-  "fastify-plugin",
+  // pg's optional native driver, which it requires only when asked for it (the service never does).
+  "pg-native",
   "cdktf",
   "cdktn",
   "constructs",
@@ -148,12 +149,18 @@ const [bodyFile] = body.outputFiles;
 await writeFile(bodyFile.path, bodyFile.contents);
 const bodySha256 = createHash("sha256").update(bodyFile.contents).digest("hex");
 
-/** The entry's imports of the full CLI and of the body as a module (tsc's output or tsx only) stay imports. */
+/**
+ * The entry's imports of the full CLI and of the body as a module (tsc's output or tsx only) stay imports, of
+ * the files beside it in dist/bundle/ (`../main.js` in src/cli/startup/ is `./main.js` there). Inlined, the
+ * full CLI made the entry that every apply parses several megabytes.
+ */
 const applyEntryExternals = {
   name: "apply-entry-externals",
   setup(build) {
-    build.onResolve({ filter: /^\.\/(main|apply-body)\.js$/ }, (args) =>
-      /apply-main\.ts$/.test(args.importer) ? { path: args.path, external: true } : undefined,
+    build.onResolve({ filter: /^\.\.?\/(main|apply-body)\.js$/ }, (args) =>
+      /apply-main\.ts$/.test(args.importer)
+        ? { path: `./${args.path.split("/").at(-1)}`, external: true }
+        : undefined,
     );
   },
 };

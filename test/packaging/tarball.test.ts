@@ -156,6 +156,33 @@ describe("the packed tarball in an empty project", () => {
           /routerjobs demo runs in a clone of the repository, .*\(missing here: tsx.*\): git clone https:\/\/\S+ routerjobs && cd routerjobs && npm ci && npm run demo\n/,
         );
         expect(demo?.stderr).not.toMatch(/\n\s+at /);
+        // AND nothing only the service runs came with it: its server, driver and certificates are in the
+        // bundle, and the embedded database is an optional peer
+        for (const serviceOnly of ["@electric-sql/pglite", "fastify", "pg", "selfsigned"])
+          expect(existsSync(join(dir, "node_modules", serviceOnly)), serviceOnly).toBe(false);
+        // AND the service, started without it, says what to install, in one line, without a stack trace
+        const service = await run(
+          "npx",
+          [
+            "--no-install",
+            "routerjobs",
+            "service",
+            "start",
+            "--listen",
+            "127.0.0.1:0",
+            "--data",
+            join(dir, "svc"),
+          ],
+          { cwd: dir, env: userEnv() },
+        ).then(
+          () => undefined,
+          (error: Ran & { code: number }) => error,
+        );
+        expect(service?.code, service?.stderr).toBe(5);
+        expect(service?.stderr).toMatch(
+          /needs @electric-sql\/pglite, which is not installed: run `npm install @electric-sql\/pglite@\^0\.5`/,
+        );
+        expect(service?.stderr).not.toMatch(/\n\s+at /);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

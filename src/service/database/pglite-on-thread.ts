@@ -1,4 +1,5 @@
 import { SHARE_ENV, Worker, type WorkerOptions } from "node:worker_threads";
+import { EnvironmentError } from "../../errors.js";
 import { lockDataDirectory } from "./data-directory-lock.js";
 import type { Database, Queryable } from "./database.js";
 import type { PgliteSource } from "./pglite.js";
@@ -72,9 +73,7 @@ class DatabaseThread {
         reply.ok ? waiter.resolve(reply.value) : waiter.reject(fromWire(reply.error, waiter.trace.stack)),
       ),
     );
-    this.worker.on("error", (error) =>
-      this.end(new Error(`the database thread failed: ${error.message}`, { cause: error })),
-    );
+    this.worker.on("error", (error) => this.end(threadFailure(error)));
     this.worker.on("exit", (code) => this.end(new Error(`the database thread exited (code ${code})`)));
     // An idle thread keeps no process alive: it is referenced only while a statement waits, as a socket is.
     this.worker.unref();
@@ -120,6 +119,22 @@ class DatabaseThread {
 }
 
 let thread: DatabaseThread | undefined;
+
+/**
+ * What the thread's failure says. PGlite is an optional peer of the package (construct users and a service on
+ * PostgreSQL do without its 27 MB): a thread that cannot load it names the install, or PostgreSQL instead.
+ */
+function threadFailure(error: Error): Error {
+  const missing =
+    (error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND" &&
+    /'@electric-sql\/pglite'/.test(error.message);
+  if (missing)
+    return new EnvironmentError(
+      "the embedded database needs @electric-sql/pglite, which is not installed: run `npm install @electric-sql/pglite@^0.5` where routerjobs is installed, or use PostgreSQL (--database postgres://...)",
+      { cause: error },
+    );
+  return new Error(`the database thread failed: ${error.message}`, { cause: error });
+}
 
 /**
  * Stops the process's database thread as a crash would (its open databases are lost, their owners told); the

@@ -1,4 +1,5 @@
 import { type PGlite, parse, protocol } from "@electric-sql/pglite";
+import { PLAN_EACH_RUN } from "./plan-each-run.js";
 
 /**
  * The store's statements on PGlite, each parsed and planned once. `PGlite.query` sends every
@@ -23,16 +24,6 @@ export interface PreparedStatements {
  * built per call must not grow PostgreSQL's memory without bound. The least recently used is closed first.
  */
 export const PREPARED_STATEMENTS_KEPT = 256;
-
-/**
- * Starts a statement whose plan must be made for each run's values: PostgreSQL's plan for any values (the
- * generic plan it keeps after five runs) cannot drop an optional filter (`$4::text IS NULL OR lower(description)
- * LIKE $4`), so it reads a router's every job where the plan for the values at hand reads the trigram index or
- * the page's range of the index. With a kept plan the job list's text lookup read a long history whole, and
- * a synchronous call to another router waited behind all of it on the database's one thread (figures:
- * docs/performance.md, bench/job-list-isolation.bench.ts).
- */
-export const PLAN_EACH_RUN = "/* plan each run */";
 
 /** Statements that a plan is kept for: the rest (DDL, `DO`, `SET`, `ANALYZE`...) run unnamed, as before. */
 const PLANNED = /^\s*(SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i;

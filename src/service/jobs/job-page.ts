@@ -2,7 +2,7 @@ import { JOB_STATUSES, type KnownJobStatus } from "../../contract/job.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
 import { RouterjobsError } from "../../errors.js";
 import type { Queryable } from "../database/database.js";
-import { PLAN_EACH_RUN } from "../database/pglite-statements.js";
+import { PLAN_EACH_RUN } from "../database/plan-each-run.js";
 import { JOB_LIST_SELECT, JOB_RECORD_SELECT, type JobListRow } from "./rows.js";
 
 /**

@@ -3,7 +3,7 @@ import { formatTimestamp } from "../../contract/time.js";
 import type { Database, Queryable } from "../database/database.js";
 import { GroupCommit } from "../database/group-commit.js";
 import { migrate } from "../database/migrations.js";
-import { PLAN_EACH_RUN } from "../database/pglite-statements.js";
+import { PLAN_EACH_RUN } from "../database/plan-each-run.js";
 import type { ReceivedJob } from "./job-view.js";
 import { RECEIVER_MIGRATIONS } from "./migrations.js";
 

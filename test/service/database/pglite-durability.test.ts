@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mayWrite } from "../../../src/service/database/pglite-durability.js";
-import { PLAN_EACH_RUN } from "../../../src/service/database/pglite-statements.js";
+import { PLAN_EACH_RUN } from "../../../src/service/database/plan-each-run.js";
 
 describe("which statements ask for a WAL flush", () => {
   it("counts anything but a query that locks nothing as a write", () => {

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Queryable } from "../../../src/service/database/database.js";
 import { toJsonb } from "../../../src/service/database/jsonb.js";
 import { openPgliteHere } from "../../../src/service/database/pglite.js";
-import { PLAN_EACH_RUN, preparedStatements } from "../../../src/service/database/pglite-statements.js";
+import { preparedStatements } from "../../../src/service/database/pglite-statements.js";
+import { PLAN_EACH_RUN } from "../../../src/service/database/plan-each-run.js";
 
 describe("prepared statements on PGlite", () => {
   let pg: PGlite;
