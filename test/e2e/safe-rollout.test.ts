@@ -128,7 +128,7 @@ describe.skipIf(terraform === undefined)("a safe-change rollout whose canary cut
     const result = await deploy.done;
     expect(result.code).toBe(1);
     expect(result.output).toContain(
-      `reverted on ${CANARY.routerId}: the service could not reach it within 2m after the change`,
+      `reverted on ${CANARY.name} (${CANARY.routerId}): the service could not reach it within 2m after the change`,
     );
     // AND the canary is as it was before the job, and the backup its revert loaded is gone
     expect(await exportOf(CANARY)).toBe(before);

@@ -107,7 +107,7 @@ describe("routerjobs apply with safeChange, the service restarting mid-window", 
     nowMs += 30_000;
     expect(await applying).toMatchObject({
       outcome: "failed",
-      reason: `reverted on ${ROUTER_A}: the service could not reach it within 2m after the change`,
+      reason: `reverted on edge-a (${ROUTER_A}): the service could not reach it within 2m after the change`,
     });
     expect(await exportOf(ROUTER_A)).toBe(before);
     expect(safeBackupsOf(ROUTER_A)).toEqual([]);

@@ -95,7 +95,7 @@ describe("routerjobs apply with safeChange", () => {
     const result = await applying;
     expect(result).toMatchObject({
       outcome: "failed",
-      reason: `reverted on ${ROUTER_A}: the service could not reach it within 2m after the change`,
+      reason: `reverted on edge-a (${ROUTER_A}): the service could not reach it within 2m after the change`,
     });
     expect(await exportOf()).toBe(before);
   });
