@@ -394,6 +394,19 @@ export class RouterJobsClient {
     }
   }
 
+  /**
+   * The routers' names by id, so that a message names a router as people do: one request. A service without
+   * the list (the public one), or one that refuses it, gives an empty map, and the message keeps the id.
+   */
+  async routerNames(options: CallOptions = {}): Promise<Map<string, string>> {
+    try {
+      return new Map((await this.listRouters(options))?.map((router) => [router.id, router.name]) ?? []);
+    } catch (error) {
+      if (error instanceof RouterjobsError) return new Map();
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.#transport.close(), this.#budget.flush()]);
   }

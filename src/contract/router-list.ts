@@ -15,3 +15,9 @@ export const routerSummarySchema = z.looseObject({
 export type RouterSummary = z.output<typeof routerSummarySchema>;
 
 export const routerListEnvelopeSchema = successEnvelope(z.array(routerSummarySchema));
+
+/** `edge-1 (<id>)` where the name is known, else the id. */
+export function namedRouter(routerId: string, names: ReadonlyMap<string, string>): string {
+  const name = names.get(routerId);
+  return name === undefined ? routerId : `${name} (${routerId})`;
+}

@@ -6,6 +6,7 @@ import type { Device } from "../contract/device.js";
 import { formatDuration, type RateLimit } from "../contract/duration.js";
 import type { RouterBackend } from "../contract/routers/router-backend.js";
 import { SimulatedBackend } from "../routeros/simulator/index.js";
+import type { ServicePath } from "../routeros/simulator/reachability/index.js";
 import { newToken } from "../service/auth/directory.js";
 import { resolveConfig } from "../service/config.js";
 import { type RunningReceiver, startReceiver } from "../service/receiver/server.js";
@@ -29,11 +30,20 @@ export interface LocalStackOptions {
   readonly receiver?: boolean;
   /** How long a simulated router stays offline after a reboot (a restore reboots it). @default 30 s */
   readonly rebootOfflineMs?: number;
+  /** The simulated routers' clock (their scheduler runs on it). @default the system clock */
+  readonly routerClock?: () => Date;
+  /**
+   * How the service reaches the simulated routers: with it, a router whose configuration cuts that path stops
+   * answering (docs/safe-change.md). @default - every simulated router is reached
+   */
+  readonly reach?: ServicePath;
 }
 
 export interface LocalStack {
   readonly service: RunningService;
   readonly receiver: RunningReceiver | undefined;
+  /** The simulated routers themselves, for tools and tests that look at a router or move its clock. */
+  readonly simulated: SimulatedBackend;
   /** The seeded team's API token: hand it to processes through the environment only. */
   readonly token: string;
   /** What terraform and its provisioners (`routerjobs apply`) need to deploy against this stack. */
@@ -57,6 +67,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       seed: 42,
       commandLatencyMs: 20,
       ...(options.rebootOfflineMs === undefined ? {} : { rebootOfflineMs: options.rebootOfflineMs }),
+      ...(options.routerClock ? { now: options.routerClock } : {}),
+      ...(options.reach ? { reach: options.reach } : {}),
     });
     const backend: RouterBackend = options.routers.some((router) => router.device)
       ? new MixedBackend(simulated, new DeviceBackend())
@@ -120,6 +132,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     return {
       service,
       receiver,
+      simulated,
       token,
       env,
       close: async () => {

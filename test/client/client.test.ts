@@ -137,6 +137,32 @@ describe("happy paths", () => {
   });
 });
 
+describe("routerNames", () => {
+  it("gives the listed routers' names by id, and an empty map where the list is refused or missing", async () => {
+    service.script({
+      status: 200,
+      body: {
+        status: "success",
+        data: [
+          { id: ROUTER_ID, name: "edge-1" },
+          { id: OTHER_ROUTER_ID, name: "edge-2" },
+        ],
+      },
+    });
+    expect(await client.routerNames()).toEqual(
+      new Map([
+        [ROUTER_ID, "edge-1"],
+        [OTHER_ROUTER_ID, "edge-2"],
+      ]),
+    );
+    expect(service.requests.at(-1)?.path).toBe("/api/routers");
+    service.script({ status: 404, body: envelope("not_found", "no such route") });
+    expect(await client.routerNames()).toEqual(new Map());
+    service.script({ status: 403, body: envelope("forbidden", "not for this token") });
+    expect(await client.routerNames()).toEqual(new Map());
+  });
+});
+
 describe("validation before sending", () => {
   it("names the field, the limit and the actual value, and sends nothing", async () => {
     const before = service.requests.length;

@@ -87,7 +87,7 @@ export function writeServiceCa(svc: TestService, dir: string, name = "service-ca
 export async function startTestService(
   config: Partial<ServiceConfigInput> = {},
   backend: RouterBackend = newBackend(),
-  server: Partial<Pick<StartOptions, "tls" | "timeouts" | "logger" | "rateLimitClock">> = {},
+  server: Partial<Pick<StartOptions, "tls" | "timeouts" | "logger" | "rateLimitClock" | "port">> = {},
 ): Promise<TestService> {
   const service = await startService({
     config: resolveConfig({

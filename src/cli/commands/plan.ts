@@ -154,22 +154,6 @@ async function makePlan(target: string, flags: PlanFlags, command: Command) {
       ...(reach ? { reach } : {}),
       readConfig: (routerId) => readLiveConfig(client, routerId),
     });
-    return { plan, names: plan.cutOff > 0 ? await routerNames(client) : new Map<string, string>() };
+    return { plan, names: plan.cutOff > 0 ? await client.routerNames() : new Map<string, string>() };
   });
-}
-
-/**
- * The routers' names, so that a cut-off names the router as people do; one request, made only when a router
- * would be cut off. A service without the list (the public one), or one that refuses it, leaves the ids.
- */
-async function routerNames(
-  client: import("../../client/client.js").RouterJobsClient,
-): Promise<Map<string, string>> {
-  const { RouterjobsError } = await import("../../errors.js");
-  try {
-    return new Map((await client.listRouters())?.map((router) => [router.id, router.name]) ?? []);
-  } catch (error) {
-    if (error instanceof RouterjobsError) return new Map();
-    throw error;
-  }
 }

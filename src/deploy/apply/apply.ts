@@ -201,9 +201,10 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     const completed = { outcome: "completed", job: final, alreadyApplied: adopted } as const;
     const confirmation = confirmationJob(job);
     if (!confirmation) return completed;
-    return safeChangeResult(job, completed, await applyJob(confirmation, given), (line) =>
-      progress.line(line),
-    );
+    return safeChangeResult(job, completed, await applyJob(confirmation, given), {
+      client: context.client,
+      write: (line) => progress.line(line),
+    });
   }
   let reason = await failureReason(context.client, job.router_id, final, deadline);
   // The restore before the journal says "reported": an apply killed meanwhile finds the restore by its marker.

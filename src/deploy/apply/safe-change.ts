@@ -5,8 +5,11 @@
  * (its own resource and key), so its exactly-once bookkeeping is apply's own: an apply run again after a crash
  * or a service restart follows the same follow-up instead of submitting another.
  */
+
+import type { RouterJobsClient } from "../../client/client.js";
 import { type ApplyJob, type JobDefinition, jobKey } from "../../contract/apply-job.js";
 import { formatDuration } from "../../contract/duration.js";
+import { namedRouter } from "../../contract/router-list.js";
 import { disarmRevertScript, REVERTED_MARKER, SAFE_CHANGE_PREFIX } from "../../routeros/build/safe-change.js";
 import type { ApplyResult } from "./apply.js";
 
@@ -39,13 +42,17 @@ export function confirmationJob(job: ApplyJob): ApplyJob | undefined {
   } as ApplyJob;
 }
 
-/** What the change's apply reports, from the change's own result and its follow-up's. */
-export function safeChangeResult(
+/**
+ * What the change's apply reports, from the change's own result and its follow-up's. A reverted router is
+ * named as people name it where the service lists names (one request, made only then).
+ */
+export async function safeChangeResult(
   job: ApplyJob,
   change: ApplyResult & { readonly outcome: "completed" },
   confirmation: ApplyResult,
-  write: (line: string) => void,
-): ApplyResult {
+  context: { readonly client: RouterJobsClient; readonly write: (line: string) => void },
+): Promise<ApplyResult> {
+  const { write } = context;
   const safe = job.safe_change;
   if (!safe) return change;
   const armed = `${SAFE_CHANGE_PREFIX}${safe.tag}`;
@@ -62,7 +69,7 @@ export function safeChangeResult(
     return { outcome: "timeout", job: change.job };
   }
   const reason = confirmation.reason.includes(REVERTED_MARKER)
-    ? `reverted on ${job.router_id}: the service could not reach it within ${within} after the change`
+    ? `reverted on ${namedRouter(job.router_id, await context.client.routerNames())}: the service could not reach it within ${within} after the change`
     : `the confirmation of the change failed (${confirmation.reason}); the revert ${armed} may still be armed`;
   const seen = change.job ?? confirmation.job;
   write(reason);

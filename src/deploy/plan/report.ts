@@ -2,6 +2,7 @@
  * The plan for people (text, per router, grouped by menu, `+` added, `-` removed, `~` changed) and for CI
  * (JSON, the same facts with stable field names).
  */
+import { namedRouter } from "../../contract/router-list.js";
 import { withLine } from "../../routeros/errors.js";
 import type { Plan, RouterPlan } from "./plan.js";
 
@@ -27,8 +28,7 @@ function routerLines(router: RouterPlan, names: ReadonlyMap<string, string>): st
 }
 
 function reachabilityLines(router: RouterPlan, names: ReadonlyMap<string, string>): string[] {
-  const name = names.get(router.router_id);
-  const named = name === undefined ? router.router_id : `${name} (${router.router_id})`;
+  const named = namedRouter(router.router_id, names);
   const reach = router.reachability;
   if (!reach) return [];
   if (reach.status === "cut")

@@ -38,12 +38,16 @@ export function armRevertScript(tag: string, deadlineMs: number): string {
   ].join("\n");
 }
 
-/** The follow-up job: a read the service can only run if it reaches the router, then the disarm. */
+/**
+ * The follow-up job: a read the service can only run if it reaches the router, then the disarm. When the
+ * revert fired, the backup it loaded is still on the disk (files outlive a backup load): it is removed before
+ * the job fails, so a reverted change leaves no file behind either.
+ */
 export function disarmRevertScript(tag: string): string {
   const name = nameOf(tag);
   return [
     `:put [/system identity get name]`,
-    `:if ([:len [/system scheduler find name=${name}]] = 0) do={ :error "${REVERTED_MARKER}: ${name} is no longer armed" }`,
+    `:if ([:len [/system scheduler find name=${name}]] = 0) do={ /file remove [find name=${name}.backup]; :error "${REVERTED_MARKER}: ${name} is no longer armed" }`,
     `/system scheduler remove [find name=${name}]`,
     `/file remove [find name=${name}.backup]`,
     `:put "${CONFIRMED_MARKER}"`,

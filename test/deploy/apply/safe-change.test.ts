@@ -7,23 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RouterJobsClient } from "../../../src/client/client.js";
-import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import { type ApplyContext, applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
-import { parseApplyJob, RouterScript } from "../../../src/deploy/constructs/index.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { clientOf, eventually, ROUTER_A, startTestService, type TestService } from "../../service/harness.js";
-import { provisioners, resourceAt, synth } from "../constructs/support.js";
-
-/** The job the constructs write for `script` with a two-minute safe change, confirmed by polling. */
-function safeJob(id: string, script: string): ApplyJob {
-  const text = synth(
-    (stack) =>
-      new RouterScript(stack, id, { routerId: ROUTER_A, script, safeChange: { confirmWithin: "2m" } }),
-  );
-  const [create] = provisioners(resourceAt(text, id));
-  return { ...parseApplyJob(create?.environment.ROUTERJOBS_JOB ?? ""), wait_for: "poll", timeout_ms: 20_000 };
-}
+import { safeJob } from "./safe-job.js";
 
 describe("routerjobs apply with safeChange", () => {
   let nowMs = Date.parse("2026-11-22T10:00:00Z");
@@ -107,7 +95,7 @@ describe("routerjobs apply with safeChange", () => {
     const result = await applying;
     expect(result).toMatchObject({
       outcome: "failed",
-      reason: `reverted on ${ROUTER_A}: the service could not reach it within 2m after the change`,
+      reason: `reverted on edge-a (${ROUTER_A}): the service could not reach it within 2m after the change`,
     });
     expect(await exportOf()).toBe(before);
   });

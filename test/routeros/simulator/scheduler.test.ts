@@ -66,9 +66,11 @@ describe("a safe change's revert", () => {
     expect(await router.runScheduler()).toBe(1);
     expect(router.takeRebootRequest()).toBe(true);
     expect(await exportOf(router)).toBe(before);
-    // AND the disarm job then fails saying the revert fired
+    expect(router.backupNames).toEqual(["routerjobs-safe-abc123.backup"]);
+    // AND the disarm job then fails saying the revert fired, and removes the backup the revert loaded
     const disarm = await router.runScript(disarmRevertScript("abc123"));
     expect(disarm).toMatchObject({ ok: false, error: expect.stringContaining("routerjobs-safe: reverted") });
+    expect(router.backupNames).toEqual([]);
   });
 
   it("disarmed in time, leaves the change and nothing scheduled behind", async () => {
