@@ -23,6 +23,11 @@ export interface ManagedResource<Context> {
   validate(config: TfObject): WireMessage[];
   /** Completes a plan: defaults and computed values, given the prior state (null for a new resource). */
   plan(prior: TfObject | null, planned: TfObject): TfObject;
+  /**
+   * What a planned new object would do, added to its plan (the provider's context once configured); an error
+   * among the diagnostics fails the plan.
+   */
+  planEffect?(context: Context | undefined, planned: TfObject): Promise<PlanOutcome>;
   create(context: Context, planned: TfObject): Promise<ApplyOutcome>;
   update(context: Context, prior: TfObject, planned: TfObject): Promise<ApplyOutcome>;
   delete(context: Context, prior: TfObject): Promise<void>;
@@ -34,6 +39,11 @@ export interface ManagedResource<Context> {
 /** What an apply ends with: the state to record (null: none), and the diagnostics (an error fails it). */
 export interface ApplyOutcome {
   readonly state: TfObject | null;
+  readonly diagnostics: readonly WireMessage[];
+}
+
+export interface PlanOutcome {
+  readonly planned: TfObject;
   readonly diagnostics: readonly WireMessage[];
 }
 
@@ -139,19 +149,21 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
       const prior = objectOf(request, "prior_state");
       try {
         const conformed = conform(resource.schema, proposed);
-        if (!prior)
-          return {
-            planned_state: dynamic(resource.plan(null, plannedForCreate(resource.schema, conformed))),
-          };
-        const priorObject = conform(resource.schema, prior);
-        const replacing = replacingChanges(resource.schema, priorObject, conformed);
-        const planned =
-          replacing.length > 0
-            ? resource.plan(null, plannedForCreate(resource.schema, conformed))
-            : resource.plan(priorObject, conformed);
+        const priorObject = prior ? conform(resource.schema, prior) : null;
+        const replacing = priorObject ? replacingChanges(resource.schema, priorObject, conformed) : [];
+        const created = !priorObject || replacing.length > 0;
+        const planned = created
+          ? resource.plan(null, plannedForCreate(resource.schema, conformed))
+          : resource.plan(priorObject, conformed);
+        // Only a new object runs anything: an update in place or no change costs nothing here.
+        const outcome =
+          created && resource.planEffect
+            ? await resource.planEffect(configured, planned)
+            : { planned, diagnostics: [] };
         return {
-          planned_state: dynamic(planned),
+          planned_state: dynamic(outcome.planned),
           requires_replace: replacing.map((name) => ({ steps: [{ attribute_name: name }] })),
+          diagnostics: [...outcome.diagnostics],
         };
       } catch (error) {
         return { planned_state: dynamic(proposed), diagnostics: [failure(error)] };
