@@ -42,6 +42,14 @@ export interface ApplyOutcome {
   readonly diagnostics: readonly WireMessage[];
 }
 
+export interface DataSource<Context> {
+  readonly typeName: string;
+  readonly schema: BlockSpec;
+  /** Problems of a configuration (unknown values may stand in it). */
+  validate(config: TfObject): WireMessage[];
+  read(context: Context, config: TfObject): Promise<TfObject>;
+}
+
 export interface PlanOutcome {
   readonly planned: TfObject;
   readonly diagnostics: readonly WireMessage[];
@@ -50,6 +58,7 @@ export interface PlanOutcome {
 export interface ProviderDefinition<Context> {
   readonly schema: BlockSpec;
   readonly resources: readonly ManagedResource<Context>[];
+  readonly dataSources?: readonly DataSource<Context>[];
   validateConfig(config: TfObject): WireMessage[];
   configure(config: TfObject): Promise<Context>;
   /** Terraform asked the provider to stop what it is doing (Ctrl-C). */
@@ -78,6 +87,13 @@ function failure(error: unknown): WireMessage {
 
 export function providerRpcs<Context>(definition: ProviderDefinition<Context>): ProviderRpcs {
   const resources = new Map(definition.resources.map((resource) => [resource.typeName, resource]));
+  const dataSources = definition.dataSources ?? [];
+  const dataSourceOf = (request: WireMessage) => {
+    const name = request.type_name as string;
+    const found = dataSources.find((source) => source.typeName === name);
+    if (!found) throw new Error(`this provider has no data source ${JSON.stringify(name)}`);
+    return found;
+  };
   let configured: Context | undefined;
   let configureError: unknown;
 
@@ -96,14 +112,16 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
     GetMetadata: async () => ({
       server_capabilities: { get_provider_schema_optional: false },
       resources: definition.resources.map((resource) => ({ type_name: resource.typeName })),
-      data_sources: [],
+      data_sources: dataSources.map((source) => ({ type_name: source.typeName })),
     }),
     GetProviderSchema: async () => ({
       provider: wireSchema(definition.schema),
       resource_schemas: Object.fromEntries(
         definition.resources.map((resource) => [resource.typeName, wireSchema(resource.schema)]),
       ),
-      data_source_schemas: {},
+      data_source_schemas: Object.fromEntries(
+        dataSources.map((source) => [source.typeName, wireSchema(source.schema)]),
+      ),
       server_capabilities: {},
     }),
     ValidateProviderConfig: async (request) => ({
@@ -122,9 +140,14 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
       const resource = resourceOf(request);
       return { diagnostics: resource.validate(conform(resource.schema, decodedField(request, "config"))) };
     },
-    ValidateDataResourceConfig: async (request) => ({
-      diagnostics: [errorDiagnostic(`this provider has no data source ${JSON.stringify(request.type_name)}`)],
-    }),
+    ValidateDataResourceConfig: async (request) => {
+      try {
+        const source = dataSourceOf(request);
+        return { diagnostics: source.validate(conform(source.schema, decodedField(request, "config"))) };
+      } catch (error) {
+        return { diagnostics: [failure(error)] };
+      }
+    },
     UpgradeResourceState: async (request) => {
       const resource = resourceOf(request);
       const raw = request.raw_state as WireMessage | undefined;
@@ -201,9 +224,15 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
         return { diagnostics: [failure(error)] };
       }
     },
-    ReadDataSource: async (request) => ({
-      diagnostics: [errorDiagnostic(`this provider has no data source ${JSON.stringify(request.type_name)}`)],
-    }),
+    ReadDataSource: async (request) => {
+      try {
+        const source = dataSourceOf(request);
+        const state = await source.read(contextOf(), conform(source.schema, decodedField(request, "config")));
+        return { state: dynamic(conform(source.schema, state)), diagnostics: [] };
+      } catch (error) {
+        return { diagnostics: [failure(error)] };
+      }
+    },
     GetFunctions: async () => ({ diagnostics: [] }),
     StopProvider: async () => {
       definition.stop();

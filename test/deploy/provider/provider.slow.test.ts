@@ -156,6 +156,32 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
     expect(await jobsOf("set dns")).toHaveLength(1);
   });
 
+  it("reads a router and its jobs through the data sources, and names a bad router_id", async () => {
+    const dns = resource("dns", {
+      router_id: ROUTER,
+      description: "set dns",
+      script: "/ip dns set servers=1.1.1.1",
+    });
+    configure(
+      `${dns}data "routerjobs_router" "edge" {\n  router_id = "${ROUTER}"\n}\n` +
+        `data "routerjobs_jobs" "dns" {\n  router_id = "${ROUTER}"\n  description_contains = "set dns [rj:"\n}\n` +
+        'output "identity" {\n  value = data.routerjobs_router.edge.identity\n}\n' +
+        'output "has_dns" {\n  value = strcontains(data.routerjobs_router.edge.export, "servers=1.1.1.1")\n}\n' +
+        'output "dns_jobs" {\n  value = [for job in data.routerjobs_jobs.dns.jobs : job.status]\n}\n',
+    );
+    const apply = await tf.mustRun(["apply", "-input=false", "-auto-approve"]);
+    expect(apply).toContain("0 added");
+    const outputs = (await tf.json(["output", "-json"])) as Record<string, { value: unknown }>;
+    expect(outputs.dns_jobs?.value).toEqual(["completed"]);
+    expect(outputs.has_dns?.value).toBe(true);
+    expect(outputs.identity?.value).toEqual(expect.any(String));
+
+    configure(`${dns}data "routerjobs_router" "bad" {\n  router_id = "edge-1"\n}\n`);
+    const bad = await tf.run(["plan", "-input=false"]);
+    expect(bad.status, bad.output).not.toBe(0);
+    expect(bad.output).toContain("router_id: must be a UUID");
+  });
+
   it("fails the plan with the router's error and line when the script would fail on the twin", async () => {
     configure(
       resource("dns", { router_id: ROUTER, description: "set dns", script: "/ip dns set servers=1.1.1.1" }) +

@@ -3,13 +3,15 @@
  * list (concurrent resources of a router share one read in flight, a failed read is asked again), and the
  * twin's export (one read per router; what a script does comes back as the plan's diff lines, a script that
  * would fail comes back with the router's error and line, and a second provider process of the same
- * Terraform run takes what the first found without a read).
+ * Terraform run takes what the first found without a read); and the data sources' reads.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../../src/client/client.js";
+import type { ProviderContext } from "../../../src/deploy/provider/config.js";
+import { jobsDataSource, routerDataSource } from "../../../src/deploy/provider/data-sources.js";
 import { RouterJobLists } from "../../../src/deploy/provider/job-lists.js";
 import { PlanTwin, planMemoDir } from "../../../src/deploy/provider/plan-twin.js";
 import { ROUTER_A, ROUTER_A2, startTestService, type TestService, TOKEN_A } from "../../service/harness.js";
@@ -97,5 +99,32 @@ describe("the provider's reads per router", () => {
   it("says why when the router's export cannot be read, without failing the plan", async () => {
     const effect = await new PlanTwin(client, undefined).effectOf(UNKNOWN_ROUTER, "/log info x");
     expect(effect).toMatchObject({ kind: "unavailable", reason: expect.stringMatching(/router/i) });
+  });
+
+  it("reads a router's identity, model and export, and its jobs filtered by description", async () => {
+    const context: ProviderContext = {
+      client,
+      jobLists: new RouterJobLists(client, new AbortController().signal),
+      signal: new AbortController().signal,
+    };
+    await svc.submit(ROUTER_A, { description: "data source wanted", script: "/log info y" });
+    const router = await routerDataSource.read(context, { router_id: ROUTER_A2 });
+    expect(router).toMatchObject({
+      router_id: ROUTER_A2,
+      identity: expect.any(String),
+      export: expect.stringContaining("RouterOS"),
+    });
+    // The simulated router without a hardware model has no board name: null, not an error.
+    expect(router).toHaveProperty("model");
+    const jobs = await jobsDataSource.read(context, {
+      router_id: ROUTER_A,
+      description_contains: "source wanted",
+    });
+    expect(jobs.jobs).toEqual([
+      expect.objectContaining({ description: "data source wanted", status: expect.any(String) }),
+    ]);
+    expect(routerDataSource.validate({ router_id: "edge-1" }).map((problem) => problem.summary)).toEqual([
+      'router_id: must be a UUID (got "edge-1")',
+    ]);
   });
 });
