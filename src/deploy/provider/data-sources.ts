@@ -39,11 +39,19 @@ function validateRouterId(config: TfObject): WireMessage[] {
   }
 }
 
-/** The first record's field of a synchronous command's answer, null when the router gives none. */
-async function fieldOf(context: ProviderContext, routerId: string, command: string, field: string) {
-  const records = await context.client.execute(routerId, command, undefined, { signal: context.signal });
-  const value = records[0]?.[field];
-  return typeof value === "string" ? value : null;
+/** The first record's fields of a synchronous command's answer, each null when the router gives none. */
+async function fieldsOf<Name extends string>(
+  context: ProviderContext,
+  routerId: string,
+  command: string,
+  fields: readonly Name[],
+): Promise<Record<Name, string | null>> {
+  const [record] = await context.client.execute(routerId, command, undefined, { signal: context.signal });
+  const value = (field: Name) => {
+    const found = record?.[field];
+    return typeof found === "string" ? found : null;
+  };
+  return Object.fromEntries(fields.map((field) => [field, value(field)])) as Record<Name, string | null>;
 }
 
 export const routerDataSource: DataSource<ProviderContext> = {
@@ -72,13 +80,18 @@ export const routerDataSource: DataSource<ProviderContext> = {
   validate: validateRouterId,
   async read(context, config) {
     const routerId = routerIdOf(config);
-    const [identity, model, version, exported] = await Promise.all([
-      fieldOf(context, routerId, "/system/identity/print", "name"),
-      fieldOf(context, routerId, "/system/resource/print", "board-name"),
-      fieldOf(context, routerId, "/system/resource/print", "version"),
+    const [identity, resource, exported] = await Promise.all([
+      fieldsOf(context, routerId, "/system/identity/print", ["name"]),
+      fieldsOf(context, routerId, "/system/resource/print", ["board-name", "version"]),
       readLiveConfig(context.client, routerId),
     ]);
-    return { router_id: routerId, identity, model, version, export: exported };
+    return {
+      router_id: routerId,
+      identity: identity.name,
+      model: resource["board-name"],
+      version: resource.version,
+      export: exported,
+    };
   },
 };
 

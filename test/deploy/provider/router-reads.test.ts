@@ -108,7 +108,10 @@ describe("the provider's reads per router", () => {
       signal: new AbortController().signal,
     };
     await svc.submit(ROUTER_A, { description: "data source wanted", script: "/log info y" });
+    const before = admitted();
     const router = await routerDataSource.read(context, { router_id: ROUTER_A2 });
+    // Three synchronous commands: the identity, the resource (model and version at once), the export.
+    expect(admitted() - before).toBe(3);
     expect(router).toMatchObject({
       router_id: ROUTER_A2,
       identity: expect.any(String),
