@@ -4,20 +4,31 @@
  */
 import { namedRouter } from "../../contract/router-list.js";
 import { withLine } from "../../routeros/errors.js";
+import type { MenuDiff } from "./export-diff.js";
 import type { Plan, RouterPlan } from "./plan.js";
+
+/** A router's change, menu by menu, as the plan prints it (indented by `indent`). */
+export function diffLines(diff: readonly MenuDiff[], indent = "  "): string[] {
+  const lines: string[] = [];
+  for (const menu of diff) {
+    lines.push(`${indent}${menu.menu || "(no menu)"}${menu.reordered ? " (lines reordered)" : ""}`);
+    for (const line of menu.removed) lines.push(`${indent}  - ${line}`);
+    for (const line of menu.added) lines.push(`${indent}  + ${line}`);
+    for (const { before, after } of menu.changed)
+      lines.push(`${indent}  ~ ${before}`, `${indent}    ${after}`);
+  }
+  if (diff.length === 0) lines.push(`${indent}${NO_CHANGE}`);
+  return lines;
+}
+
+export const NO_CHANGE = "no change to the configuration";
 
 function routerLines(router: RouterPlan, names: ReadonlyMap<string, string>): string[] {
   const head = `router ${router.router_id}`;
   if (router.error !== undefined) return [`${head}: error: ${router.error}`];
   if (router.jobs.length === 0) return [`${head}: no job would run`];
   const lines = [`${head}: ${router.jobs.length} job(s) would run: ${router.jobs.join(", ")}`];
-  for (const menu of router.diff) {
-    lines.push(`  ${menu.menu || "(no menu)"}${menu.reordered ? " (lines reordered)" : ""}`);
-    for (const line of menu.removed) lines.push(`    - ${line}`);
-    for (const line of menu.added) lines.push(`    + ${line}`);
-    for (const { before, after } of menu.changed) lines.push(`    ~ ${before}`, `      ${after}`);
-  }
-  if (router.diff.length === 0) lines.push("  no change to the configuration");
+  lines.push(...diffLines(router.diff));
   for (const failure of router.failures) {
     lines.push(`  ! ${failure.resource} would fail: ${withLine(failure.error, failure.line)}`);
   }

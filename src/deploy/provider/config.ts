@@ -5,6 +5,7 @@
  * so it is in no configuration, plan or state.
  */
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { RouterJobsClient } from "../../client/client.js";
 import type { RouterJobsClientOptions } from "../../client/options.js";
 import { defaultStateDir } from "../../client/state-dir.js";
@@ -12,10 +13,13 @@ import { parseApiProfile } from "../../contract/api-profile-name.js";
 import { parseRateLimit } from "../../contract/duration.js";
 import { bearerTokenProblem } from "../../contract/token.js";
 import { UsageError } from "../../errors.js";
+import { ReceiverClient } from "../../service/receiver/wait-client.js";
 import { errorDiagnostic } from "./diagnostics.js";
+import { RouterJobLists } from "./job-lists.js";
+import { PlanTwin, planMemoDir } from "./plan-twin.js";
 import type { TfObject } from "./protocol/dynamic-value.js";
 import type { WireMessage } from "./protocol/wire.js";
-import { type BlockSpec, stringOf } from "./schema.js";
+import { type BlockSpec, boolOf, stringOf } from "./schema.js";
 
 export const PROVIDER_SCHEMA: BlockSpec = {
   description: "routerjobs: RouterOS scripts run exactly once through a router job execution service.",
@@ -50,11 +54,56 @@ export const PROVIDER_SCHEMA: BlockSpec = {
       optional: true,
       description: "File holding the API token (default: the ROUTERJOBS_TOKEN environment variable).",
     },
+    {
+      name: "plan_twin",
+      type: "bool",
+      optional: true,
+      description:
+        "Show in the plan what each script that would run does to its router's twin (planned_changes), and fail " +
+        "the plan when it would fail there: one export read per router with a script to run (default: true).",
+    },
+    {
+      name: "wait_for",
+      type: "string",
+      optional: true,
+      description:
+        "How a job's end is confirmed: receiver, poll, or auto (the receiver when one is configured, else the " +
+        "job list; default: auto).",
+    },
+    {
+      name: "receiver_url",
+      type: "string",
+      optional: true,
+      description:
+        "The notification receiver that confirms jobs (default: ROUTERJOBS_RECEIVER_URL). Its notify URL holds " +
+        "its path secret, so it only comes from ROUTERJOBS_NOTIFY_URL.",
+    },
+    {
+      name: "receiver_ca_file",
+      type: "string",
+      optional: true,
+      description: "PEM CA file of the receiver (default: ROUTERJOBS_RECEIVER_CA_FILE, else ca_file).",
+    },
+    {
+      name: "receiver_token_file",
+      type: "string",
+      optional: true,
+      description:
+        "File holding the receiver's reader token (default: ROUTERJOBS_RECEIVER_TOKEN_FILE, else ROUTERJOBS_RECEIVER_TOKEN).",
+    },
   ],
 };
 
+const WAIT_FOR = ["auto", "receiver", "poll"] as const;
+
 export interface ProviderContext {
   readonly client: RouterJobsClient;
+  /** Each router's job list, read once for the whole run. */
+  readonly jobLists: RouterJobLists;
+  /** Set when jobs are confirmed by the receiver's notifications (one request a job: the submission). */
+  readonly receiver?: { readonly client: ReceiverClient; readonly notifyUrl: string } | undefined;
+  /** Set unless plan_twin is false: the twin that plans each script that would run. */
+  readonly twin?: PlanTwin | undefined;
   /** Fires when Terraform asks the provider to stop (StopProvider): waits end, jobs keep their markers. */
   readonly signal: AbortSignal;
 }
@@ -76,7 +125,17 @@ export function validateProviderConfig(config: TfObject): WireMessage[] {
   check("url", parseUrl);
   check("api_profile", (value) => parseApiProfile(value, "api_profile"));
   check("rate_limit", (value) => parseRateLimit(value, "rate_limit"));
+  check("wait_for", parseWaitFor);
+  check("receiver_url", (value) => {
+    if (parseUrl(value).protocol !== "https:") throw new UsageError(`must be an https:// URL (got ${value})`);
+  });
   return problems;
+}
+
+function parseWaitFor(text: string): (typeof WAIT_FOR)[number] {
+  const found = WAIT_FOR.find((value) => value === text);
+  if (!found) throw new UsageError(`must be one of ${WAIT_FOR.join(", ")} (got ${JSON.stringify(text)})`);
+  return found;
 }
 
 function parseUrl(text: string): URL {
@@ -131,6 +190,49 @@ export async function clientOptionsOf(
   };
 }
 
+/**
+ * The receiver that confirms jobs, as `routerjobs apply` takes it from the environment, each setting also an
+ * attribute: none under wait_for = "poll", or under "auto" when no receiver URL and notify URL are set.
+ */
+export async function receiverOf(
+  config: TfObject,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ProviderContext["receiver"]> {
+  const waitFor = parseWaitFor(stringOf(config, "wait_for") ?? "auto");
+  if (waitFor === "poll") return undefined;
+  const url = setting(config, "receiver_url", env.ROUTERJOBS_RECEIVER_URL);
+  const notifyUrl = env.ROUTERJOBS_NOTIFY_URL || undefined;
+  if (!url || !notifyUrl) {
+    if (waitFor === "auto") return undefined;
+    throw new UsageError(
+      'wait_for = "receiver" needs receiver_url (or ROUTERJOBS_RECEIVER_URL) and ROUTERJOBS_NOTIFY_URL (printed by `routerjobs receiver`)',
+    );
+  }
+  const tokenFile = setting(config, "receiver_token_file", env.ROUTERJOBS_RECEIVER_TOKEN_FILE);
+  const readerToken = tokenFile
+    ? (await readSettingFile(tokenFile, "receiver_token_file")).trim()
+    : env.ROUTERJOBS_RECEIVER_TOKEN?.trim();
+  if (!readerToken)
+    throw new UsageError(
+      "the receiver needs a reader token: set receiver_token_file, ROUTERJOBS_RECEIVER_TOKEN_FILE or ROUTERJOBS_RECEIVER_TOKEN",
+    );
+  const caFile =
+    setting(config, "receiver_ca_file", env.ROUTERJOBS_RECEIVER_CA_FILE) ??
+    setting(config, "ca_file", env.ROUTERJOBS_CA_FILE);
+  const ca = caFile ? await readSettingFile(caFile, "receiver_ca_file") : undefined;
+  try {
+    return { client: new ReceiverClient({ url, readerToken, ...(ca ? { ca } : {}) }), notifyUrl };
+  } catch (error) {
+    throw new UsageError(`receiver_url: ${(error as Error).message}`);
+  }
+}
+
 export async function configureProvider(config: TfObject, signal: AbortSignal): Promise<ProviderContext> {
-  return { client: new RouterJobsClient(await clientOptionsOf(config)), signal };
+  const client = new RouterJobsClient(await clientOptionsOf(config));
+  const receiver = await receiverOf(config);
+  const twin =
+    boolOf(config, "plan_twin") === false
+      ? undefined
+      : new PlanTwin(client, await planMemoDir(join(defaultStateDir(), "provider-plans")));
+  return { client, jobLists: new RouterJobLists(client, signal), receiver, twin, signal };
 }

@@ -23,6 +23,11 @@ export interface ManagedResource<Context> {
   validate(config: TfObject): WireMessage[];
   /** Completes a plan: defaults and computed values, given the prior state (null for a new resource). */
   plan(prior: TfObject | null, planned: TfObject): TfObject;
+  /**
+   * What a planned new object would do, added to its plan (the provider's context once configured); an error
+   * among the diagnostics fails the plan.
+   */
+  planEffect?(context: Context | undefined, planned: TfObject): Promise<PlanOutcome>;
   create(context: Context, planned: TfObject): Promise<ApplyOutcome>;
   update(context: Context, prior: TfObject, planned: TfObject): Promise<ApplyOutcome>;
   delete(context: Context, prior: TfObject): Promise<void>;
@@ -37,9 +42,23 @@ export interface ApplyOutcome {
   readonly diagnostics: readonly WireMessage[];
 }
 
+export interface DataSource<Context> {
+  readonly typeName: string;
+  readonly schema: BlockSpec;
+  /** Problems of a configuration (unknown values may stand in it). */
+  validate(config: TfObject): WireMessage[];
+  read(context: Context, config: TfObject): Promise<TfObject>;
+}
+
+export interface PlanOutcome {
+  readonly planned: TfObject;
+  readonly diagnostics: readonly WireMessage[];
+}
+
 export interface ProviderDefinition<Context> {
   readonly schema: BlockSpec;
   readonly resources: readonly ManagedResource<Context>[];
+  readonly dataSources?: readonly DataSource<Context>[];
   validateConfig(config: TfObject): WireMessage[];
   configure(config: TfObject): Promise<Context>;
   /** Terraform asked the provider to stop what it is doing (Ctrl-C). */
@@ -68,6 +87,13 @@ function failure(error: unknown): WireMessage {
 
 export function providerRpcs<Context>(definition: ProviderDefinition<Context>): ProviderRpcs {
   const resources = new Map(definition.resources.map((resource) => [resource.typeName, resource]));
+  const dataSources = definition.dataSources ?? [];
+  const dataSourceOf = (request: WireMessage) => {
+    const name = request.type_name as string;
+    const found = dataSources.find((source) => source.typeName === name);
+    if (!found) throw new Error(`this provider has no data source ${JSON.stringify(name)}`);
+    return found;
+  };
   let configured: Context | undefined;
   let configureError: unknown;
 
@@ -86,14 +112,16 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
     GetMetadata: async () => ({
       server_capabilities: { get_provider_schema_optional: false },
       resources: definition.resources.map((resource) => ({ type_name: resource.typeName })),
-      data_sources: [],
+      data_sources: dataSources.map((source) => ({ type_name: source.typeName })),
     }),
     GetProviderSchema: async () => ({
       provider: wireSchema(definition.schema),
       resource_schemas: Object.fromEntries(
         definition.resources.map((resource) => [resource.typeName, wireSchema(resource.schema)]),
       ),
-      data_source_schemas: {},
+      data_source_schemas: Object.fromEntries(
+        dataSources.map((source) => [source.typeName, wireSchema(source.schema)]),
+      ),
       server_capabilities: {},
     }),
     ValidateProviderConfig: async (request) => ({
@@ -112,9 +140,14 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
       const resource = resourceOf(request);
       return { diagnostics: resource.validate(conform(resource.schema, decodedField(request, "config"))) };
     },
-    ValidateDataResourceConfig: async (request) => ({
-      diagnostics: [errorDiagnostic(`this provider has no data source ${JSON.stringify(request.type_name)}`)],
-    }),
+    ValidateDataResourceConfig: async (request) => {
+      try {
+        const source = dataSourceOf(request);
+        return { diagnostics: source.validate(conform(source.schema, decodedField(request, "config"))) };
+      } catch (error) {
+        return { diagnostics: [failure(error)] };
+      }
+    },
     UpgradeResourceState: async (request) => {
       const resource = resourceOf(request);
       const raw = request.raw_state as WireMessage | undefined;
@@ -139,19 +172,21 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
       const prior = objectOf(request, "prior_state");
       try {
         const conformed = conform(resource.schema, proposed);
-        if (!prior)
-          return {
-            planned_state: dynamic(resource.plan(null, plannedForCreate(resource.schema, conformed))),
-          };
-        const priorObject = conform(resource.schema, prior);
-        const replacing = replacingChanges(resource.schema, priorObject, conformed);
-        const planned =
-          replacing.length > 0
-            ? resource.plan(null, plannedForCreate(resource.schema, conformed))
-            : resource.plan(priorObject, conformed);
+        const priorObject = prior ? conform(resource.schema, prior) : null;
+        const replacing = priorObject ? replacingChanges(resource.schema, priorObject, conformed) : [];
+        const created = !priorObject || replacing.length > 0;
+        const planned = created
+          ? resource.plan(null, plannedForCreate(resource.schema, conformed))
+          : resource.plan(priorObject, conformed);
+        // Only a new object runs anything: an update in place or no change costs nothing here.
+        const outcome =
+          created && resource.planEffect
+            ? await resource.planEffect(configured, planned)
+            : { planned, diagnostics: [] };
         return {
-          planned_state: dynamic(planned),
+          planned_state: dynamic(outcome.planned),
           requires_replace: replacing.map((name) => ({ steps: [{ attribute_name: name }] })),
+          diagnostics: [...outcome.diagnostics],
         };
       } catch (error) {
         return { planned_state: dynamic(proposed), diagnostics: [failure(error)] };
@@ -189,9 +224,15 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
         return { diagnostics: [failure(error)] };
       }
     },
-    ReadDataSource: async (request) => ({
-      diagnostics: [errorDiagnostic(`this provider has no data source ${JSON.stringify(request.type_name)}`)],
-    }),
+    ReadDataSource: async (request) => {
+      try {
+        const source = dataSourceOf(request);
+        const state = await source.read(contextOf(), conform(source.schema, decodedField(request, "config")));
+        return { state: dynamic(conform(source.schema, state)), diagnostics: [] };
+      } catch (error) {
+        return { diagnostics: [failure(error)] };
+      }
+    },
     GetFunctions: async () => ({ diagnostics: [] }),
     StopProvider: async () => {
       definition.stop();

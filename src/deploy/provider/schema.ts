@@ -7,7 +7,8 @@
 import { isKnownObject, type TfObject, type TfValue, UNKNOWN } from "./protocol/dynamic-value.js";
 import type { WireMessage } from "./protocol/wire.js";
 
-export type AttributeType = "string" | "number" | "bool";
+/** A primitive, or a collection in cty's JSON form, like `["list", ["object", { id: "string" }]]`. */
+export type AttributeType = "string" | "number" | "bool" | readonly [string, unknown];
 
 export interface AttributeSpec {
   readonly name: string;

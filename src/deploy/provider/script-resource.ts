@@ -20,7 +20,7 @@ import type { DeployKnowledge } from "../apply/deploy-knowledge.js";
 import { Journal } from "../apply/journal.js";
 import { findJob } from "../job-list/poll.js";
 import type { ProviderContext } from "./config.js";
-import { errorDiagnostic } from "./diagnostics.js";
+import { errorDiagnostic, warningDiagnostic } from "./diagnostics.js";
 import { hasUnknown, type TfObject } from "./protocol/dynamic-value.js";
 import type { WireMessage } from "./protocol/wire.js";
 import type { ApplyOutcome, ManagedResource } from "./provider.js";
@@ -28,6 +28,8 @@ import { type BlockSpec, boolOf, stringOf } from "./schema.js";
 
 export const SCRIPT_RESOURCE = "routerjobs_script";
 export const DEFAULT_TIMEOUT = "10m";
+/** How long a refresh or an import may take to read a router's jobs. */
+const READ_DEADLINE_MS = 60_000;
 
 export const SCRIPT_SCHEMA: BlockSpec = {
   description: "A RouterOS script run exactly once on a router through the job service, with a backup first.",
@@ -105,6 +107,14 @@ export const SCRIPT_SCHEMA: BlockSpec = {
       adopts: true,
       description: "Run once when the resource is destroyed (after a completed job).",
     },
+    {
+      name: "planned_changes",
+      type: "string",
+      computed: true,
+      description:
+        "What the script does to a twin of the router's live configuration, as export lines by menu (+ added, " +
+        "- removed, ~ changed), found when it was planned; null when the twin was not asked.",
+    },
     { name: "job_id", type: "string", computed: true, description: "The job's id." },
     {
       name: "seq_id",
@@ -144,7 +154,8 @@ function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
     version: 1,
     ...definition,
     resource: stringOf(object, "name") ?? description,
-    wait_for: "poll",
+    // The provider's configuration decides: the receiver when it has one (ProviderContext.receiver).
+    wait_for: "auto",
     timeout_ms: parseDuration(timeout, "timeout"),
     job_key: jobKey(definition),
   });
@@ -173,10 +184,11 @@ export function scriptResource(): ManagedResource<ProviderContext> {
   const destroyedHere = new Set<string>();
   const journal = new Journal(defaultStateDir());
 
-  const run = (context: ProviderContext, job: ApplyJob, instanceId: string): Promise<ApplyResult> => {
+  const run = async (context: ProviderContext, job: ApplyJob, instanceId: string): Promise<ApplyResult> => {
+    const jobs = await context.jobLists.of(job.router_id, Date.now() + job.timeout_ms);
     const knowledge: DeployKnowledge = {
       version: 1,
-      routers: {},
+      routers: { [job.router_id]: jobs },
       resources: { [job.resource]: { instances: [...destroyedHere], tainted: false } },
       tracked: [job.resource],
     };
@@ -185,6 +197,8 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       journal,
       instanceId,
       knowledge,
+      receiver: context.receiver?.client,
+      notifyUrl: context.receiver?.notifyUrl,
       signal: context.signal,
       write: (line) => process.stderr.write(`[INFO] routerjobs: ${line}\n`),
     });
@@ -224,11 +238,48 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       if (!prior) return planned;
       return { ...planned, ...pick(prior, COMPUTED) };
     },
+    async planEffect(context, planned) {
+      const routerId = stringOf(planned, "router_id");
+      const script = stringOf(planned, "script");
+      // Not configured yet, or the script waits for another resource: the effect is known after apply.
+      if (!context || routerId === undefined || script === undefined) return { planned, diagnostics: [] };
+      if (!context.twin) return { planned: { ...planned, planned_changes: null }, diagnostics: [] };
+      const effect = await context.twin.effectOf(routerId, script);
+      if (effect.kind === "changes")
+        return { planned: { ...planned, planned_changes: effect.text }, diagnostics: [] };
+      if (effect.kind === "fails")
+        return {
+          planned: { ...planned, planned_changes: null },
+          diagnostics: [
+            errorDiagnostic(
+              `the script would fail on router ${routerId}: ${effect.error}`,
+              "Run on a twin of the router's live configuration, the script stops there with this error; nothing " +
+                "was submitted. Fix the script, or set plan_twin = false in the provider block to skip the twin.",
+              "script",
+            ),
+          ],
+        };
+      return {
+        planned: { ...planned, planned_changes: null },
+        diagnostics: [
+          warningDiagnostic(
+            `router ${routerId}: the twin could not plan this script: ${effect.reason}`,
+            "planned_changes stays empty; the script is applied as declared.",
+          ),
+        ],
+      };
+    },
     async create(context, planned) {
       const instanceId = randomUUID();
       const job = jobOf(planned, "create");
       const result = await run(context, job, instanceId);
-      const state: TfObject = { ...planned, id: instanceId, ...jobFields(result.job) };
+      const state: TfObject = {
+        ...planned,
+        id: instanceId,
+        // As planned (Terraform refuses a value that differs from a known plan); null when it was not known.
+        planned_changes: stringOf(planned, "planned_changes") ?? null,
+        ...jobFields(result.job),
+      };
       if (result.outcome === "completed") return { state, diagnostics: [] };
       // A failure is recorded (Terraform taints the object, and the next apply replaces it: a new attempt);
       // a job not yet finished is not, so that the next apply follows it.
@@ -253,10 +304,8 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       const routerId = stringOf(current, "router_id");
       const jobId = stringOf(current, "job_id");
       if (!routerId || !jobId) return current;
-      const listed = await findJob(context.client, routerId, (job) => job.id === jobId, Date.now() + 60_000, {
-        jobId,
-        signal: context.signal,
-      });
+      const jobs = await context.jobLists.of(routerId, Date.now() + READ_DEADLINE_MS);
+      const listed = jobs.find((job) => job.id === jobId);
       // A job the list no longer holds (history is pruned) still ran: the state keeps what it recorded.
       return listed ? { ...current, ...jobFields(listed) } : current;
     },
@@ -264,10 +313,16 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       const [routerId, jobId, extra] = id.split("/");
       if (!routerId || !jobId || extra !== undefined)
         throw new UsageError(`import id must be ROUTER_ID/JOB_ID (got ${JSON.stringify(id)})`);
-      const listed = await findJob(context.client, routerId, (job) => job.id === jobId, Date.now() + 60_000, {
-        jobId,
-        signal: context.signal,
-      });
+      const listed = await findJob(
+        context.client,
+        routerId,
+        (job) => job.id === jobId,
+        Date.now() + READ_DEADLINE_MS,
+        {
+          jobId,
+          signal: context.signal,
+        },
+      );
       if (!listed) throw new UsageError(`router ${routerId} lists no job ${jobId}`);
       return {
         id: `import-${jobId}`,
@@ -282,7 +337,15 @@ export function scriptResource(): ManagedResource<ProviderContext> {
   };
 }
 
-const COMPUTED = ["id", "job_id", "seq_id", "status", "started_at", "finished_at"] as const;
+const COMPUTED = [
+  "id",
+  "planned_changes",
+  "job_id",
+  "seq_id",
+  "status",
+  "started_at",
+  "finished_at",
+] as const;
 
 function pick(object: TfObject, names: readonly string[]): TfObject {
   return Object.fromEntries(names.map((name) => [name, object[name] ?? null]));

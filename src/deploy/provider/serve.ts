@@ -5,6 +5,7 @@
  */
 import { generatePinnedTls } from "../../platform/tls/certificates.js";
 import { configureProvider, PROVIDER_SCHEMA, validateProviderConfig } from "./config.js";
+import { jobsDataSource, routerDataSource } from "./data-sources.js";
 import { handshakeLine, readHandshakeEnvironment } from "./protocol/handshake.js";
 import { startPluginServer } from "./protocol/server.js";
 import { providerRpcs } from "./provider.js";
@@ -21,6 +22,7 @@ export async function serveProvider(env: NodeJS.ProcessEnv = process.env): Promi
   const rpcs = providerRpcs({
     schema: PROVIDER_SCHEMA,
     resources: [scriptResource()],
+    dataSources: [routerDataSource, jobsDataSource],
     validateConfig: validateProviderConfig,
     configure: (config) => configureProvider(config, stopping.signal),
     stop: () => stopping.abort(),

@@ -26,3 +26,17 @@ function isZombie(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * When the process started, in clock ticks since boot (/proc/<pid>/stat's 22nd field): with its id, a name no
+ * later process on this machine has. Undefined where there is no /proc.
+ */
+export function processStartTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command's ")" start with the 3rd (the state): the 22nd is the 20th of them.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * The provider under the real Terraform, against the embedded service with a simulated router: installed into
- * a throwaway mirror (TF_CLI_CONFIG_FILE in a temp folder, HOME too), then init offline, plan, apply, a second
- * apply with nothing to do, a script that fails on the router, import, destroy with its destroy script, and
+ * a throwaway mirror (TF_CLI_CONFIG_FILE in a temp folder, HOME too), then init offline, plan (the twin's diff
+ * lines in it), apply, a second apply with nothing to do, a plan that fails because the script would fail on
+ * the twin, a script that fails on the router, import, destroy with its destroy script, and
  * the kill: the whole `terraform apply` process tree killed while its job is listed, then a plain apply again
  * with no journal, which finds the job by its marker and does not submit it again.
  */
@@ -95,8 +96,15 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
       budgetDir: join(work, "budget"),
     });
     writeFileSync(join(tf.dir, "versions.tf"), requiredProviders);
-    writeFileSync(join(tf.dir, "provider.tf"), 'provider "routerjobs" {}\n');
+    withTwin(true);
   });
+
+  /** The provider block: the twin in the plan at its default, or turned off (a script let fail on the router). */
+  const withTwin = (twin: boolean) =>
+    writeFileSync(
+      join(tf.dir, "provider.tf"),
+      twin ? 'provider "routerjobs" {}\n' : 'provider "routerjobs" {\n  plan_twin = false\n}\n',
+    );
 
   afterAll(async () => {
     await client?.close();
@@ -122,6 +130,9 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
     expect(plan).toContain("routerjobs_script.dns will be created");
     expect(plan).toContain("job_id");
     expect(plan).toContain("(known after apply)");
+    // The twin's effect, as `routerjobs plan` prints it.
+    expect(plan).toContain("planned_changes");
+    expect(plan).toMatch(/\/ip dns\s+[+~] .*servers=1\.1\.1\.1/);
     expect(await jobsOf("set dns")).toHaveLength(0);
   });
 
@@ -145,7 +156,53 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
     expect(await jobsOf("set dns")).toHaveLength(1);
   });
 
+  it("reads a router and its jobs through the data sources, and names a bad router_id", async () => {
+    const dns = resource("dns", {
+      router_id: ROUTER,
+      description: "set dns",
+      script: "/ip dns set servers=1.1.1.1",
+    });
+    configure(
+      `${dns}data "routerjobs_router" "edge" {\n  router_id = "${ROUTER}"\n}\n` +
+        `data "routerjobs_jobs" "dns" {\n  router_id = "${ROUTER}"\n  description_contains = "set dns [rj:"\n}\n` +
+        'output "identity" {\n  value = data.routerjobs_router.edge.identity\n}\n' +
+        'output "has_dns" {\n  value = strcontains(data.routerjobs_router.edge.export, "servers=1.1.1.1")\n}\n' +
+        'output "dns_jobs" {\n  value = [for job in data.routerjobs_jobs.dns.jobs : job.status]\n}\n',
+    );
+    const apply = await tf.mustRun(["apply", "-input=false", "-auto-approve"]);
+    expect(apply).toContain("0 added");
+    const outputs = (await tf.json(["output", "-json"])) as Record<string, { value: unknown }>;
+    expect(outputs.dns_jobs?.value).toEqual(["completed"]);
+    expect(outputs.has_dns?.value).toBe(true);
+    expect(outputs.identity?.value).toEqual(expect.any(String));
+
+    configure(`${dns}data "routerjobs_router" "bad" {\n  router_id = "edge-1"\n}\n`);
+    const bad = await tf.run(["plan", "-input=false"]);
+    expect(bad.status, bad.output).not.toBe(0);
+    expect(bad.output).toContain("router_id: must be a UUID");
+  });
+
+  it("fails the plan with the router's error and line when the script would fail on the twin", async () => {
+    configure(
+      resource("dns", { router_id: ROUTER, description: "set dns", script: "/ip dns set servers=1.1.1.1" }) +
+        resource("broken", {
+          router_id: ROUTER,
+          description: "broken",
+          script: "/system identity set name=ok\n/ip address add address=10.1.1.1/24 interface=nope",
+        }),
+    );
+    const plan = await tf.run(["plan", "-input=false"]);
+    expect(plan.status, plan.output).not.toBe(0);
+    expect(plan.output).toContain(`the script would fail on router ${ROUTER}`);
+    expect(plan.output).toContain("input does not match any value of interface");
+    expect(plan.output).toContain("line 2");
+    const apply = await tf.run(["apply", "-input=false", "-auto-approve"]);
+    expect(apply.status, apply.output).not.toBe(0);
+    expect(await jobsOf("broken")).toHaveLength(0);
+  });
+
   it("fails the apply with the router's reason when the script fails there", async () => {
+    withTwin(false);
     configure(
       resource("dns", { router_id: ROUTER, description: "set dns", script: "/ip dns set servers=1.1.1.1" }) +
         resource("broken", {
