@@ -4,16 +4,11 @@
  * restored by its own apply; a wave whose check fails is restored by its gate. What the routers hold is read
  * back through the service's synchronous endpoint.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterJobsClient } from "../../src/client/client.js";
-import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
-import { Fleet, type FleetRouter } from "../../src/deploy/constructs/index.js";
-import { snapshotCli } from "../helpers/cli-snapshot.js";
-import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
+import type { RouterJobsClient } from "../../src/client/client.js";
+import type { FleetRouter } from "../../src/deploy/constructs/index.js";
+import { type TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
+import { type FleetHarness, startFleetHarness } from "./fleet-harness.js";
 
 const terraform = terraformOrSkip("the rollback tests with terraform");
 
@@ -25,59 +20,24 @@ const DNS_CHECK = ':if ([:len [/ip dns get servers]] = 0) do={:error "no dns ser
 const APPLY = ["apply", "-auto-approve", "-input=false"];
 
 describe.skipIf(terraform === undefined)("rolling back with terraform", () => {
-  let stack: LocalStack;
+  let fleet: FleetHarness;
   let tf: TerraformDir;
-  let work: string;
   let client: RouterJobsClient;
-  let cli: ReturnType<typeof snapshotCli>;
 
   beforeAll(async () => {
-    cli = snapshotCli("rj-rollback-cli");
-    work = mkdtempSync(join(tmpdir(), "rj-rollback-"));
-    stack = await startLocalStack({
-      dir: work,
-      routers: ROUTERS.map((router) => ({ id: router.routerId, name: router.name })),
-      tickMs: 50,
-      rateLimit: { count: 600, windowMs: 1000 },
-      receiver: false,
-      // A restore reboots the router; back at once, so that reading it afterwards needs no wait.
-      rebootOfflineMs: 0,
-    });
-    tf = new TerraformDir(terraform as string, stack.env);
-    client = new RouterJobsClient({
-      baseUrl: stack.service.url,
-      token: stack.token,
-      ca: stack.service.ca,
-      budgetDir: join(work, "test-budget"),
-      rateLimit: { count: 600, windowMs: 1000 },
-    });
+    // A restore reboots the router; back at once, so that reading it afterwards needs no wait.
+    fleet = await startFleetHarness("rollback", terraform as string, ROUTERS, { rebootOfflineMs: 0 });
+    ({ tf, client } = fleet);
   });
-  afterAll(async () => {
-    cli?.remove();
-    await client?.close();
-    await stack?.close();
-    tf?.remove();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(async () => fleet?.close());
 
   function synthesize(script: (router: FleetRouter) => string): void {
-    const outdir = mkdtempSync(join(tmpdir(), "rj-rollback-out-"));
-    const app = new App({ outdir });
-    const scope = new TerraformStack(app, "office");
-    new LocalBackend(scope, { path: join(tf.dir, "terraform.tfstate") });
-    new Fleet(scope, "fleet", {
-      routers: ROUTERS,
-      cli: cli.cli,
-      waitFor: "poll",
-      expressExecute: true,
+    fleet.synthesize({
       sections: (router) => [
         { name: "change", script: script(router), description: `change ${router.name}` },
       ],
       rollout: { waves: [1, "100%"], verify: DNS_CHECK, onFailure: "rollback-wave" },
     });
-    app.synth();
-    tf.use(join(outdir, "stacks", "office", "cdk.tf.json"));
-    rmSync(outdir, { recursive: true, force: true });
   }
 
   /** What the test reads of a router: its identity and DNS servers. */

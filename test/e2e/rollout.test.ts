@@ -4,16 +4,11 @@
  * gates), and the service on loopback with TLS and simulated routers. What reached each router is counted in
  * its job list at the service.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterJobsClient } from "../../src/client/client.js";
-import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
-import { Fleet, type FleetRouter, type RolloutProps } from "../../src/deploy/constructs/index.js";
-import { snapshotCli } from "../helpers/cli-snapshot.js";
-import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
+import type { RouterJobsClient } from "../../src/client/client.js";
+import type { FleetRouter, RolloutProps } from "../../src/deploy/constructs/index.js";
+import { type TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
+import { type FleetHarness, startFleetHarness } from "./fleet-harness.js";
 
 const terraform = terraformOrSkip("the rollout tests with terraform");
 
@@ -28,56 +23,22 @@ const DNS_CHECK = ':if ([:len [/ip dns get servers]] = 0) do={:error "no dns ser
 const APPLY = ["apply", "-auto-approve", "-input=false"];
 
 describe.skipIf(terraform === undefined)("rolling a fleet out in waves with terraform", () => {
-  let stack: LocalStack;
+  let fleet: FleetHarness;
   let tf: TerraformDir;
-  let work: string;
   let client: RouterJobsClient;
-  let cli: ReturnType<typeof snapshotCli>;
 
   beforeAll(async () => {
-    cli = snapshotCli("rj-rollout-cli");
-    work = mkdtempSync(join(tmpdir(), "rj-rollout-"));
-    stack = await startLocalStack({
-      dir: work,
-      routers: ROUTERS.map((router) => ({ id: router.routerId, name: router.name })),
-      tickMs: 50,
-      rateLimit: { count: 600, windowMs: 1000 },
-      receiver: false,
-    });
-    tf = new TerraformDir(terraform as string, stack.env);
-    client = new RouterJobsClient({
-      baseUrl: stack.service.url,
-      token: stack.token,
-      ca: stack.service.ca,
-      budgetDir: join(work, "test-budget"),
-      rateLimit: { count: 600, windowMs: 1000 },
-    });
+    fleet = await startFleetHarness("rollout", terraform as string, ROUTERS);
+    ({ tf, client } = fleet);
   });
-  afterAll(async () => {
-    cli?.remove();
-    await client?.close();
-    await stack?.close();
-    tf?.remove();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(async () => fleet?.close());
 
   /** The fleet with one `dns` section per router; `script` gives each router's script. */
   function synthesize(script: (router: FleetRouter) => string, rollout: RolloutProps<FleetRouter>): void {
-    const outdir = mkdtempSync(join(tmpdir(), "rj-rollout-out-"));
-    const app = new App({ outdir });
-    const scope = new TerraformStack(app, "office");
-    new LocalBackend(scope, { path: join(tf.dir, "terraform.tfstate") });
-    new Fleet(scope, "fleet", {
-      routers: ROUTERS,
-      cli: cli.cli,
-      waitFor: "poll",
-      expressExecute: true,
+    fleet.synthesize({
       sections: (router) => [{ name: "dns", script: script(router), description: `dns of ${router.name}` }],
       rollout,
     });
-    app.synth();
-    tf.use(join(outdir, "stacks", "office", "cdk.tf.json"));
-    rmSync(outdir, { recursive: true, force: true });
   }
 
   const jobsOf = (router: FleetRouter) => client.listJobs(router.routerId);

@@ -5,18 +5,14 @@
  * a revert (`safeChange`), cuts the service off, and the router restores itself at the deadline; the rollout
  * stops there. The routers' clock is the test's: the deadline passes when the test moves it, never by waiting.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterJobsClient } from "../../src/client/client.js";
-import { type LocalStack, startLocalStack } from "../../src/demo/local-stack.js";
-import { Fleet, type FleetRouter } from "../../src/deploy/constructs/index.js";
-import { snapshotCli } from "../helpers/cli-snapshot.js";
-import { TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
+import type { RouterJobsClient } from "../../src/client/client.js";
+import type { LocalStack } from "../../src/demo/local-stack.js";
+import type { FleetRouter } from "../../src/deploy/constructs/index.js";
+import { type TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 import { waitFor } from "../helpers/wait-for.js";
 import { startDeployTree } from "./deploy-harness.js";
+import { type FleetHarness, startFleetHarness } from "./fleet-harness.js";
 
 const terraform = terraformOrSkip("the safe-change rollout with terraform");
 
@@ -33,64 +29,32 @@ const LOCKOUT = `/ip firewall filter add chain=input action=drop src-address=${S
 const HARMLESS = "/ip firewall filter add chain=input action=drop protocol=tcp dst-port=23";
 
 describe.skipIf(terraform === undefined)("a safe-change rollout whose canary cuts the service off", () => {
+  let fleet: FleetHarness;
   let stack: LocalStack;
   let tf: TerraformDir;
-  let work: string;
   let client: RouterJobsClient;
-  let cli: ReturnType<typeof snapshotCli>;
   /** How far the routers' clock is ahead of the system's. */
   let routerClockAheadMs = 0;
 
   beforeAll(async () => {
-    cli = snapshotCli("rj-safe-rollout-cli");
-    work = mkdtempSync(join(tmpdir(), "rj-safe-rollout-"));
-    stack = await startLocalStack({
-      dir: work,
-      routers: ROUTERS.map((router) => ({ id: router.routerId, name: router.name })),
-      tickMs: 50,
-      rateLimit: { count: 600, windowMs: 1000 },
-      receiver: false,
+    fleet = await startFleetHarness("safe-rollout", terraform as string, ROUTERS, {
       rebootOfflineMs: REBOOT_OFFLINE_MS,
       routerClock: () => new Date(Date.now() + routerClockAheadMs),
       reach: { direction: "inbound", source: SERVICE_ADDRESS, protocol: "tcp", port: 8729 },
     });
-    tf = new TerraformDir(terraform as string, stack.env);
-    client = new RouterJobsClient({
-      baseUrl: stack.service.url,
-      token: stack.token,
-      ca: stack.service.ca,
-      budgetDir: join(work, "test-budget"),
-      rateLimit: { count: 600, windowMs: 1000 },
-    });
+    ({ stack, tf, client } = fleet);
   });
-  afterAll(async () => {
-    cli?.remove();
-    await client?.close();
-    await stack?.close();
-    tf?.remove();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+  afterAll(async () => fleet?.close());
 
   /** Three routers in three waves, each with one `firewall` section; `script` gives the canary's. */
   function synthesize(canaryScript: string): void {
-    const outdir = mkdtempSync(join(tmpdir(), "rj-safe-rollout-out-"));
-    const app = new App({ outdir });
-    const scope = new TerraformStack(app, "office");
-    new LocalBackend(scope, { path: join(tf.dir, "terraform.tfstate") });
-    new Fleet(scope, "fleet", {
-      routers: ROUTERS,
-      cli: cli.cli,
-      waitFor: "poll",
-      expressExecute: true,
+    fleet.synthesize({
       safeChange: { confirmWithin: `${CONFIRM_WITHIN_MS / 1000}s` },
       sections: (router) => [
         { name: "firewall", script: router === CANARY ? canaryScript : HARMLESS, description: "firewall" },
       ],
       rollout: { waves: [1, 2, 3] },
     });
-    app.synth();
-    tf.use(join(outdir, "stacks", "office", "cdk.tf.json"));
-    rmSync(outdir, { recursive: true, force: true });
   }
 
   const jobsOf = (router: FleetRouter) => client.listJobs(router.routerId);
