@@ -470,7 +470,7 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
       "ssh2",
     );
     expect(badTransport).toMatchObject({ code: 2, stdout: "" });
-    expect(badTransport.stderr).toMatch(/--transport must be api or rest \(got "ssh2"\)/);
+    expect(badTransport.stderr).toMatch(/--transport must be api, rest or ssh \(got "ssh2"\)/);
     // --binary-backup: the job's backup is also a binary backup; router show says so
     expect((await admin(...args, ...device, "--tls-ca", caFile, "--binary-backup")).code).toBe(0);
     expect(json(await admin("router", "show", DEVICE_ROUTER)).device).toMatchObject({

@@ -31,6 +31,8 @@ export interface SshFrontEndOptions {
 export interface SshFrontEnd {
   readonly host: string;
   readonly port: number;
+  /** Ends every session and keeps listening, as a management path that drops for a moment. */
+  dropSessions(): void;
   close(): Promise<void>;
 }
 
@@ -174,6 +176,9 @@ export async function startSshFrontEnd(
   return {
     host: options.host,
     port,
+    dropSessions: () => {
+      for (const client of clients) client.end();
+    },
     close: async () => {
       for (const client of clients) client.end();
       await new Promise<void>((resolve) => server.close(() => resolve()));
