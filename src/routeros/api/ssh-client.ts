@@ -179,6 +179,8 @@ export class RouterSshClient {
   private closed = false;
   private turn: Promise<unknown> = Promise.resolve();
   private lostReason: string | undefined;
+  /** Prints of menus found to have one item and no `find` (`/system/identity/print`): read with `get` at once. */
+  private readonly singleMenus = new Set<string>();
 
   private constructor(
     private readonly connection: SshConnection,
@@ -222,6 +224,8 @@ export class RouterSshClient {
       connection.once("ready", () =>
         settle(() => {
           connection.on("error", () => {});
+          // Commands are small and answered one by one: Nagle's wait would add a delayed ACK to each.
+          connection.setNoDelay(true);
           resolve(new RouterSshClient(connection, options, where));
         }),
       );
@@ -271,13 +275,18 @@ export class RouterSshClient {
 
   async command(words: Omit<CommandWords, "tag">, options: CommandOptions = {}): Promise<CommandReply> {
     const marker = `rj${randomBytes(8).toString("hex")}`;
-    const output = await this.exec(words.command, consoleLine(words, marker), options);
+    const single = this.singleMenus.has(words.command);
+    const output = await this.exec(words.command, consoleLine(words, marker, single), options);
     try {
       return parseConsoleReply(words.command, output, marker);
     } catch (error) {
       // A menu without `find` is refused before anything ran: it has one item, read without one.
-      if (!(error instanceof RouterApiTrapError && /^bad command name find\b/.test(error.routerMessage)))
+      if (
+        single ||
+        !(error instanceof RouterApiTrapError && /^bad command name find\b/.test(error.routerMessage))
+      )
         throw error;
+      this.singleMenus.add(words.command);
       const again = await this.exec(words.command, consoleLine(words, marker, true), options);
       return parseConsoleReply(words.command, again, marker);
     }
