@@ -235,7 +235,7 @@ export class RouterSshClient {
           if (seen !== undefined && seen !== pin) {
             reject(
               new RouterApiConnectionError(
-                `SSH host key of ${where} is ${seen}, not the pinned ${pin}; nothing was sent. If the router's key changed on purpose (a new router, a reset), check it on the router's console (/ip ssh print) and pin the new one: routerjobs service router add again with the router's --id and --ssh-host-key ${seen}`,
+                `SSH host key of ${where} is ${seen}, not the pinned ${pin}; nothing was sent. If the router's key changed on purpose (a new router, a reset), check it from a machine on a path you trust (ssh-keyscan -t ed25519 <host> | ssh-keygen -lf -) and pin the new one: routerjobs service router add again with the router's --id and --ssh-host-key ${seen}`,
               ),
             );
           } else if (error.level === "client-authentication") {
