@@ -83,7 +83,7 @@ function whereOf(command: string, queries: readonly string[]): string {
           `${command}: over SSH a query is ?name=value (got ${JSON.stringify(query)})`,
         );
       }
-      return `${match[1] === ".id" ? ".id" : match[1]}=${quoteString(match[2] as string)}`;
+      return `${match[1]}=${quoteString(match[2] as string)}`;
     })
     .join(" and ");
 }
