@@ -5,6 +5,7 @@
 import { X509Certificate } from "node:crypto";
 import * as z from "zod";
 import { describeValue } from "./ids.js";
+import { normaliseHostKeyFingerprint } from "./routers/device-endpoint.js";
 import { textProblems } from "./text.js";
 import { textField } from "./text-field.js";
 
@@ -83,16 +84,55 @@ export const deviceSchema = z
       .refine(isCertificate, { error: "tls_ca must be a PEM certificate (-----BEGIN CERTIFICATE-----)" })
       .optional(),
     plaintext: z.boolean({ error: "plaintext must be true or false" }).optional(),
-    /** `api` (the default) or `rest`: RouterOS 7's REST API on www-ssl (docs/routers.md). */
+    /** `api` (the default), `rest` (RouterOS 7's REST API on www-ssl) or `ssh` (its console): docs/routers.md. */
     transport: z
-      .enum(["api", "rest"], {
-        error: (issue) => `transport must be "api" or "rest" (got ${describeValue(issue.input)})`,
+      .enum(["api", "rest", "ssh"], {
+        error: (issue) => `transport must be "api", "rest" or "ssh" (got ${describeValue(issue.input)})`,
+      })
+      .optional(),
+    /** Over SSH, the pinned fingerprint of the router's host key (what TLS's fingerprint is to the others). */
+    ssh_host_key: z
+      .string({ error: (issue) => `ssh_host_key must be a string (got ${describeValue(issue.input)})` })
+      .transform((text, ctx) => {
+        const fingerprint = normaliseHostKeyFingerprint(text);
+        if (fingerprint) return fingerprint;
+        ctx.addIssue({
+          code: "custom",
+          message: `ssh_host_key must be the host key's SHA-256 fingerprint as OpenSSH prints it, SHA256: and 43 base64 characters (got ${describeValue(text)})`,
+        });
+        return z.NEVER;
       })
       .optional(),
     /** A job's backup is also a binary backup (`.backup`) beside the export: docs/routers.md. */
     binary_backup: z.boolean({ error: "binary_backup must be true or false" }).optional(),
   })
   .superRefine((device, ctx) => {
+    if (device.transport === "ssh" || device.ssh_host_key !== undefined) {
+      if (device.transport !== "ssh") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["ssh_host_key"],
+          message: 'ssh_host_key is for transport: "ssh" only',
+        });
+      } else if (device.ssh_host_key === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["ssh_host_key"],
+          message:
+            "give ssh_host_key, the SHA-256 fingerprint of the router's host key (SHA256:..., as ssh-keygen -l prints it), to verify the router over SSH",
+        });
+      }
+      for (const field of ["tls_fingerprint", "tls_ca", "plaintext"] as const) {
+        if (device[field] !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: [field],
+            message: `transport: "ssh" is verified by ssh_host_key: leave out ${field}`,
+          });
+        }
+      }
+      return;
+    }
     const verifications = [device.tls_fingerprint, device.tls_ca].filter((value) => value !== undefined);
     if (device.plaintext === true) {
       if (verifications.length > 0) {

@@ -222,4 +222,19 @@ CREATE TRIGGER outbox_free_next AFTER UPDATE OF delivered_at, abandoned_at ON ou
 ALTER TABLE routers ADD COLUMN device_transport text CONSTRAINT routers_device_transport CHECK (device_transport IS NULL OR (device_transport = 'rest' AND device_host IS NOT NULL));
 `,
   },
+  {
+    version: 9,
+    description:
+      "routers that are real devices: SSH as a transport, verified by the host key's pinned fingerprint",
+    // An SSH device has no certificate: its pinned host key is what verifies it, as a TLS pin does the others.
+    // One line each: the migration runner splits statements at a `;` that ends a line.
+    sql: `
+ALTER TABLE routers ADD COLUMN device_ssh_host_key text;
+ALTER TABLE routers DROP CONSTRAINT routers_device_transport;
+ALTER TABLE routers ADD CONSTRAINT routers_device_transport CHECK (device_transport IS NULL OR (device_transport IN ('rest', 'ssh') AND device_host IS NOT NULL));
+ALTER TABLE routers ADD CONSTRAINT routers_device_ssh_host_key CHECK ((device_transport IS NOT DISTINCT FROM 'ssh') = (device_ssh_host_key IS NOT NULL));
+ALTER TABLE routers DROP CONSTRAINT routers_device_whole;
+ALTER TABLE routers ADD CONSTRAINT routers_device_whole CHECK ((device_host IS NULL AND device_user IS NULL AND device_password IS NULL AND device_key_id IS NULL AND device_tls_fingerprint IS NULL AND device_tls_ca IS NULL AND device_port IS NULL AND NOT device_plaintext AND device_ssh_host_key IS NULL) OR (device_host IS NOT NULL AND device_user IS NOT NULL AND device_password IS NOT NULL AND device_key_id IS NOT NULL AND (device_plaintext OR device_tls_fingerprint IS NOT NULL OR device_tls_ca IS NOT NULL OR device_ssh_host_key IS NOT NULL)));
+`,
+  },
 ];

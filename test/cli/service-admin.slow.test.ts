@@ -470,7 +470,19 @@ describe("routerjobs service operator commands (built CLI, running service)", ()
       "ssh2",
     );
     expect(badTransport).toMatchObject({ code: 2, stdout: "" });
-    expect(badTransport.stderr).toMatch(/--transport must be api or rest \(got "ssh2"\)/);
+    // --transport ssh: the console over SSH, port 22 by default, the host key pinned; router show says ssh
+    const hostKey = `SHA256:${"b".repeat(43)}`;
+    expect((await admin(...args, ...rest, "--transport", "ssh", "--ssh-host-key", hostKey)).code).toBe(0);
+    expect(json(await admin("router", "show", DEVICE_ROUTER)).device).toMatchObject({
+      port: 22,
+      transport: "ssh",
+      service: "ssh",
+      ssh_host_key: hostKey,
+    });
+    const sshWithoutKey = await admin(...args, ...rest, "--transport", "ssh");
+    expect(sshWithoutKey).toMatchObject({ code: 2, stdout: "" });
+    expect(sshWithoutKey.stderr).toMatch(/--transport ssh needs --ssh-host-key SHA256:/);
+    expect(badTransport.stderr).toMatch(/--transport must be api, rest or ssh \(got "ssh2"\)/);
     // --binary-backup: the job's backup is also a binary backup; router show says so
     expect((await admin(...args, ...device, "--tls-ca", caFile, "--binary-backup")).code).toBe(0);
     expect(json(await admin("router", "show", DEVICE_ROUTER)).device).toMatchObject({

@@ -23,12 +23,16 @@ export interface DeviceProcessOptions {
    * holds across a restart, as a router's does.
    */
   readonly rest?: { readonly port: number; readonly certificateFile: string };
+  /** Also serve the console over SSH on this port (0: a free one); the host key stays beside the state file. */
+  readonly ssh?: { readonly port: number };
 }
 
 export interface DeviceProcess {
   readonly port: number;
   /** The REST port and the certificate's fingerprint, with `rest`. */
   readonly rest?: { readonly port: number; readonly fingerprint: string };
+  /** The SSH port and the host key's fingerprint (`SHA256:...`), with `ssh`. */
+  readonly ssh?: { readonly port: number; readonly fingerprint: string };
   readonly child: ChildProcess;
   /** SIGKILL to the whole process group; resolves once the process is gone. */
   kill(): Promise<void>;
@@ -65,6 +69,7 @@ export interface SimulateReady {
   readonly fingerprint?: string;
   readonly certificate?: string;
   readonly rest?: string;
+  readonly ssh?: { readonly address: string; readonly hostKey: string; readonly fingerprint: string };
 }
 
 export async function startDeviceProcess(options: DeviceProcessOptions): Promise<DeviceProcess> {
@@ -83,6 +88,7 @@ export async function startDeviceProcess(options: DeviceProcessOptions): Promise
       ...(options.rest
         ? ["--rest", `127.0.0.1:${options.rest.port}`, "--certificate-file", options.rest.certificateFile]
         : []),
+      ...(options.ssh ? ["--ssh", `127.0.0.1:${options.ssh.port}`] : []),
     ],
     { detached: true },
   );
@@ -92,10 +98,12 @@ export async function startDeviceProcess(options: DeviceProcessOptions): Promise
     ready.rest && ready.fingerprint
       ? { port: portOf(ready.rest), fingerprint: ready.fingerprint }
       : undefined;
+  const ssh = ready.ssh ? { port: portOf(ready.ssh.address), fingerprint: ready.ssh.fingerprint } : undefined;
   let gone = false;
   return {
     port,
     ...(rest ? { rest } : {}),
+    ...(ssh ? { ssh } : {}),
     child,
     async kill() {
       if (gone) return;

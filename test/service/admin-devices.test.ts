@@ -22,6 +22,8 @@ const PLAIN_ROUTER = "de000000-0000-4000-8000-000000000002";
 const SEEDED_ROUTER = "de000000-0000-4000-8000-000000000003";
 const BINARY_ROUTER = "de000000-0000-4000-8000-000000000004";
 const REST_ROUTER = "de000000-0000-4000-8000-000000000005";
+const SSH_ROUTER = "de000000-0000-4000-8000-000000000006";
+const HOST_KEY = `SHA256:${"Qk".repeat(21)}w`;
 const PASSWORD = "Zq8-unlikely-password-47";
 const FINGERPRINT = `sha256:${"0a:".repeat(31)}0a`;
 const device = { host: "192.0.2.10", user: "routerjobs", password: PASSWORD, tls_fingerprint: FINGERPRINT };
@@ -183,8 +185,51 @@ describe("admin API: routers that are real devices", () => {
       device: { ...device, transport: "telnet" },
     });
     expect(refused.status).toBe(422);
-    expect(JSON.stringify(refused.body)).toMatch(/transport must be \\"api\\" or \\"rest\\"/);
+    expect(JSON.stringify(refused.body)).toMatch(/transport must be \\"api\\", \\"rest\\" or \\"ssh\\"/);
     expect(JSON.stringify(refused.body)).not.toContain(PASSWORD);
+  });
+
+  it("a device driven over SSH: default port 22, its host key pinned and shown, carried to the back end", async () => {
+    const { tls_fingerprint: _, ...login } = device;
+    const answer = await admin("POST", "/routers", {
+      team_id: TEAM_A,
+      id: SSH_ROUTER,
+      name: "branch-10",
+      device: { ...login, transport: "ssh", ssh_host_key: HOST_KEY.replace("SHA256", "sha256") },
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.data.device).toEqual({
+      host: "192.0.2.10",
+      port: 22,
+      user: "routerjobs",
+      transport: "ssh",
+      service: "ssh",
+      ssh_host_key: HOST_KEY,
+    });
+    const keyring = await serviceKeyring(svc.service.app.config);
+    expect(await readEndpoint(svc.service.app.db, SSH_ROUTER, keyring)).toMatchObject({
+      transport: "ssh",
+      sshHostKey: HOST_KEY,
+      password: PASSWORD,
+    });
+    expect((await admin("GET", `/routers/${SSH_ROUTER}`)).body.data.device).toMatchObject({
+      ssh_host_key: HOST_KEY,
+    });
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ ...login, transport: "ssh" }, /give ssh_host_key, the SHA-256 fingerprint of the router's host key/],
+      [{ ...login, transport: "ssh", ssh_host_key: "md5:ab" }, /ssh_host_key must be the host key's SHA-256/],
+      [
+        { ...device, transport: "ssh", ssh_host_key: HOST_KEY },
+        /verified by ssh_host_key: leave out tls_fingerprint/,
+      ],
+      [{ ...device, ssh_host_key: HOST_KEY }, /ssh_host_key is for transport: \\"ssh\\" only/],
+    ];
+    for (const [bad, message] of cases) {
+      const refused = await admin("POST", "/routers", { team_id: TEAM_A, name: "bad-ssh", device: bad });
+      expect(refused.status, JSON.stringify(bad)).toBe(422);
+      expect(JSON.stringify(refused.body)).toMatch(message);
+      expect(JSON.stringify(refused.body)).not.toContain(PASSWORD);
+    }
   });
 
   it("refuses a bad device with 422 naming the field and the limit, the password never echoed", async () => {

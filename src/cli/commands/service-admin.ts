@@ -47,11 +47,15 @@ export function serviceAdminCommands(): Command[] {
       .option("--id <uuid>", "router id (default: a new UUID)")
       .option(
         "--address <host[:port]>",
-        "the device's RouterOS API (default port 8729 with TLS, 8728 plain; over REST 443, 80 plain)",
+        "the device's RouterOS API (default port 8729 with TLS, 8728 plain; over REST 443, 80 plain; SSH 22)",
       )
       .option(
-        "--transport <api|rest>",
-        "drive the device over the RouterOS API (the default) or its REST API",
+        "--transport <api|rest|ssh>",
+        "drive the device over the RouterOS API (the default), its REST API or its console over SSH",
+      )
+      .option(
+        "--ssh-host-key <SHA256:..>",
+        "over SSH: pin the device's host key by its SHA-256 fingerprint (as ssh-keygen -l prints it)",
       )
       .option("--user <user>", "the RouterOS user the service logs in as")
       .option("--password-file <file>", "a file holding that user's password (never given as a flag)")
@@ -70,7 +74,9 @@ Examples:
   $ routerjobs service router add --team T --name edge-2 --address 192.0.2.1 --user routerjobs \\
       --password-file edge-2.password --tls-fingerprint sha256:AB:CD:...
   $ routerjobs service router add --team T --name edge-3 --address 192.0.2.3 --transport rest \
-      --user routerjobs --password-file edge-3.password --tls-fingerprint sha256:AB:CD:...`,
+      --user routerjobs --password-file edge-3.password --tls-fingerprint sha256:AB:CD:...
+  $ routerjobs service router add --team T --name edge-4 --address 192.0.2.4 --transport ssh \
+      --user routerjobs --password-file edge-4.password --ssh-host-key SHA256:...`,
       )
       .action(async (flags: AdminFlags & RouterAddFlags) => {
         const { deviceFromFlags, PLAINTEXT_WARNING } = await import("../settings/service-device-flags.js");

@@ -15,6 +15,7 @@ export interface DeviceFlags {
   plaintext?: boolean;
   binaryBackup?: boolean;
   transport?: string;
+  sshHostKey?: string;
 }
 
 /** `HOST`, `HOST:PORT`, `[IPV6]`, `[IPV6]:PORT`, or a bare IPv6 address (no port). */
@@ -49,28 +50,51 @@ async function readFlagFile(file: string, flag: string): Promise<string> {
 /** The `device` object, or undefined without `--address`; any other device flag alone is a usage error. */
 export async function deviceFromFlags(flags: DeviceFlags): Promise<Record<string, unknown> | undefined> {
   const others = (
-    ["user", "passwordFile", "tlsFingerprint", "tlsCa", "plaintext", "binaryBackup", "transport"] as const
+    [
+      "user",
+      "passwordFile",
+      "tlsFingerprint",
+      "tlsCa",
+      "plaintext",
+      "binaryBackup",
+      "transport",
+      "sshHostKey",
+    ] as const
   ).filter((key) => flags[key] !== undefined);
   if (!flags.address) {
     if (others.length > 0) {
       throw new UsageError(
-        "--user, --password-file, the TLS flags, --binary-backup and --transport need --address",
+        "--user, --password-file, the TLS flags, --ssh-host-key, --binary-backup and --transport need --address",
       );
     }
     return undefined;
   }
-  if (flags.transport !== undefined && flags.transport !== "api" && flags.transport !== "rest") {
-    throw new UsageError(`--transport must be api or rest (got ${JSON.stringify(flags.transport)})`);
+  if (flags.transport !== undefined && !["api", "rest", "ssh"].includes(flags.transport)) {
+    throw new UsageError(`--transport must be api, rest or ssh (got ${JSON.stringify(flags.transport)})`);
   }
   if (!flags.user) throw new UsageError("--address needs --user (the RouterOS user the service logs in as)");
   if (!flags.passwordFile) {
     throw new UsageError("--address needs --password-file (a file holding the password; never a flag)");
   }
+  if (flags.transport === "ssh") {
+    if (flags.tlsFingerprint !== undefined || flags.tlsCa !== undefined || flags.plaintext) {
+      throw new UsageError(
+        "--transport ssh is verified by --ssh-host-key: leave out the TLS flags and --plaintext",
+      );
+    }
+    if (!flags.sshHostKey) {
+      throw new UsageError(
+        "--transport ssh needs --ssh-host-key SHA256:... (the router's host key: ssh-keygen -l -f it, or what router simulate prints)",
+      );
+    }
+  } else if (flags.sshHostKey !== undefined) {
+    throw new UsageError("--ssh-host-key is for --transport ssh");
+  }
   const verifications = [flags.tlsFingerprint, flags.tlsCa].filter((value) => value !== undefined).length;
-  if (flags.plaintext && verifications > 0) {
+  if (flags.transport !== "ssh" && flags.plaintext && verifications > 0) {
     throw new UsageError("--plaintext uses no TLS: leave out --tls-fingerprint and --tls-ca");
   }
-  if (!flags.plaintext && verifications !== 1) {
+  if (flags.transport !== "ssh" && !flags.plaintext && verifications !== 1) {
     throw new UsageError(
       "--address needs exactly one of --tls-fingerprint sha256:... or --tls-ca FILE (or --plaintext on a trusted network)",
     );
@@ -85,7 +109,8 @@ export async function deviceFromFlags(flags: DeviceFlags): Promise<Record<string
     ...(flags.tlsCa ? { tls_ca: await readFlagFile(flags.tlsCa, "--tls-ca") } : {}),
     ...(flags.plaintext ? { plaintext: true } : {}),
     ...(flags.binaryBackup ? { binary_backup: true } : {}),
-    ...(flags.transport === "rest" ? { transport: "rest" } : {}),
+    ...(flags.transport === "rest" || flags.transport === "ssh" ? { transport: flags.transport } : {}),
+    ...(flags.sshHostKey ? { ssh_host_key: flags.sshHostKey } : {}),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * `RouterBackend` for real RouterOS devices, over the RouterOS API (src/routeros/api), or over RouterOS 7's REST
- * API for an endpoint with `transport: "rest"` (`rest-client.ts`: the same commands as `POST /rest/...`, so
- * everything below holds for both): one connection per router (over REST a keep-alive pool), reused and
+ * `RouterBackend` for real RouterOS devices, over the RouterOS API (src/routeros/api), over RouterOS 7's REST
+ * API for an endpoint with `transport: "rest"` (`rest-client.ts`: the same commands as `POST /rest/...`), or
+ * over its console on SSH with `transport: "ssh"` (`ssh-client.ts`: the same commands as console lines), so
+ * everything below holds for all three: one connection per router (over REST a keep-alive pool), reused and
  * reopened when it drops; a health probe that marks a router offline and online.
  *
  * A job's script runs on the device as RouterOS runs anything long: uploaded as a `/system/script` entry named
@@ -31,10 +32,12 @@ import { RouterApiClient } from "../../routeros/api/client.js";
 import {
   RouterApiConnectionError,
   RouterApiLoginError,
+  RouterApiOptionsError,
   RouterApiTimeoutError,
   RouterApiTrapError,
 } from "../../routeros/api/errors.js";
 import { RouterRestClient } from "../../routeros/api/rest-client.js";
+import type { RouterSshClient } from "../../routeros/api/ssh-client.js";
 import {
   bootMarkerScript,
   ENTRY_REMOVED_DURING_JOB,
@@ -64,8 +67,12 @@ export interface DeviceBackendOptions {
   readonly commandTimeoutMs?: number;
 }
 
-/** What the back end needs of a connection; the API client and the REST client both are one. */
-type DeviceConnection = Pick<RouterApiClient, "command" | "close">;
+/**
+ * What the back end needs of a connection; the API, REST and SSH clients all are one. Over SSH the console
+ * prints `/export`'s text itself (`exportText`): no file to write and read back.
+ */
+type DeviceConnection = Pick<RouterApiClient, "command" | "close"> &
+  Partial<Pick<RouterSshClient, "exportText">>;
 
 interface Device {
   readonly name: string;
@@ -160,11 +167,19 @@ export class DeviceBackend implements RouterBackend {
   }
 
   /**
-   * The full configuration read (docs/plan.md): the RouterOS API answers `/export` with no records, so the
-   * export goes to a file of its own, is read back as a backup is, and removed whatever happened: three API
-   * sentences inside the one synchronous request.
+   * The full configuration read (docs/plan.md). Over SSH the console prints it: one command. The RouterOS API
+   * (and REST) answer `/export` with no records, so there the export goes to a file of its own, is read back as
+   * a backup is, and removed whatever happened: three API sentences inside the one synchronous request.
    */
   private async readConfiguration(device: Device, signal: AbortSignal | undefined): Promise<string> {
+    const connection = await this.connection(device);
+    if (connection.exportText) {
+      const exporting = connection.exportText({
+        timeoutMs: this.commandTimeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+      return this.answered(device, exporting);
+    }
     const name = `routerjobs-read-${randomUUID().slice(0, 8)}`;
     await this.call(device, { command: "/export", attributes: { file: name } }, signal);
     try {
@@ -360,15 +375,25 @@ export class DeviceBackend implements RouterBackend {
     if (expect && device.boot !== expect.boot) {
       throw new RouterUnreachableError("the router rebooted since the job's entry was marked started");
     }
-    try {
-      const reply = await client.command(
+    return this.answered(
+      device,
+      client.command(
         { command: sentence.command, attributes: sentence.attributes ?? {}, queries: sentence.queries ?? [] },
         { timeoutMs: this.commandTimeoutMs, ...(signal ? { signal } : {}) },
-      );
+      ),
+    );
+  }
+
+  /** The answer of one command on the device's connection; its errors become the back end's. */
+  private async answered<T>(device: Device, answer: Promise<T>): Promise<T> {
+    try {
+      const reply = await answer;
       device.reachable = true;
       return reply;
     } catch (error) {
       if (error instanceof RouterApiTrapError) throw new RouterCommandError(error.routerMessage);
+      // A command the transport cannot say (over SSH: a print without .proplist), with what to send instead.
+      if (error instanceof RouterApiOptionsError) throw new RouterCommandError(error.message);
       if (error instanceof RouterApiTimeoutError) throw new RouterTimeoutError(error.message);
       // Over REST every request logs in: a password changed on the router shows here, not at connect.
       if (error instanceof RouterApiLoginError) throw new RouterUnreachableError(error.message);
@@ -411,9 +436,11 @@ export class DeviceBackend implements RouterBackend {
       commandTimeoutMs: this.commandTimeoutMs,
     };
     const client: DeviceConnection =
-      endpoint.transport === "rest"
-        ? await RouterRestClient.connect(options)
-        : await RouterApiClient.connect({ ...options, loginTimeoutMs: this.connectTimeoutMs });
+      endpoint.transport === "ssh"
+        ? await this.openSsh(endpoint)
+        : endpoint.transport === "rest"
+          ? await RouterRestClient.connect(options)
+          : await RouterApiClient.connect({ ...options, loginTimeoutMs: this.connectTimeoutMs });
     try {
       const reply = await client.command(
         {
@@ -438,6 +465,20 @@ export class DeviceBackend implements RouterBackend {
     return client;
   }
 
+  /** ssh2 is loaded with the SSH client, on the first router that uses it. */
+  private async openSsh(endpoint: DeviceEndpoint): Promise<DeviceConnection> {
+    const { RouterSshClient } = await import("../../routeros/api/ssh-client.js");
+    return RouterSshClient.connect({
+      host: endpoint.host,
+      ...(endpoint.port === undefined ? {} : { port: endpoint.port }),
+      user: endpoint.user,
+      password: endpoint.password,
+      hostKey: endpoint.sshHostKey ?? "",
+      connectTimeoutMs: this.connectTimeoutMs,
+      commandTimeoutMs: this.commandTimeoutMs,
+    });
+  }
+
   private lost(device: Device): void {
     const connection = device.connection;
     device.connection = undefined;
@@ -447,7 +488,8 @@ export class DeviceBackend implements RouterBackend {
 
   private async probe(device: Device): Promise<void> {
     try {
-      await this.call(device, { command: "/system/identity/print" });
+      // A named property: over SSH a print reads only what it names.
+      await this.call(device, { command: "/system/identity/print", attributes: { ".proplist": "name" } });
     } catch {
       device.reachable = false;
     }

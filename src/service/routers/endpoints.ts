@@ -11,7 +11,7 @@ import {
 
 /**
  * The endpoint of a router that is a real device, in the `device_*` columns of `routers` (schema.ts, migrations
- * 2, 4 and 8). The password is sealed before it reaches SQL and opened only by `readEndpoint`, for the back end.
+ * 2, 4, 8 and 9). The password is sealed before it reaches SQL and opened only by `readEndpoint`, for the back end.
  */
 
 /** An endpoint without its password: what an admin answer describes, read without the key. */
@@ -26,12 +26,13 @@ interface EndpointRow {
   device_plaintext: boolean;
   device_binary_backup: boolean;
   device_transport: string | null;
+  device_ssh_host_key: string | null;
   device_password: string | null;
   device_key_id: string | null;
 }
 
 const COLUMNS = `device_host, device_port, device_user, device_tls_fingerprint, device_tls_ca, device_plaintext,
-  device_binary_backup, device_transport, device_password, device_key_id`;
+  device_binary_backup, device_transport, device_ssh_host_key, device_password, device_key_id`;
 
 /** The admin API's `device` object as the back end's endpoint. */
 export function endpointFromDevice(device: Device): DeviceEndpoint {
@@ -48,7 +49,8 @@ export function endpointFromDevice(device: Device): DeviceEndpoint {
     ...(tls ? { tls } : {}),
     ...(device.plaintext ? { plaintext: true } : {}),
     ...(device.binary_backup ? { binaryBackup: true } : {}),
-    ...(device.transport === "rest" ? { transport: "rest" as const } : {}),
+    ...(device.transport === "rest" || device.transport === "ssh" ? { transport: device.transport } : {}),
+    ...(device.ssh_host_key ? { sshHostKey: device.ssh_host_key } : {}),
   };
 }
 
@@ -63,7 +65,7 @@ export async function saveEndpoint(
   const { rows } = await db.query(
     `UPDATE routers SET device_host = $2, device_port = $3, device_user = $4, device_tls_fingerprint = $5,
        device_tls_ca = $6, device_plaintext = $7, device_password = $8, device_key_id = $9,
-       device_binary_backup = $10, device_transport = $11
+       device_binary_backup = $10, device_transport = $11, device_ssh_host_key = $12
      WHERE id = $1 AND removed_at IS NULL RETURNING id`,
     [
       routerId,
@@ -76,7 +78,8 @@ export async function saveEndpoint(
       sealed,
       keyId,
       endpoint.binaryBackup === true,
-      endpoint.transport === "rest" ? "rest" : null,
+      endpoint.transport === "rest" || endpoint.transport === "ssh" ? endpoint.transport : null,
+      endpoint.transport === "ssh" ? (endpoint.sshHostKey ?? null) : null,
     ],
   );
   return rows.length > 0;
@@ -102,7 +105,10 @@ function withoutPassword(row: EndpointRow): StoredEndpoint {
     ...(Object.keys(tls).length > 0 ? { tls } : {}),
     ...(row.device_plaintext ? { plaintext: true } : {}),
     ...(row.device_binary_backup ? { binaryBackup: true } : {}),
-    ...(row.device_transport === "rest" ? { transport: "rest" as const } : {}),
+    ...(row.device_transport === "rest" || row.device_transport === "ssh"
+      ? { transport: row.device_transport }
+      : {}),
+    ...(row.device_ssh_host_key ? { sshHostKey: row.device_ssh_host_key } : {}),
   };
 }
 
@@ -132,7 +138,7 @@ export async function clearEndpoint(db: Queryable, routerId: string): Promise<bo
   const { rows } = await db.query(
     `UPDATE routers SET device_host = NULL, device_port = NULL, device_user = NULL, device_tls_fingerprint = NULL,
        device_tls_ca = NULL, device_plaintext = false, device_binary_backup = false, device_password = NULL,
-       device_key_id = NULL, device_transport = NULL
+       device_key_id = NULL, device_transport = NULL, device_ssh_host_key = NULL
      WHERE id = $1 AND removed_at IS NULL AND device_host IS NOT NULL RETURNING id`,
     [routerId],
   );

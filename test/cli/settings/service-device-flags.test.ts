@@ -70,9 +70,29 @@ describe("deviceFromFlags", () => {
     expect(await deviceFromFlags({ ...flags, transport: "rest" })).toMatchObject({ transport: "rest" });
     expect(await deviceFromFlags({ ...flags, transport: "api" })).not.toHaveProperty("transport");
     await expect(deviceFromFlags({ ...flags, transport: "ssh2" })).rejects.toThrow(
-      '--transport must be api or rest (got "ssh2")',
+      '--transport must be api, rest or ssh (got "ssh2")',
     );
     await expect(deviceFromFlags({ transport: "rest" })).rejects.toThrow(/--transport need --address/);
+  });
+
+  it("--transport ssh needs --ssh-host-key and takes no TLS flag; --ssh-host-key is for ssh only", async () => {
+    const flags = { address: "r1:2222", user: "u", passwordFile, transport: "ssh" };
+    const hostKey = `SHA256:${"A".repeat(43)}`;
+    expect(await deviceFromFlags({ ...flags, sshHostKey: hostKey })).toEqual({
+      host: "r1",
+      port: 2222,
+      user: "u",
+      password: "pass word",
+      transport: "ssh",
+      ssh_host_key: hostKey,
+    });
+    await expect(deviceFromFlags(flags)).rejects.toThrow(/--transport ssh needs --ssh-host-key SHA256:/);
+    await expect(
+      deviceFromFlags({ ...flags, sshHostKey: hostKey, tlsFingerprint: "sha256:AA" }),
+    ).rejects.toThrow(/--transport ssh is verified by --ssh-host-key: leave out the TLS flags/);
+    await expect(
+      deviceFromFlags({ address: "r1", user: "u", passwordFile, plaintext: true, sshHostKey: hostKey }),
+    ).rejects.toThrow("--ssh-host-key is for --transport ssh");
   });
 
   it("a missing file names the flag and the path, and nothing of any content", async () => {

@@ -149,6 +149,21 @@ for (const [name, start, available] of backends) {
       expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(plain);
     });
 
+    it("round-trips transport ssh with its pinned host key; the database refuses a host key without ssh", async () => {
+      const { tls: _, ...login } = pinned;
+      const ssh: DeviceEndpoint = { ...login, transport: "ssh", sshHostKey: `SHA256:${"a".repeat(43)}` };
+      expect(await saveEndpoint(db, ROUTER_A2, ssh, keyring)).toBe(true);
+      expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(ssh);
+      await expect(
+        db.query("UPDATE routers SET device_transport = 'rest' WHERE id = $1", [ROUTER_A2]),
+      ).rejects.toThrow(/routers_device_ssh_host_key/);
+      await expect(
+        db.query("UPDATE routers SET device_ssh_host_key = NULL WHERE id = $1", [ROUTER_A2]),
+      ).rejects.toThrow(/routers_device_ssh_host_key|routers_device_whole/);
+      expect(await saveEndpoint(db, ROUTER_A2, plain, keyring)).toBe(true);
+      expect(await readEndpoint(db, ROUTER_A2, rotated)).toEqual(plain);
+    });
+
     it("clearing makes the router simulated again; a removed router has no endpoint to save", async () => {
       expect(await clearEndpoint(db, ROUTER_A2)).toBe(true);
       expect(await clearEndpoint(db, ROUTER_A2)).toBe(false);

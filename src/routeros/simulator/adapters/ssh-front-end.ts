@@ -31,6 +31,8 @@ export interface SshFrontEndOptions {
 export interface SshFrontEnd {
   readonly host: string;
   readonly port: number;
+  /** Ends every session and keeps listening, as a management path that drops for a moment. */
+  dropSessions(): void;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,9 @@ export async function startSshFrontEnd(
   const clients = new Set<ssh2.Connection>();
   const server = new ssh2.Server({ hostKeys: [options.hostKey.privateKey] }, (client) => {
     clients.add(client);
+    // Each command line is answered at once: Nagle's wait would hold every answer for a delayed ACK.
+    // (ssh2's server connection has the method; its types leave it out)
+    (client as unknown as { setNoDelay(noDelay: boolean): void }).setNoDelay(true);
     client.on("close", () => clients.delete(client));
     // A client that drops mid-handshake or sends garbage ends its own connection, nothing else.
     client.on("error", () => client.end());
@@ -174,6 +179,9 @@ export async function startSshFrontEnd(
   return {
     host: options.host,
     port,
+    dropSessions: () => {
+      for (const client of clients) client.end();
+    },
     close: async () => {
       for (const client of clients) client.end();
       await new Promise<void>((resolve) => server.close(() => resolve()));

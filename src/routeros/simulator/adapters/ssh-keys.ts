@@ -4,11 +4,11 @@
  * key across reboots), the key's fingerprint as OpenSSH prints it, and the public keys a user may log in
  * with, read from an OpenSSH authorized_keys file.
  */
-import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import ssh2 from "ssh2";
 import { UsageError } from "../../../errors.js";
 import { writeFileAtomic } from "../../../platform/fs/file-lock.js";
+import { sshFingerprint } from "../../api/ssh-client.js";
 
 export type PublicKey = ReturnType<typeof parsedKey>;
 
@@ -27,10 +27,8 @@ function parsedKey(text: string, what: string) {
   return key;
 }
 
-/** The SHA-256 fingerprint of a public key blob, base64 without padding, as OpenSSH 6.8+ prints it. */
-export function fingerprintOf(publicBlob: Buffer): string {
-  return `SHA256:${createHash("sha256").update(publicBlob).digest("base64").replace(/=+$/, "")}`;
-}
+/** The SHA-256 fingerprint of a public key blob, as OpenSSH prints it (the client pins the same). */
+export const fingerprintOf = sshFingerprint;
 
 function hostKeyFrom(privateKey: string, what: string): HostKey {
   const key = parsedKey(privateKey, what);
