@@ -10,6 +10,7 @@ function routerLines(router: RouterPlan, names: ReadonlyMap<string, string>): st
   if (router.error !== undefined) return [`${head}: error: ${router.error}`];
   if (router.jobs.length === 0) return [`${head}: no job would run`];
   const lines = [`${head}: ${router.jobs.length} job(s) would run: ${router.jobs.join(", ")}`];
+  if (router.configFrom !== undefined) lines.push(`  planned on ${router.configFrom}`);
   for (const menu of router.diff) {
     lines.push(`  ${menu.menu || "(no menu)"}${menu.reordered ? " (lines reordered)" : ""}`);
     for (const line of menu.removed) lines.push(`    - ${line}`);
@@ -64,6 +65,7 @@ export function planJson(plan: Plan): unknown {
       skipped: router.skipped,
       error: router.error ?? null,
       reachability: router.reachability ?? null,
+      config_from: router.configFrom ?? "the live configuration",
     })),
   };
 }
