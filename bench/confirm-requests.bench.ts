@@ -111,7 +111,8 @@ export async function run(): Promise<BenchReport> {
       await service.service.app.db.query("ANALYZE jobs");
       seeded = history;
       for (const mode of MODES) {
-        const perMode = (results[mode.key] ??= {});
+        const perMode = results[mode.key] ?? {};
+        results[mode.key] = perMode;
         tally = fresh();
         for (let index = 0; index < JOBS; index++) {
           submitted = false;
