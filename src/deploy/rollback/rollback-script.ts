@@ -119,18 +119,22 @@ export function serviceBackupPathOnRouter(filename: string): string {
 
 /**
  * The restore of an export the service kept (the sites API's backup): the script writes it to a file on the
- * router and resets the configuration to it, as the router's own export is restored (`restoreScript`). Where
- * the script runs as a RouterOS script job (a device: its job wrapper runs under `/system script job`), the
- * reset starts in the background after the job reported, since the reset removes the wrapper's entry and
- * reboots; where the service runs the script itself (a simulated router, no script job), inside the job, so
- * that the service saves the restored state with the outcome.
+ * router and resets the configuration to it, as the router's own export is restored (`restoreScript`). On a
+ * device the reset starts in the background after the job reported, since the reset removes the job's script
+ * entry and reboots: a device is told by our device back end's running entry (its comment) or by a script job
+ * (a wrapper run under `/system script job`, as the public service's is assumed to be). Where the service runs
+ * the script itself (a simulated router: neither), inside the job, so that the service saves the restored
+ * state with the outcome.
  */
+/** The comment our device back end gives a job's script entry while it runs (service/routers/job-entry.ts). */
+const DEVICE_JOB_RUNNING = "routerjobs:running";
+
 export function serviceRestoreScript(filename: string, content: string): string {
   const file = quoteString(serviceBackupPathOnRouter(filename));
   const reset = `/system reset-configuration no-defaults=yes skip-backup=yes keep-users=yes run-after-reset=${file}`;
   return [
     `/file add name=${file} contents=${quoteString(content)}`,
-    ":if ([:len [/system script job find]] > 0) do={",
+    `:if (([:len [/system script job find]] + [:len [/system script find where comment~"^${DEVICE_JOB_RUNNING}"]]) > 0) do={`,
     `  :execute {:delay ${RESET_DELAY}; ${reset}}`,
     "} else={",
     `  ${reset}`,
