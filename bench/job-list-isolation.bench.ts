@@ -71,18 +71,7 @@ async function start(dir: string): Promise<{ url: string; process: CliProcess }>
     },
   });
   try {
-    // Every 2,500th job an attempt of resource `abcd`; the rest other resources' (a ~100-character description).
-    await seeding.app.db.query(
-      `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
-         description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
-       SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
-         CASE WHEN n % 2500 = 0 THEN 'Set DNS servers on the branch routers [rj:abcd-ef23-gh45-' || (n / 2500) || ']'
-              ELSE 'Set the firewall rules of the branch office, change ' || n || ' [rj:zzzz-ef23-gh45-1]' END,
-         '/ip dns set servers=10.0.0.53', true, true, true, 'completed', 'done', now()
-       FROM generate_series(1, $3::int) AS n`,
-      [LONG, TEAM, HISTORY],
-    );
-    await seeding.app.db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [LONG, HISTORY + 1]);
+    await seedHistory(seeding.app.db, { routerId: LONG, teamId: TEAM, from: 1, to: HISTORY });
     // The service analyzes jobs as they are submitted (planner-statistics.ts); this bulk insert bypasses that.
     await seeding.app.db.query("ANALYZE jobs");
   } finally {
@@ -245,4 +234,26 @@ export async function run(): Promise<BenchReport> {
     await service.process.stop();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Jobs `from`..`to` of a router's history, written straight into the database (completed, ~100-character
+ * descriptions, every 2,500th an attempt of resource `abcd`), and the router's next seq after them. Shared by
+ * the benches that need a long history (confirm-requests.bench.ts).
+ */
+export async function seedHistory(
+  db: { query(text: string, values?: unknown[]): Promise<unknown> },
+  range: { readonly routerId: string; readonly teamId: string; readonly from: number; readonly to: number },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO jobs (id, router_id, team_id, seq_id, token, idempotency_key, request_id, request_hash,
+       description, script, make_backup, express_execute, needs_acknowledgement, status, execution, created_at)
+     SELECT gen_random_uuid(), $1, $2, n, 't' || n, gen_random_uuid(), gen_random_uuid(), 'h',
+       CASE WHEN n % 2500 = 0 THEN 'Set DNS servers on the branch routers [rj:abcd-ef23-gh45-' || (n / 2500) || ']'
+            ELSE 'Set the firewall rules of the branch office, change ' || n || ' [rj:zzzz-ef23-gh45-1]' END,
+       '/ip dns set servers=10.0.0.53', true, true, true, 'completed', 'done', now()
+     FROM generate_series($3::int, $4::int) AS n`,
+    [range.routerId, range.teamId, range.from, range.to],
+  );
+  await db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [range.routerId, range.to + 1]);
 }

@@ -20,10 +20,10 @@ import { tolerantUuidSchema } from "../contract/ids.js";
 import {
   type JobAck,
   type JobListItem,
-  type JobRequest,
   jobListItemSchema,
   jobListResponseSchema,
   jobRequestSchemaFor,
+  type ProfileJobRequest,
 } from "../contract/job.js";
 import { type RouterSummary, routerListEnvelopeSchema } from "../contract/router-list.js";
 import { splitWords, toServiceRecord } from "../contract/routers/sync-view.js";
@@ -54,7 +54,7 @@ export interface ApiProfile {
    */
   readonly jobRequest: ReturnType<typeof jobRequestSchemaFor>;
   /** `job` is already valid by the spec's rules; a profile may refuse what its API cannot carry. */
-  submit(routerId: string, job: JobRequest, idempotencyKey: string): Exchange<JobAck>;
+  submit(routerId: string, job: ProfileJobRequest, idempotencyKey: string): Exchange<JobAck>;
   list(routerId: string): Exchange<JobListItem[]>;
   command(routerId: string, request: SyncRequest): Exchange<RouterRecord[]>;
   /**
@@ -241,9 +241,10 @@ export const sdxProfile: ApiProfile = {
   honoursIdempotencyKey: true,
   jobRequest: jobRequestSchemaFor("sdx"),
   submit: (routerId, job, idempotencyKey) => {
-    const problems = [sdxNotifyUrlProblem(job.notify_url), sdxDescriptionProblem(job.description)].filter(
-      (problem) => problem !== undefined,
-    );
+    const problems = [
+      sdxNotifyUrlProblem(job.notify_url),
+      job.description === undefined ? undefined : sdxDescriptionProblem(job.description),
+    ].filter((problem) => problem !== undefined);
     if (problems.length > 0) throw new ValidationError(problems);
     return {
       request: {
@@ -252,7 +253,8 @@ export const sdxProfile: ApiProfile = {
         headers: {
           "content-type": "text/plain; charset=utf-8",
           "x-idempotency-key": idempotencyKey,
-          "x-description": utf8HeaderValue(job.description),
+          // Optional in this API: left out when the job has no description.
+          ...(job.description === undefined ? {} : { "x-description": utf8HeaderValue(job.description) }),
           "x-needs-ack": String(job.needs_acknowledgement),
           "x-backup": String(job.make_backup),
           "x-express-execute": String(job.express_execute),

@@ -133,13 +133,22 @@ export function isHttpsUrl(value: string): boolean {
  * The asynchronous job request as the service accepts it (docs/service.md): missing booleans take the spec's
  * defaults, a present one of the wrong type is refused, unknown fields are refused so that typos do not pass.
  */
-export const jobRequestSchema = jobRequestSchemaFor(DEFAULT_API_PROFILE);
+export const jobRequestSchema = requestSchemaWith(DEFAULT_API_PROFILE, descriptionSchema);
 
-/** The asynchronous job request as the API profile `api` takes it: the same fields, that profile's script limits. */
+/**
+ * The asynchronous job request as the API profile `api` takes it: the same fields, that profile's script limits;
+ * the sites API's newer edition makes X-Description optional, the spec requires a description.
+ */
 export function jobRequestSchemaFor(api: ApiProfileName) {
+  return api === "sdx"
+    ? requestSchemaWith(api, descriptionSchema.optional())
+    : requestSchemaWith(api, descriptionSchema);
+}
+
+function requestSchemaWith<D extends z.ZodType>(api: ApiProfileName, description: D) {
   return z.strictObject(
     {
-      description: descriptionSchema,
+      description,
       script: scriptSchemaFor(api),
       make_backup: booleanField("make_backup").default(false),
       express_execute: booleanField("express_execute").default(false),
@@ -153,7 +162,10 @@ export function jobRequestSchemaFor(api: ApiProfileName) {
   );
 }
 export type JobRequest = z.output<typeof jobRequestSchema>;
-export type JobRequestInput = z.input<typeof jobRequestSchema>;
+/** A submission as a profile takes it: the sites API (`sdx`) may go without a description. */
+export type ProfileJobRequest = z.output<ReturnType<typeof jobRequestSchemaFor>>;
+/** What `submitJob` is given: `description` may be left out only where the profile takes that (`sdx`). */
+export type JobRequestInput = z.input<ReturnType<typeof jobRequestSchemaFor>>;
 
 /** The acknowledgement of a submission (`data` of the 202 envelope). Tolerant: unknown fields are kept. */
 export const jobAckSchema = z.looseObject({
@@ -182,7 +194,11 @@ export const jobListItemSchema = z
     id: tolerantUuidSchema,
     token: z.string().optional(),
     idempotency_key: tolerantUuidSchema,
-    description: z.string(),
+    // A sites API job submitted without X-Description (optional there) may list null: read as no text.
+    description: z
+      .string()
+      .nullish()
+      .transform((text) => text ?? ""),
     express_execute: z.boolean(),
     needs_acknowledgement: z.boolean(),
     make_backup: z.boolean().optional(),

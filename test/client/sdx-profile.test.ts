@@ -63,6 +63,17 @@ function describeSitesApi(
     const listed = async (siteId: string, id: string): Promise<JobListItem | undefined> =>
       (await client.listJobs(siteId)).find((item) => item.id === id);
 
+    it("submits without a description (X-Description is optional in this edition) and lists it with no text", async () => {
+      // GIVEN a job without a description
+      const { description: _left, ...bare } = job();
+      // WHEN it is submitted through the sites API
+      const { ack } = await client.submitJob(target.quietSite, bare);
+      // THEN the service took it, and lists it with no description (null or empty on the wire, "" to the client)
+      const raw = (await target.rawList(target.quietSite)) as { id: string; description: unknown }[];
+      expect([null, ""]).toContain(raw.find((item) => item.id === ack.request_id)?.description);
+      expect((await listed(target.quietSite, ack.request_id))?.description).toBe("");
+    });
+
     it("submits: the bare job answered becomes the client's acknowledgement, its metadata as sent", async () => {
       // GIVEN a job with a backup, no express execution, acknowledgement needed
       const key = randomUUID();
@@ -533,6 +544,22 @@ describe("the api option and the retry rule of a key that is honoured", () => {
           budgetDir: tempBudgetDir(),
         }),
     ).toThrow(/api must be "spec" or "sdx" \(got "rest"\)/);
+  });
+
+  it("refuses a job without a description on the spec profile before sending, where it is required", async () => {
+    const client = new RouterJobsClient({
+      baseUrl: "https://127.0.0.1:1",
+      token: TOKEN_A,
+      budgetDir: tempBudgetDir(),
+    });
+    try {
+      const { description: _left, ...bare } = job();
+      const refused = await client.submitJob(ROUTER_A, bare).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as ValidationError).details.map((detail) => detail.field)).toEqual(["description"]);
+    } finally {
+      await client.close();
+    }
   });
 
   it("resends a submission that may have arrived only when the API honours its key", () => {

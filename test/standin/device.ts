@@ -187,7 +187,7 @@ export class Devices extends EventEmitter<{ job: [JobEvent] }> {
     }
     const error = this.apply(job.siteId, {
       jobId: job.id,
-      description: job.description,
+      description: job.description ?? "",
       script: job.script,
       at: now,
     });

@@ -9,7 +9,8 @@ export interface Job {
   teamId: string;
   idempotencyKey: string;
   requestId: string;
-  description: string;
+  /** null for a sites API job submitted without X-Description (optional there). */
+  description: string | null;
   script: string;
   expressExecute: boolean;
   needsAcknowledgement: boolean;

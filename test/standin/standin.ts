@@ -139,9 +139,13 @@ export async function startStandIn(input: StandInOptions) {
     },
     job: (jobId: string) => {
       const job = jobs.get(jobId);
-      return job && { ...job, status: statusOf(job) };
+      return job && { ...job, description: job.description ?? "", status: statusOf(job) };
     },
-    jobs: (siteId: string) => jobs.forSite(siteId).map((job) => ({ ...job, status: statusOf(job) })),
+    // A job without a description (the sites API's optional X-Description) is listed null, shown here as "".
+    jobs: (siteId: string) =>
+      jobs
+        .forSite(siteId)
+        .map((job) => ({ ...job, description: job.description ?? "", status: statusOf(job) })),
     runs: (siteId: string) => devices.runs(siteId),
     deviceLog: (siteId: string) => devices.log(siteId),
     requests: () => [...logged],

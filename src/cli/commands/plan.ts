@@ -26,6 +26,11 @@ rule or setting that cuts it, and exits 1. --reach outbound checks the router's 
 from each router's configuration before the change (its uplink's address, the API-SSL port), and a rule on
 what is not known (the service's address, without --service-address) is left undecided, never reported.
 
+--from-backup plans on each router's newest backup as the service keeps it instead of its live configuration:
+with --api sdx (the sites API keeps backups: GET /backup/{site}), two small reads per router and no
+synchronous /export on the router; with the spec's API, which keeps none, the live configuration as without
+the flag. The plan says per router which it used.
+
 Exit codes, as terraform plan -detailed-exitcode: 0 no change, 2 changes, 1 error, a script that would fail,
 or a change that would cut the service off.
 ${CLIENT_ENV_HELP}
@@ -35,6 +40,7 @@ ${CLIENT_ENV_HELP}
 Examples:
   $ routerjobs plan cdktf.out/stacks/office
   $ routerjobs plan cdktf.out/stacks/office --all --json > drift.json
+  $ routerjobs plan cdktf.out/stacks/office --from-backup --api sdx
   $ routerjobs plan cdktf.out/stacks/office --service-address 10.0.0.5 --router-address edge-1=10.0.0.1:8729`;
 
 interface PlanFlags extends ClientFlags {
@@ -45,6 +51,7 @@ interface PlanFlags extends ClientFlags {
   readonly serviceAddress?: string;
   readonly routerAddress?: readonly string[];
   readonly reachPort?: string;
+  readonly fromBackup?: boolean;
 }
 
 const collect = (value: string, previous: readonly string[] = []): readonly string[] => [...previous, value];
@@ -58,6 +65,10 @@ export function planCommand(): Command {
     .argument("[stack]", "stack folder or its cdk.tf.json / Terraform JSON file", ".")
     .option("--all", "run every declared job, applied or not (drift check)")
     .option("--json", "print the plan as JSON")
+    .option(
+      "--from-backup",
+      "plan on each router's newest backup the service keeps (sites API), not its live configuration",
+    )
     .option("--state <file>", "terraform.tfstate or 'terraform show -json' output saying what is applied")
     .option("--reach <mode>", "how the service reaches the routers: inbound (default), outbound, off")
     .option("--service-address <ipv4>", "the service's address as the routers see its connections")
@@ -107,7 +118,7 @@ async function makePlan(target: string, flags: PlanFlags, command: Command) {
     { readStackJobs, stackFile },
     { findStateFile, readAppliedJobKeys },
     { planStack },
-    { readLiveConfig },
+    { readLiveConfig, readBackupConfig },
     reachOptions,
     { flagOrEnv },
     { resolveRouter },
@@ -152,7 +163,8 @@ async function makePlan(target: string, flags: PlanFlags, command: Command) {
       all: flags.all === true,
       ...(appliedKeys ? { appliedKeys } : {}),
       ...(reach ? { reach } : {}),
-      readConfig: (routerId) => readLiveConfig(client, routerId),
+      readConfig: (routerId) =>
+        flags.fromBackup ? readBackupConfig(client, routerId) : readLiveConfig(client, routerId),
     });
     return { plan, names: plan.cutOff > 0 ? await client.routerNames() : new Map<string, string>() };
   });

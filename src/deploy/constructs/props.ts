@@ -90,7 +90,8 @@ export interface RouterJobOptions {
   /**
    * `"on-failure"`: when the job fails, `routerjobs apply` restores the router from the backup the job took
    * before its script (so `makeBackup` must stay true), says so in the failure line, and still fails the
-   * resource. A restore reboots the router. Not with `api: "sdx"` (docs/rollback.md).
+   * resource. A restore reboots the router. With `api: "sdx"` it restores the service's backup of the job
+   * (docs/rollback.md).
    * @default - no rollback: a failed job leaves the router as its script left it
    */
   readonly rollback?: RollbackMode;

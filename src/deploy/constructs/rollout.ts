@@ -107,7 +107,7 @@ export function resolveRollout<R>(
       problems.push({
         field: "rollout.onFailure",
         message:
-          '"rollback-wave" cannot work with api: "sdx": the sites API keeps its backups on its own side and offers no restore (docs/rollback.md)',
+          '"rollback-wave" cannot work with api: "sdx": the wave\'s gate finds the backups by the jobs\' seq_id, which the sites API does not list (docs/rollback.md)',
       });
   }
   if (problems.length > 0) throw new ConstructValidationError(path, problems);

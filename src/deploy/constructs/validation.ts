@@ -144,10 +144,6 @@ const RULES: readonly {
         props.makeBackup
           ? undefined
           : 'needs makeBackup: true: "on-failure" restores the router from the backup the job takes',
-      (_value, props) =>
-        props.api === "sdx"
-          ? 'cannot work with api: "sdx": the sites API keeps its backups on its own side and offers no restore (docs/rollback.md)'
-          : undefined,
     ],
   },
   {

@@ -8,6 +8,7 @@ import { RouterjobsError } from "../../errors.js";
 import { mapLimited } from "../../platform/map-limited.js";
 import type { ChangeReachability, ServicePath } from "../../routeros/simulator/reachability/index.js";
 import { diffExports, type MenuDiff } from "./export-diff.js";
+import type { ConfigRead } from "./live-config.js";
 import type { StackJob } from "./stack-jobs.js";
 import { runOnTwin, type ScriptFailure, TwinLoadError } from "./twin.js";
 
@@ -20,8 +21,11 @@ export interface PlanOptions {
   readonly appliedKeys?: ReadonlySet<string>;
   /** Drift: run every declared job, applied or not. @default false */
   readonly all?: boolean;
-  /** The one configuration read per router (`/export` through the service). */
-  readonly readConfig: (routerId: string) => Promise<string>;
+  /**
+   * The one configuration read per router (`/export` through the service), or a configuration with where it
+   * came from (`--from-backup`: the service's newest backup), which the plan then names.
+   */
+  readonly readConfig: (routerId: string) => Promise<string | ConfigRead>;
   /** Routers read at the same time; the client's rate budget still applies. @default 4 */
   readonly concurrency?: number;
   /**
@@ -42,6 +46,8 @@ export interface RouterPlan {
   readonly error?: string;
   /** Whether the service would still reach the router after the jobs; absent when not checked. */
   readonly reachability?: ChangeReachability;
+  /** Where the configuration planned on came from, when not the live one (`--from-backup`). */
+  readonly configFrom?: string;
 }
 
 export interface Plan {
@@ -77,7 +83,8 @@ async function planRouter(
   // A router with nothing to run cannot change: it costs no request.
   if (jobs.length === 0) return empty;
   try {
-    const live = await options.readConfig(routerId);
+    const read = await options.readConfig(routerId);
+    const live = typeof read === "string" ? read : read.text;
     const twin = await runOnTwin(
       live,
       jobs.map((entry) => ({ resource: entry.job.resource, script: entry.job.script })),
@@ -89,6 +96,7 @@ async function planRouter(
       failures: twin.failures,
       skipped: twin.skipped,
       ...(twin.reachability ? { reachability: twin.reachability } : {}),
+      ...(typeof read === "string" ? {} : { configFrom: read.source }),
     };
   } catch (error) {
     if (!(error instanceof RouterjobsError || error instanceof TwinLoadError)) throw error;

@@ -28,6 +28,7 @@ function routerLines(router: RouterPlan, names: ReadonlyMap<string, string>): st
   if (router.error !== undefined) return [`${head}: error: ${router.error}`];
   if (router.jobs.length === 0) return [`${head}: no job would run`];
   const lines = [`${head}: ${router.jobs.length} job(s) would run: ${router.jobs.join(", ")}`];
+  if (router.configFrom !== undefined) lines.push(`  planned on ${router.configFrom}`);
   lines.push(...diffLines(router.diff));
   for (const failure of router.failures) {
     lines.push(`  ! ${failure.resource} would fail: ${withLine(failure.error, failure.line)}`);
@@ -75,6 +76,7 @@ export function planJson(plan: Plan): unknown {
       skipped: router.skipped,
       error: router.error ?? null,
       reachability: router.reachability ?? null,
+      config_from: router.configFrom ?? "the live configuration",
     })),
   };
 }

@@ -9,7 +9,9 @@
  * without its script would be left empty.
  */
 import { idempotencyKey } from "../../contract/apply-job.js";
+import { tagOf } from "../../contract/attempt-marker.js";
 import { DESCRIPTION_MAX_CHARS } from "../../contract/limits.js";
+import { quoteString } from "../../routeros/language/quote.js";
 
 /** The backup's file name without its extension, as the service names it (docs/routers.md). */
 export function backupBaseName(seqId: number): string {
@@ -86,4 +88,76 @@ export function parseRestoreMarker(
 /** The same `Idempotency-Key` for every submission of one restore. */
 export function restoreIdempotencyKey(routerId: string, resourceTag: string, seqId: number): string {
   return idempotencyKey(`restore:${routerId}:${resourceTag}`, String(seqId));
+}
+
+/**
+ * The service's backup a job's `associated_backup` names: the part after the last `/` (`<site>/<epoch>.rsc` at
+ * the public service, the bare name at ours); undefined when the job names none.
+ */
+export function serviceBackupFile(associatedBackup: unknown): string | undefined {
+  if (typeof associatedBackup !== "string") return undefined;
+  const name = associatedBackup.slice(associatedBackup.lastIndexOf("/") + 1);
+  return name === "" ? undefined : name;
+}
+
+/**
+ * A service's backup as the restore names it: `f` and two tags of its file name, so that it never parses as a
+ * job's seq (`parseRestoreMarker`) and two backups of one router are told apart.
+ */
+function serviceBackupTag(filename: string): string {
+  return `f${tagOf(filename)}${tagOf(`:${filename}`)}`;
+}
+
+/** The file the restore writes the service's backup to on the router: its name, made safe for a path. */
+export function serviceBackupPathOnRouter(filename: string): string {
+  const base = filename
+    .replace(/\.rsc$/, "")
+    .replace(/[^A-Za-z0-9_-]/g, "_")
+    .slice(0, 64);
+  return `routerjobs-restore-${base}.rsc`;
+}
+
+/**
+ * The restore of an export the service kept (the sites API's backup): the script writes it to a file on the
+ * router and resets the configuration to it, as the router's own export is restored (`restoreScript`). On a
+ * device the reset starts in the background after the job reported, since the reset removes the job's script
+ * entry and reboots: a device is told by our device back end's running entry (its comment) or by a script job
+ * (a wrapper run under `/system script job`, as the public service's is assumed to be). Where the service runs
+ * the script itself (a simulated router: neither), inside the job, so that the service saves the restored
+ * state with the outcome.
+ */
+/** The comment our device back end gives a job's script entry while it runs (service/routers/job-entry.ts). */
+const DEVICE_JOB_RUNNING = "routerjobs:running";
+
+export function serviceRestoreScript(filename: string, content: string): string {
+  const file = quoteString(serviceBackupPathOnRouter(filename));
+  const reset = `/system reset-configuration no-defaults=yes skip-backup=yes keep-users=yes run-after-reset=${file}`;
+  return [
+    `/file add name=${file} contents=${quoteString(content)}`,
+    `:if (([:len [/system script job find]] + [:len [/system script find where comment~"^${DEVICE_JOB_RUNNING}"]]) > 0) do={`,
+    `  :execute {:delay ${RESET_DELAY}; ${reset}}`,
+    "} else={",
+    `  ${reset}`,
+    "}",
+  ].join("\n");
+}
+
+export function serviceRestoreMarker(resourceTag: string, filename: string): string {
+  return `rj-restore:${resourceTag}-${serviceBackupTag(filename)}`;
+}
+
+export function serviceRestoreDescription(resourceTag: string, filename: string): string {
+  const marker = ` [${serviceRestoreMarker(resourceTag, filename)}]`;
+  const room =
+    DESCRIPTION_MAX_CHARS - [...marker].length - "routerjobs rollback: restore the service's backup ".length;
+  const name = [...filename].length <= room ? filename : `${[...filename].slice(0, room - 1).join("")}…`;
+  return `routerjobs rollback: restore the service's backup ${name}${marker}`;
+}
+
+export function serviceRestoreIdempotencyKey(
+  routerId: string,
+  resourceTag: string,
+  filename: string,
+): string {
+  return idempotencyKey(`restore:${routerId}:${resourceTag}`, `service:${filename}`);
 }

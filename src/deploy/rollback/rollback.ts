@@ -15,6 +15,7 @@ import { patiently } from "../../client/patience.js";
 import { tagOf } from "../../contract/attempt-marker.js";
 import { formatDuration } from "../../contract/duration.js";
 import { isTerminal, type JobListItem } from "../../contract/job.js";
+import { SCRIPT_CHARS } from "../../contract/limits.js";
 import { failureReason } from "../job-list/failure-reason.js";
 import { findJob, pollJob } from "../job-list/poll.js";
 import {
@@ -23,6 +24,10 @@ import {
   restoreIdempotencyKey,
   restoreMarker,
   restoreScript,
+  serviceRestoreDescription,
+  serviceRestoreIdempotencyKey,
+  serviceRestoreMarker,
+  serviceRestoreScript,
 } from "./rollback-script.js";
 
 export interface RestoreRequest {
@@ -30,8 +35,14 @@ export interface RestoreRequest {
   readonly routerId: string;
   /** The declaring resource (construct path): its tag goes into the restore's marker. */
   readonly resource: string;
-  /** The job whose backup is restored: its `seq_id` names the backup file. */
+  /** The job whose backup is restored: its `seq_id` names the backup file on the router. */
   readonly seqId: number | undefined;
+  /**
+   * The service's backup of the job (the file name its `associated_backup` gives), where the API keeps backups
+   * of its own (`client.offersBackups`): then the restore reads it from the service and puts it on the router,
+   * instead of looking for the router's own file; `seqId` is not used.
+   */
+  readonly serviceBackup?: string | undefined;
   /** How long the restore may take, submission and confirmation together. */
   readonly timeoutMs: number;
   readonly signal?: AbortSignal | undefined;
@@ -47,16 +58,66 @@ export interface RestoreOutcome {
   readonly job?: JobListItem | undefined;
 }
 
-export async function restoreRouter(request: RestoreRequest): Promise<RestoreOutcome> {
-  const { client, routerId, seqId } = request;
-  if (seqId === undefined)
-    return {
-      restored: false,
-      summary: "not rolled back: the service did not list the job's seq_id, which names its backup",
-    };
-  const backup = backupBaseName(seqId);
+/** One restore's identity and script: from the router's own backup file, or from the service's backup. */
+interface RestoreSource {
+  /** How the summary names the backup: `backup routerjobs-job-12`, `the service's backup 1732567800.rsc`. */
+  readonly backup: string;
+  readonly marker: string;
+  readonly description: string;
+  readonly idempotencyKey: string;
+  /**
+   * The restore's script, or why there is none (`refused`: a backup too long for one job of the profile);
+   * reading the service's backup happens only when a restore is submitted.
+   */
+  readonly script: (options: {
+    deadline: number;
+    signal?: AbortSignal | undefined;
+  }) => Promise<{ readonly text: string } | { readonly refused: string }>;
+}
+
+function restoreSource(request: RestoreRequest): RestoreSource | string {
   const resourceTag = tagOf(request.resource);
-  const marker = restoreMarker(resourceTag, seqId);
+  const filename = request.serviceBackup;
+  if (filename !== undefined) {
+    const { client, routerId } = request;
+    return {
+      backup: `the service's backup ${filename}`,
+      marker: serviceRestoreMarker(resourceTag, filename),
+      description: serviceRestoreDescription(resourceTag, filename),
+      idempotencyKey: serviceRestoreIdempotencyKey(routerId, resourceTag, filename),
+      script: async ({ deadline, signal }) => {
+        const content = await client.getBackup(routerId, filename, {
+          deadlineMs: Math.max(1, deadline - Date.now()),
+          ...(signal ? { signal } : {}),
+        });
+        const script = serviceRestoreScript(filename, content);
+        const limit = SCRIPT_CHARS[client.api].max;
+        const chars = [...script].length;
+        if (chars > limit)
+          return {
+            refused: `the service's backup ${filename} makes a restore script of ${chars} characters, and one ${client.api} job takes at most ${limit}; restore it by hand (routerjobs backups get)`,
+          };
+        return { text: script };
+      },
+    };
+  }
+  const { seqId } = request;
+  if (seqId === undefined)
+    return "not rolled back: the service did not list the job's seq_id, which names its backup";
+  return {
+    backup: `backup ${backupBaseName(seqId)}`,
+    marker: restoreMarker(resourceTag, seqId),
+    description: restoreDescription(resourceTag, seqId),
+    idempotencyKey: restoreIdempotencyKey(request.routerId, resourceTag, seqId),
+    script: async () => ({ text: restoreScript(seqId) }),
+  };
+}
+
+export async function restoreRouter(request: RestoreRequest): Promise<RestoreOutcome> {
+  const { client, routerId } = request;
+  const source = restoreSource(request);
+  if (typeof source === "string") return { restored: false, summary: source };
+  const { backup, marker } = source;
   const deadline = Date.now() + request.timeoutMs;
   const match = (listed: JobListItem) => listed.description.endsWith(`[${marker}]`);
   try {
@@ -64,8 +125,9 @@ export async function restoreRouter(request: RestoreRequest): Promise<RestoreOut
     let job = await findJob(client, routerId, match, deadline, { signal: request.signal, text: marker });
     if (job) request.write?.(`rollback: restore job #${job.seq_id ?? job.id} already listed (${job.status})`);
     else {
-      await submit(request, resourceTag, seqId, deadline);
-      request.write?.(`rollback: restoring the router from backup ${backup}`);
+      const refused = await submit(request, source, deadline);
+      if (refused !== undefined) return { restored: false, summary: `not rolled back: ${refused}` };
+      request.write?.(`rollback: restoring the router from ${backup}`);
     }
     if (!job || !isTerminal(job.status)) {
       job =
@@ -89,7 +151,7 @@ export async function restoreRouter(request: RestoreRequest): Promise<RestoreOut
       return {
         restored: true,
         job,
-        summary: `rolled back: the router is restored from backup ${backup} (${label})`,
+        summary: `rolled back: the router is restored from ${backup} (${label})`,
       };
     const reason = await failureReason(client, routerId, job, deadline);
     return { restored: false, job, summary: `the rollback failed: ${label} ${job.status}: ${reason}` };
@@ -101,23 +163,25 @@ export async function restoreRouter(request: RestoreRequest): Promise<RestoreOut
 
 /**
  * Submits the restore with one `Idempotency-Key`. After a failure that may have reached the service (a reset,
- * a 5xx), the list is asked for the restore's marker before anything is sent again; a 429 is retried.
+ * a 5xx), the list is asked for the restore's marker before anything is sent again; a 429 is retried. Answers
+ * why nothing was submitted, when the restore cannot be one job.
  */
 async function submit(
   request: RestoreRequest,
-  resourceTag: string,
-  seqId: number,
+  source: RestoreSource,
   deadline: number,
-): Promise<void> {
-  const marker = restoreMarker(resourceTag, seqId);
+): Promise<string | undefined> {
+  const { marker } = source;
+  const script = await source.script({ deadline, signal: request.signal });
+  if ("refused" in script) return script.refused;
   const body = {
-    description: restoreDescription(resourceTag, seqId),
-    script: restoreScript(seqId),
+    description: source.description,
+    script: script.text,
     make_backup: false,
     express_execute: true,
     needs_acknowledgement: true,
   };
-  const idempotencyKey = restoreIdempotencyKey(request.routerId, resourceTag, seqId);
+  const { idempotencyKey } = source;
   // After a failure that may have reached the service, the restore job is looked for by its marker before it
   // is sent again: a 429 is the one failure known to leave nothing behind.
   await patiently(
@@ -141,4 +205,5 @@ async function submit(
     },
     { deadline, signal: request.signal },
   );
+  return undefined;
 }

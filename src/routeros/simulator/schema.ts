@@ -88,6 +88,8 @@ export interface RouterState {
   loadBackup(name: string): void;
   /** A text file on the router's disk (`/export file=` writes them); undefined when there is none. */
   readFile(name: string): string | undefined;
+  /** `/file add name=x contents=...`: writes a text file, replacing one of that name. */
+  writeFile(name: string, text: string): void;
   /** `/file remove`: false when the router has no such file. */
   removeFile(name: string): boolean;
   /** `/system reset-configuration`: a reset router's configuration, users kept when asked. */

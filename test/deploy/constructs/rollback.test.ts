@@ -69,10 +69,6 @@ describe("rollback on the constructs", () => {
       { rollback: "on-failure", makeBackup: false },
       /rollback needs makeBackup: true: "on-failure" restores the router from the backup the job takes/,
     ],
-    [
-      { rollback: "on-failure", api: "sdx" },
-      /rollback cannot work with api: "sdx": the sites API keeps its backups on its own side/,
-    ],
   ])("refuses %j at synth naming the field", (extra, message) => {
     expect(() =>
       synth((stack) => {

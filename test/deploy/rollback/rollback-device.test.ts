@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RouterJobsClient } from "../../../src/client/client.js";
+import { RouterJobsClient } from "../../../src/client/client.js";
 import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import { applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
@@ -20,7 +20,14 @@ import { DeviceBackend } from "../../../src/service/routers/device-backend.js";
 import { MixedBackend } from "../../../src/service/routers/mixed-backend.js";
 import { declareJob } from "../../helpers/declared-job.js";
 import { PASSWORD, startDevice, type TestDevice, USER } from "../../routeros/api/device.js";
-import { ADMIN_TOKEN, clientOf, startTestService, TEAM_A, type TestService } from "../../service/harness.js";
+import {
+  ADMIN_TOKEN,
+  clientOf,
+  startTestService,
+  TEAM_A,
+  type TestService,
+  TOKEN_A,
+} from "../../service/harness.js";
 
 const DEVICE_ROUTER = "de000000-0000-4000-8000-0000000000e1";
 const BINARY_ROUTER = "de000000-0000-4000-8000-0000000000e2";
@@ -149,5 +156,52 @@ describe("rollback on a device router", () => {
     const messages = router.logEntries.map((entry) => entry.message);
     expect(messages).toContain(`configuration restored from ${backup}.backup`);
     expect(messages).not.toContain("configuration reset");
+  });
+
+  it("restores the device from the service's backup through the sites API, the reset in the background", async () => {
+    // GIVEN the device with some configuration, and a client of the sites API (which serves the job's backup)
+    await device.router.runSource("/ip dns set servers=10.0.0.54\n/interface bridge add name=guest");
+    const before = (await device.router.runSource("/export")).join("\n");
+    const sdxDir = await mkdtemp(join(tmpdir(), "rj-rollback-device-sdx-"));
+    const sdx = new RouterJobsClient({
+      baseUrl: svc.url,
+      token: TOKEN_A,
+      ca: svc.service.ca,
+      api: "sdx",
+      budgetDir: sdxDir,
+      rateLimit: { count: 1000, windowMs: 1000 },
+    });
+    try {
+      const job = declareJob(DEVICE_ROUTER, "branch/sdx", {
+        description: "guest bridge",
+        script: '/interface bridge remove guest\n/ip dns set servers=9.9.9.9\n:error "half way"',
+        timeoutMs: 20_000,
+        rollback: "on-failure",
+      });
+      // WHEN apply runs it with rollback through the sites API
+      const result = await applyJob(job, {
+        client: sdx,
+        journal: new Journal(sdxDir),
+        instanceId: "i-2",
+        write: () => {},
+      });
+      // THEN the restore job completed from the service's backup (it reported before the reset)
+      expect(result.outcome).toBe("failed");
+      if (result.outcome === "failed")
+        expect(result.reason).toMatch(
+          /; rolled back: the router is restored from the service's backup routerjobs-job-\d+\.rsc \(restore job /,
+        );
+      // AND the export was written to the device, and the reset in the background brought the configuration back
+      await device.router.jobsIdle();
+      expect(
+        device.router.logEntries.some((entry) =>
+          /^run-after-reset script routerjobs-restore-/.test(entry.message),
+        ),
+      ).toBe(true);
+      expect((await device.router.runSource("/export")).join("\n")).toBe(before);
+    } finally {
+      await sdx.close();
+      await rm(sdxDir, { recursive: true, force: true });
+    }
   });
 });

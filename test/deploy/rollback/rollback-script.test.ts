@@ -287,12 +287,14 @@ describe("asking for a rollback", () => {
     expect(() => parseWaveCheck(JSON.stringify({ ...check, on_failure: "undo" }))).toThrow(/on_failure/);
   });
 
-  it("does not restore through the sites API, and says why, without a request", async () => {
+  it("does not restore through the sites API a job that names no backup of the service, and says why, without a request", async () => {
     const client = new RouterJobsClient({ baseUrl: "https://127.0.0.1:9", token: TOKEN_A, api: "sdx" });
     try {
       const parsed = parseApplyJob(JSON.stringify(job({ rollback: "on-failure" })));
-      expect(await rollBackFailedJob(parsed, { seq_id: 4 }, { client, write: () => {} })).toMatch(
-        /^not rolled back: the sites API \(sdx\) keeps its backups on its own side and offers no restore/,
+      expect(
+        await rollBackFailedJob(parsed, { seq_id: 4, associated_backup: null }, { client, write: () => {} }),
+      ).toBe(
+        "not rolled back: the sdx API lists no associated_backup for the job, which names the service's backup",
       );
     } finally {
       await client.close();

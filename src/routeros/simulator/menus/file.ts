@@ -2,10 +2,11 @@
  * `/file`: what is on the router's disk — the export files `/export file=` wrote (type `script`, with their
  * `contents`) and the backups `/system backup save` made (type `backup`). The list is made afresh from the disk
  * at every read, so it is never part of the configuration, a backup or an export; `remove` deletes the file.
- * Scripts use it to check that a file exists before they rely on it (`[/file find name="x.rsc"]`).
+ * Scripts use it to check that a file exists before they rely on it (`[/file find name="x.rsc"]`), and write a
+ * text file with `add name=x.rsc contents=...` (how a restore puts an export it was given on the router).
  */
 import { RouterOsError } from "../../errors.js";
-import type { MenuDef } from "../schema.js";
+import { type MenuDef, valueText } from "../schema.js";
 import { type Item, Table } from "../table.js";
 import { targets } from "../verbs.js";
 
@@ -84,6 +85,22 @@ export const fileMenus: readonly MenuDef[] = [
     canAdd: false,
     columns: ["name", "type", "size"],
     verbs: {
+      add: {
+        arguments: ["name", "contents", "type"],
+        run: (call, router) => {
+          const text = (name: string) => {
+            const value = call.named.get(name);
+            return value === undefined ? undefined : valueText(value);
+          };
+          const name = text("name") ?? "";
+          if (name === "" || /[\\]|^\/|\.\./.test(name)) throw new RouterOsError("invalid file name");
+          const type = text("type");
+          if (type !== undefined && type !== "file")
+            throw new RouterOsError(`failure: only a text file can be added (type=${type})`);
+          router.writeFile(name, text("contents") ?? "");
+          return {};
+        },
+      },
       remove: {
         arguments: ["numbers"],
         run: (call, router, menu) => {
