@@ -222,4 +222,12 @@ CREATE TRIGGER outbox_free_next AFTER UPDATE OF delivered_at, abandoned_at ON ou
 ALTER TABLE routers ADD COLUMN device_transport text CONSTRAINT routers_device_transport CHECK (device_transport IS NULL OR (device_transport = 'rest' AND device_host IS NOT NULL));
 `,
   },
+  {
+    version: 9,
+    description: "a team's name, as people call it (the portal shows it instead of the team's id)",
+    // NULL for a team made before, or without one: the portal then shows the id's first part.
+    sql: `
+ALTER TABLE teams ADD COLUMN name text;
+`,
+  },
 ];

@@ -37,5 +37,20 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}
 nav.pages{display:flex;gap:1rem;margin-top:1rem}
+nav.sections{display:flex;gap:1rem;margin-right:auto}
+.failed-count,.fail-text{color:#a4161a;font-weight:600}
+table.deploy th[scope=row]{font-weight:600;white-space:nowrap}
+table.deploy tr.lane th{background:#e8edf4;text-align:left}
+td.track-cell{width:60%;min-width:9rem;vertical-align:middle}
+svg.track{display:block;width:100%;height:1.5rem;background:#f7f8fa}
+.axis{display:flex;justify-content:space-between;gap:.5rem;font-weight:400}
+.wave-span{fill:#e3efff}
+.bar{fill:#8a94a3}
+.bar-loaded,.bar-running{fill:#2f6fce}
+.bar-completed{fill:#2e9e52}
+.bar-failed{fill:#c62828}
+.bar-deleted{fill:#9aa0a6}
+.fail-mark{fill:#7a1013}
+svg.track a:focus-visible rect{stroke:#f59e0b;stroke-width:3}
 @media (max-width:600px){main{padding:.6rem}th,td{padding:.3rem}h1{font-size:1.2rem}}
 `;

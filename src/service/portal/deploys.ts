@@ -1,0 +1,163 @@
+import { parseMarker, parseWave } from "../../contract/attempt-marker.js";
+import type { Wave } from "../../contract/wave-check.js";
+import type { Queryable } from "../database/database.js";
+
+/**
+ * Deploys as the service can see them. A service knows only jobs; what `routerjobs apply` submits carries an
+ * attempt marker at the end of its description (`[rj:...]`, contract/attempt-marker.ts) and, in a Fleet's
+ * rollout, its wave just before it (`(wave 2/3)`). The grouping rule (docs/portal.md, "Deploys"):
+ *
+ * - Only marked jobs count: a job submitted by hand, a restore of `rollback-wave`, is not part of a deploy.
+ * - A team's marked jobs, in submission order, make one deploy while each is submitted at most `DEPLOY_GAP_MS`
+ *   after the deploy's latest activity (a submission or a job's end; a job still open holds the deploy open
+ *   for `OPEN_JOB_HOLD_MS` after its submission), or is of a later wave of a rollout the deploy is in, within
+ *   `WAVE_PAUSE_MAX_MS` (a wave waits for the soak and the check of the one before, which may take longer
+ *   than the gap).
+ * - In a deploy, each job is in its wave's lane (`wave 1/3`, ...); jobs outside a rollout in one lane of their
+ *   own. A router is shown in every lane it has jobs in, with each of its jobs there as a bar.
+ */
+export const DEPLOY_GAP_MS = 10 * 60_000;
+export const OPEN_JOB_HOLD_MS = 60 * 60_000;
+export const WAVE_PAUSE_MAX_MS = 2 * 60 * 60_000;
+/** How far back the deploys page looks, and how many marked jobs it reads at most. */
+export const DEPLOY_WINDOW_MS = 7 * 86_400_000;
+export const DEPLOY_JOBS_MAX = 5000;
+
+export interface DeployJob {
+  id: string;
+  team_id: string;
+  team_name: string | null;
+  router_id: string;
+  router_name: string;
+  seq_id: number;
+  description: string;
+  status: string;
+  created_at: Date;
+  started_at: Date | null;
+  /** When it ended: completed, failed or deleted; null while open. */
+  ended_at: Date | null;
+  error: string | null;
+}
+
+export interface WaveLane {
+  /** Undefined: the jobs outside a rollout. */
+  readonly wave: Wave | undefined;
+  readonly routers: readonly {
+    readonly id: string;
+    readonly name: string;
+    readonly jobs: readonly DeployJob[];
+  }[];
+  readonly start: Date;
+  /** The lane's last end; null while one of its jobs is open. */
+  readonly end: Date | null;
+}
+
+export interface Deploy {
+  /** The first job's id: a deploy's address (`/portal/deploys/{id}`). */
+  readonly id: string;
+  readonly teamId: string;
+  readonly teamName: string | null;
+  readonly jobs: readonly DeployJob[];
+  readonly lanes: readonly WaveLane[];
+  readonly start: Date;
+  /** The last job's end; null while a job is open. */
+  readonly end: Date | null;
+  readonly routers: number;
+  readonly failed: number;
+}
+
+/** The team's (or, for `null`, every team's) marked jobs of the window, oldest first. */
+export async function deployJobs(db: Queryable, teamId: string | null, now: Date): Promise<DeployJob[]> {
+  const { rows } = await db.query<DeployJob>(
+    `SELECT j.id, j.team_id, (SELECT t.name FROM teams t WHERE t.id = j.team_id) AS team_name, j.router_id,
+       r.name AS router_name, j.seq_id, j.description, j.status, j.created_at, j.started_at,
+       coalesce(j.completed_at, j.failed_at, j.deleted_at) AS ended_at, j.error
+     FROM jobs j JOIN routers r ON r.id = j.router_id
+     WHERE strpos(lower(j.description), '[rj:') > 0 AND j.created_at > $2 AND ($1::uuid IS NULL OR j.team_id = $1)
+     ORDER BY j.created_at DESC, j.seq_id DESC LIMIT $3`,
+    [teamId, new Date(now.getTime() - DEPLOY_WINDOW_MS), DEPLOY_JOBS_MAX],
+  );
+  // A marker the text filter let through is checked as apply checks it.
+  return rows.filter((job) => parseMarker(job.description) !== undefined).reverse();
+}
+
+const FAILED = new Set(["failed"]);
+
+/** The deploys of `jobs` (oldest first, as `deployJobs` reads them), newest deploy first. */
+export function groupDeploys(jobs: readonly DeployJob[]): Deploy[] {
+  const open = new Map<string, { jobs: DeployJob[]; activity: number; waves: Map<number, number> }>();
+  const done: DeployJob[][] = [];
+  for (const job of jobs) {
+    const wave = parseWave(job.description);
+    const current = open.get(job.team_id);
+    const submitted = job.created_at.getTime();
+    const pause = current === undefined ? Number.POSITIVE_INFINITY : submitted - current.activity;
+    const laterWave = wave !== undefined && wave.wave > (current?.waves.get(wave.waves) ?? wave.wave);
+    const continues = pause <= DEPLOY_GAP_MS || (laterWave && pause <= WAVE_PAUSE_MAX_MS);
+    const deploy =
+      continues && current ? current : { jobs: [], activity: submitted, waves: new Map<number, number>() };
+    if (deploy !== current) {
+      if (current) done.push(current.jobs);
+      open.set(job.team_id, deploy);
+    }
+    deploy.jobs.push(job);
+    deploy.activity = Math.max(deploy.activity, job.ended_at?.getTime() ?? submitted + OPEN_JOB_HOLD_MS);
+    if (wave) deploy.waves.set(wave.waves, Math.max(deploy.waves.get(wave.waves) ?? 0, wave.wave));
+  }
+  for (const deploy of open.values()) done.push(deploy.jobs);
+  return done.map(deployOf).sort((a, b) => b.start.getTime() - a.start.getTime());
+}
+
+function deployOf(jobs: readonly DeployJob[]): Deploy {
+  const first = jobs[0] as DeployJob;
+  const lanes = new Map<string, { wave: Wave | undefined; jobs: DeployJob[] }>();
+  for (const job of jobs) {
+    const wave = parseWave(job.description);
+    const key = wave ? `${wave.waves}:${wave.wave}` : "";
+    const lane = lanes.get(key) ?? { wave, jobs: [] };
+    lane.jobs.push(job);
+    lanes.set(key, lane);
+  }
+  const ordered = [...lanes.values()].sort(
+    (a, b) =>
+      (a.wave?.wave ?? 0) - (b.wave?.wave ?? 0) ||
+      (a.wave?.waves ?? 0) - (b.wave?.waves ?? 0) ||
+      (a.jobs[0]?.created_at.getTime() ?? 0) - (b.jobs[0]?.created_at.getTime() ?? 0),
+  );
+  return {
+    id: first.id,
+    teamId: first.team_id,
+    teamName: first.team_name,
+    jobs,
+    lanes: ordered.map((lane) => ({
+      wave: lane.wave,
+      routers: byRouter(lane.jobs),
+      start: lane.jobs[0]?.created_at ?? first.created_at,
+      end: lastEnd(lane.jobs),
+    })),
+    start: first.created_at,
+    end: lastEnd(jobs),
+    routers: new Set(jobs.map((job) => job.router_id)).size,
+    failed: jobs.filter((job) => FAILED.has(job.status)).length,
+  };
+}
+
+/** The routers of a lane in the order their first jobs were submitted, each with its jobs there. */
+function byRouter(jobs: readonly DeployJob[]): WaveLane["routers"] {
+  const routers = new Map<string, { id: string; name: string; jobs: DeployJob[] }>();
+  for (const job of jobs) {
+    const router = routers.get(job.router_id) ?? { id: job.router_id, name: job.router_name, jobs: [] };
+    router.jobs.push(job);
+    routers.set(job.router_id, router);
+  }
+  return [...routers.values()];
+}
+
+function lastEnd(jobs: readonly DeployJob[]): Date | null {
+  let end = 0;
+  for (const job of jobs) {
+    if (job.ended_at === null) return null;
+    end = Math.max(end, job.ended_at.getTime());
+  }
+  return new Date(end);
+}
