@@ -83,7 +83,8 @@ export function timeline(deploy: Deploy, now: Date): Html {
   return html`<div class="scroll" tabindex="0" role="region" aria-label="Deploy timeline">
 <table class="deploy">
 <caption class="none">Routers by wave over time, from the first job submitted to the last one's end. A bar is a job (from submitted to finished), a red mark a failure; each links to its job.</caption>
-<thead><tr><th scope="col">Router</th><th scope="col"><span class="axis"><span>${clock(deploy.start)}</span><span>+${duration(deploy.start, end)}</span><span>${deploy.end ? clock(deploy.end) : "now"}</span></span></th><th scope="col">Result</th></tr></thead>
+<colgroup><col class="router-column"><col><col class="result-column"></colgroup>
+<thead><tr><th scope="col">Router</th><th scope="col"><span class="axis"><span>${clock(deploy.start)}</span><span>← ${duration(deploy.start, end)} →</span><span>${deploy.end ? clock(deploy.end) : "now"}</span></span></th><th scope="col">Result</th></tr></thead>
 ${deploy.lanes.map((item) => lane(item, deploy, now))}
 </table>
 </div>`;
