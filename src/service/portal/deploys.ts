@@ -13,6 +13,8 @@ import type { Queryable } from "../database/database.js";
  *   for `OPEN_JOB_HOLD_MS` after its submission), or is of a later wave of a rollout the deploy is in, within
  *   `WAVE_PAUSE_MAX_MS` (a wave waits for the soak and the check of the one before, which may take longer
  *   than the gap).
+ * - A run submits each declared change (the marker's resource) once: a job of a resource the deploy has
+ *   already, or of a wave before one the deploy reached, starts the next deploy (a run again after a fix).
  * - In a deploy, each job is in its wave's lane (`wave 1/3`, ...); jobs outside a rollout in one lane of their
  *   own. A router is shown in every lane it has jobs in, with each of its jobs there as a bar.
  */
@@ -83,19 +85,36 @@ export async function deployJobs(db: Queryable, teamId: string | null, now: Date
 
 const FAILED = new Set(["failed"]);
 
+interface OpenDeploy {
+  jobs: DeployJob[];
+  /** The latest submission or end so far (an open job: its hold), in ms. */
+  activity: number;
+  /** Per rollout (its number of waves), the highest wave seen. */
+  waves: Map<number, number>;
+  /** The markers' resource tags seen: each declared change once a run. */
+  resources: Set<string>;
+}
+
 /** The deploys of `jobs` (oldest first, as `deployJobs` reads them), newest deploy first. */
 export function groupDeploys(jobs: readonly DeployJob[]): Deploy[] {
-  const open = new Map<string, { jobs: DeployJob[]; activity: number; waves: Map<number, number> }>();
+  const open = new Map<string, OpenDeploy>();
   const done: DeployJob[][] = [];
   for (const job of jobs) {
     const wave = parseWave(job.description);
+    const resource = parseMarker(job.description)?.resourceTag ?? "";
     const current = open.get(job.team_id);
     const submitted = job.created_at.getTime();
     const pause = current === undefined ? Number.POSITIVE_INFINITY : submitted - current.activity;
-    const laterWave = wave !== undefined && wave.wave > (current?.waves.get(wave.waves) ?? wave.wave);
-    const continues = pause <= DEPLOY_GAP_MS || (laterWave && pause <= WAVE_PAUSE_MAX_MS);
-    const deploy =
-      continues && current ? current : { jobs: [], activity: submitted, waves: new Map<number, number>() };
+    const reached = wave === undefined ? undefined : current?.waves.get(wave.waves);
+    const laterWave = wave !== undefined && reached !== undefined && wave.wave > reached;
+    const earlierWave = wave !== undefined && reached !== undefined && wave.wave < reached;
+    const again = current?.resources.has(resource) === true || earlierWave;
+    const continues = !again && (pause <= DEPLOY_GAP_MS || (laterWave && pause <= WAVE_PAUSE_MAX_MS));
+    const deploy: OpenDeploy =
+      continues && current
+        ? current
+        : { jobs: [], activity: submitted, waves: new Map(), resources: new Set() };
+    deploy.resources.add(resource);
     if (deploy !== current) {
       if (current) done.push(current.jobs);
       open.set(job.team_id, deploy);

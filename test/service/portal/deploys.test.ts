@@ -60,6 +60,21 @@ describe("deploys grouped from marked jobs", () => {
     expect(newer?.jobs.map((listed) => listed.router_name)).toEqual(["canary"]);
   });
 
+  it("starts the next deploy when a declared change comes again within the gap (a run after a fix)", () => {
+    const jobs = [
+      job("canary", 0, 1, { wave: 1, waves: 2 }),
+      job("canary", 3, 1, { wave: 1, waves: 2 }),
+      job("b", 5, 1, { wave: 2, waves: 2 }),
+      job("b", 8, 1, { wave: 2, waves: 2 }),
+    ];
+    const deploys = groupDeploys(jobs).reverse();
+    expect(deploys.map((deploy) => deploy.jobs.map((listed) => listed.router_name))).toEqual([
+      ["canary"],
+      ["canary", "b"],
+      ["b"],
+    ]);
+  });
+
   it("holds a deploy open while a job runs, and shows it running (no end)", () => {
     const jobs = [job("a", 0, null), job("b", 20, 1)];
     const [deploy] = groupDeploys(jobs);
