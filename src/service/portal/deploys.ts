@@ -68,19 +68,66 @@ export interface Deploy {
   readonly failed: number;
 }
 
-/** The team's (or, for `null`, every team's) marked jobs of the window, oldest first. */
+interface DeployJobRow {
+  id: string;
+  team_id: string;
+  router_id: string;
+  seq_id: number;
+  description: string;
+  status: string;
+  error: string | null;
+  created_ms: number;
+  started_ms: number | null;
+  ended_ms: number | null;
+}
+
+const dateOf = (ms: number | null): Date | null => (ms === null ? null : new Date(ms));
+
+/**
+ * The team's (or, for `null`, every team's) marked jobs of the window, oldest first. Times come as epoch
+ * milliseconds and names in statements of their own: turning thousands of timestamps into Dates, and
+ * repeating a router's and a team's name in every row, cost the embedded store's thread more than the scan.
+ */
 export async function deployJobs(db: Queryable, teamId: string | null, now: Date): Promise<DeployJob[]> {
-  const { rows } = await db.query<DeployJob>(
-    `SELECT j.id, j.team_id, (SELECT t.name FROM teams t WHERE t.id = j.team_id) AS team_name, j.router_id,
-       r.name AS router_name, j.seq_id, j.description, j.status, j.created_at, j.started_at,
-       coalesce(j.completed_at, j.failed_at, j.deleted_at) AS ended_at, j.error
-     FROM jobs j JOIN routers r ON r.id = j.router_id
+  const { rows } = await db.query<DeployJobRow>(
+    `SELECT j.id, j.team_id, j.router_id, j.seq_id, j.description, j.status, j.error,
+       (extract(epoch FROM j.created_at) * 1000)::float8 AS created_ms,
+       (extract(epoch FROM j.started_at) * 1000)::float8 AS started_ms,
+       (extract(epoch FROM coalesce(j.completed_at, j.failed_at, j.deleted_at)) * 1000)::float8 AS ended_ms
+     FROM jobs j
      WHERE strpos(lower(j.description), '[rj:') > 0 AND j.created_at > $2 AND ($1::uuid IS NULL OR j.team_id = $1)
      ORDER BY j.created_at DESC, j.seq_id DESC LIMIT $3`,
     [teamId, new Date(now.getTime() - DEPLOY_WINDOW_MS), DEPLOY_JOBS_MAX],
   );
-  // A marker the text filter let through is checked as apply checks it.
-  return rows.filter((job) => parseMarker(job.description) !== undefined).reverse();
+  if (rows.length === 0) return [];
+  const names = await db.query<{ id: string; name: string; team_name: string | null }>(
+    `SELECT r.id, r.name, t.name AS team_name FROM routers r JOIN teams t ON t.id = r.team_id
+     WHERE $1::uuid IS NULL OR r.team_id = $1`,
+    [teamId],
+  );
+  const byId = new Map(names.rows.map((row) => [row.id, row]));
+  const jobs: DeployJob[] = [];
+  // Oldest first; a marker the text filter let through is checked as apply checks it.
+  for (let index = rows.length - 1; index >= 0; index--) {
+    const row = rows[index] as DeployJobRow;
+    if (parseMarker(row.description) === undefined) continue;
+    const router = byId.get(row.router_id);
+    jobs.push({
+      id: row.id,
+      team_id: row.team_id,
+      team_name: router?.team_name ?? null,
+      router_id: row.router_id,
+      router_name: router?.name ?? row.router_id,
+      seq_id: row.seq_id,
+      description: row.description,
+      status: row.status,
+      created_at: new Date(row.created_ms),
+      started_at: dateOf(row.started_ms),
+      ended_at: dateOf(row.ended_ms),
+      error: row.error,
+    });
+  }
+  return jobs;
 }
 
 const FAILED = new Set(["failed"]);
