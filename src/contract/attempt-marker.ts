@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { DESCRIPTION_MAX_CHARS } from "./limits.js";
+import type { Wave } from "./wave-check.js";
 
 export interface AttemptMarker {
   /** Hash tag of the declaring resource (construct path, or the plain-Terraform module's `name`). */
@@ -43,12 +44,27 @@ export function markerText(marker: AttemptMarker): string {
 }
 
 /**
- * The description as submitted: the declared one, shortened with an ellipsis where the marker needs the room
- * (the spec allows 100 characters in all), then the marker. Characters are counted as the service counts them
- * (code points).
+ * A rollout job's wave, written just before the marker (`Set DNS servers (wave 1/3) [rj:...]`): the one place a
+ * service, which sees only jobs, learns which wave a job belongs to (the portal's deploy timeline groups by
+ * it). Outside the marker's brackets, so the marker's text, its lookups and its idempotency key stay as they
+ * were; and outside `job_key`, so a change of waves runs nothing again.
  */
-export function markDescription(description: string, marker: AttemptMarker): string {
-  const suffix = ` [${markerText(marker)}]`;
+const WAVE_TEXT = /\s\(wave ([1-9][0-9]{0,3})\/([1-9][0-9]{0,3})\)(?=\s\[rj:[^\]]*\]$)/;
+/** Waves past this are not written: four digits keep the description's room for what a person wrote. */
+const WAVE_TEXT_MAX = 9999;
+
+const waveText = (wave: Wave | undefined): string =>
+  wave === undefined || wave.waves > WAVE_TEXT_MAX || wave.wave > wave.waves
+    ? ""
+    : ` (wave ${wave.wave}/${wave.waves})`;
+
+/**
+ * The description as submitted: the declared one, shortened with an ellipsis where the marker needs the room
+ * (the spec allows 100 characters in all), then the rollout wave where there is one, then the marker.
+ * Characters are counted as the service counts them (code points).
+ */
+export function markDescription(description: string, marker: AttemptMarker, wave?: Wave): string {
+  const suffix = `${waveText(wave)} [${markerText(marker)}]`;
   const room = DESCRIPTION_MAX_CHARS - [...suffix].length;
   const chars = [...description];
   const text = chars.length <= room ? description : `${chars.slice(0, room - 1).join("")}${ELLIPSIS}`;
@@ -61,6 +77,14 @@ export function parseMarker(description: string): AttemptMarker | undefined {
   if (!match) return undefined;
   const [, resourceTag = "", definitionTag = "", instanceTag = "", attempt = "0"] = match;
   return { resourceTag, definitionTag, instanceTag, attempt: Number(attempt) };
+}
+
+/** The rollout wave a marked description carries (`markDescription`), or undefined outside a rollout. */
+export function parseWave(description: string): Wave | undefined {
+  const match = WAVE_TEXT.exec(description);
+  if (!match) return undefined;
+  const wave = { wave: Number(match[1]), waves: Number(match[2]) };
+  return wave.wave <= wave.waves ? wave : undefined;
 }
 
 /** The description a person wrote, without the marker (for progress lines and the demo's live view). */

@@ -27,6 +27,8 @@ export const SYNC_COMMAND_MAX_CHARS = 256;
 export const SYNC_PARAMETERS_MAX_CHARS = 8192;
 /** A simulated router's name (admin API and seed file). */
 export const ROUTER_NAME_MAX_CHARS = 100;
+/** A team's name (admin API and seed file), as the portal shows it. */
+export const TEAM_NAME_MAX_CHARS = 100;
 /** `seq_id` is an `integer` column in the service's and the receiver's tables. */
 export const SEQ_ID_MAX = 2 ** 31 - 1;
 /** Request bodies above this size are refused with 413 (docs/service.md). */

@@ -94,6 +94,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         teams: [
           {
             id: teamId,
+            // What the portal's header shows for the demo's team.
+            name: "demo team",
             customer_id: randomUUID(),
             tokens: [token],
             routers: options.routers.map(({ id, name, device }) => ({

@@ -237,4 +237,12 @@ ALTER TABLE routers DROP CONSTRAINT routers_device_whole;
 ALTER TABLE routers ADD CONSTRAINT routers_device_whole CHECK ((device_host IS NULL AND device_user IS NULL AND device_password IS NULL AND device_key_id IS NULL AND device_tls_fingerprint IS NULL AND device_tls_ca IS NULL AND device_port IS NULL AND NOT device_plaintext AND device_ssh_host_key IS NULL) OR (device_host IS NOT NULL AND device_user IS NOT NULL AND device_password IS NOT NULL AND device_key_id IS NOT NULL AND (device_plaintext OR device_tls_fingerprint IS NOT NULL OR device_tls_ca IS NOT NULL OR device_ssh_host_key IS NOT NULL)));
 `,
   },
+  {
+    version: 10,
+    description: "a team's name, as people call it (the portal shows it instead of the team's id)",
+    // NULL for a team made before, or without one: the portal then shows the id's first part.
+    sql: `
+ALTER TABLE teams ADD COLUMN name text;
+`,
+  },
 ];

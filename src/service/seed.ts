@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import * as z from "zod";
 import { deviceSchema, passwordFromFile } from "../contract/device.js";
 import { uuidSchema } from "../contract/ids.js";
-import { ROUTER_NAME_MAX_CHARS } from "../contract/limits.js";
+import { ROUTER_NAME_MAX_CHARS, TEAM_NAME_MAX_CHARS } from "../contract/limits.js";
 import { describeEndpoint } from "../contract/routers/device-endpoint.js";
 import { parseSigningSecret } from "../contract/signing-secret.js";
 import { textField } from "../contract/text-field.js";
@@ -40,6 +40,8 @@ function seedSchemaWith<DeviceSchema extends z.ZodType>(device: DeviceSchema) {
       z
         .strictObject({
           id: uuidSchema,
+          /** What people call the team: the portal shows it instead of the id. */
+          name: textField("name", { nonEmpty: true, maxChars: TEAM_NAME_MAX_CHARS }).optional(),
           customer_id: uuidSchema.optional(),
           signing_secret: signingSecretSchema.optional(),
           tokens: z.array(tokenSchema).default([]),
@@ -110,7 +112,12 @@ export async function applySeed(
     let tokens = 0;
     const routers: SeedResult["routers"][number][] = [];
     for (const team of seed.teams) {
-      await ensureTeam(tx, { id: team.id, customerId: team.customer_id, signingSecret: team.signing_secret });
+      await ensureTeam(tx, {
+        id: team.id,
+        customerId: team.customer_id,
+        signingSecret: team.signing_secret,
+        name: team.name,
+      });
       for (const token of team.tokens) {
         if (!(await ensureToken(tx, token))) {
           // The id alone: the rest of the token is a secret.

@@ -4,6 +4,7 @@ import {
   markDescription,
   markerText,
   parseMarker,
+  parseWave,
   stripMarker,
   tagOf,
 } from "../../src/contract/attempt-marker.js";
@@ -43,6 +44,32 @@ describe("the attempt marker at the end of a job's description", () => {
           if ([...description].length + [...text].length - [...kept].length <= DESCRIPTION_MAX_CHARS)
             expect(kept).toBe(description);
           else expect(kept.endsWith("…")).toBe(true);
+        },
+      ),
+    );
+  });
+
+  it("carries a rollout job's wave before the marker, and leaves the marker's text as it was", () => {
+    const text = markDescription("dns servers", marker, { wave: 2, waves: 3 });
+    expect(text).toBe(`dns servers (wave 2/3) [${markerText(marker)}]`);
+    expect(parseMarker(text)).toEqual(marker);
+    expect(parseWave(text)).toEqual({ wave: 2, waves: 3 });
+    expect(parseWave(markDescription("dns servers", marker))).toBeUndefined();
+    // Only right before a marker: a person's own "(wave 1/2)" elsewhere is not a wave.
+    expect(parseWave("dns (wave 1/2) by hand")).toBeUndefined();
+    expect(parseWave(`dns (wave 3/2) [${markerText(marker)}]`)).toBeUndefined();
+  });
+
+  it("keeps a waved description within the 100 characters too", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "grapheme", minLength: 1, maxLength: 100 }),
+        fc.integer({ min: 1, max: 9999 }),
+        (description, waves) => {
+          const text = markDescription(description, marker, { wave: waves, waves });
+          expect([...text].length).toBeLessThanOrEqual(DESCRIPTION_MAX_CHARS);
+          expect(parseWave(text)).toEqual({ wave: waves, waves });
+          expect(parseMarker(text)).toEqual(marker);
         },
       ),
     );

@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RouterJobsClient } from "../../src/client/client.js";
+import type { LocalStack } from "../../src/demo/local-stack.js";
 import type { FleetRouter, RolloutProps } from "../../src/deploy/constructs/index.js";
+import { deployJobs, groupDeploys } from "../../src/service/portal/deploys.js";
 import { type TerraformDir, terraformOrSkip } from "../helpers/terraform.js";
 import { type FleetHarness, startFleetHarness } from "./fleet-harness.js";
 
@@ -24,12 +26,13 @@ const APPLY = ["apply", "-auto-approve", "-input=false"];
 
 describe.skipIf(terraform === undefined)("rolling a fleet out in waves with terraform", () => {
   let fleet: FleetHarness;
+  let stack: LocalStack;
   let tf: TerraformDir;
   let client: RouterJobsClient;
 
   beforeAll(async () => {
     fleet = await startFleetHarness("rollout", terraform as string, ROUTERS);
-    ({ tf, client } = fleet);
+    ({ stack, tf, client } = fleet);
   });
   afterAll(async () => fleet?.close());
 
@@ -131,6 +134,32 @@ describe.skipIf(terraform === undefined)("rolling a fleet out in waves with terr
       const [latest] = await jobsOf(router);
       expect(Date.parse(latest?.started_at as string)).toBeGreaterThanOrEqual(firstDone);
     }
+  });
+
+  it("shows each run that submitted jobs as a deploy by wave, as the portal groups the service's jobs", async () => {
+    // GIVEN the runs above, seen only as the service sees them: jobs with their markers and waves
+    const deploys = groupDeploys(await deployJobs(stack.service.app.db, null, new Date())).reverse();
+    const lanes = (index: number) =>
+      deploys[index]?.lanes.map((lane) => [
+        lane.wave && `${lane.wave.wave}/${lane.wave.waves}`,
+        lane.routers.map((router) => router.name),
+      ]);
+    // Routers of one wave run in parallel: their order in a lane is the order their jobs arrived.
+    const namesIn = (index: number, lane: number) =>
+      (deploys[index]?.lanes[lane]?.routers ?? []).map((router) => router.name).sort();
+    // THEN the four runs that submitted jobs are four deploys, each router in its wave, the failure counted
+    expect(deploys).toHaveLength(4);
+    expect(lanes(0)).toEqual([["1/3", ["r1"]]]);
+    expect(deploys[0]?.failed).toBe(1);
+    expect(lanes(1)).toEqual([
+      ["1/3", ["r1"]],
+      ["2/3", ["r2"]],
+    ]);
+    expect(lanes(2)?.map(([wave]) => wave)).toEqual(["2/3", "3/3"]);
+    expect(namesIn(2, 1)).toEqual(["r3", "r4", "r5"]);
+    expect(lanes(3)?.[0]).toEqual(["1/2", ["r5"]]);
+    expect(namesIn(3, 1)).toEqual(["r1", "r2", "r3", "r4"]);
+    expect(deploys.slice(1).map((deploy) => deploy.failed)).toEqual([0, 0, 0]);
   });
 });
 

@@ -23,6 +23,8 @@ export const TOKEN_A2 = `aa000000-0000-4000-8000-000000000002:${TEAM_A}:${"Z9y8X
 export const TOKEN_B = `bb000000-0000-4000-8000-000000000001:${TEAM_B}:${"Q1w2E3r4T5".repeat(6)}zz`;
 export const SIGNING_SECRET = `whsec_${Buffer.from("a signing secret of team B!").toString("base64")}`;
 
+/** Team A's name, which the portal shows instead of its id; team B has none. */
+export const TEAM_A_NAME = "Acme Networks";
 export const ADMIN_TOKEN = "test-admin-token-0123456789";
 /** Loopback, for `notifyAllow` / `--notify-allow`: where the tests' receivers listen. */
 export const LOOPBACK = ["127.0.0.0/8", "::1"];
@@ -31,6 +33,7 @@ export const SEED = {
   teams: [
     {
       id: TEAM_A,
+      name: TEAM_A_NAME,
       customer_id: CUSTOMER_A,
       tokens: [TOKEN_A, TOKEN_A2],
       routers: [

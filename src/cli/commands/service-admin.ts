@@ -17,10 +17,12 @@ export function serviceAdminCommands(): Command[] {
     adminCommand("create", "create an API token for a team (printed once; only its hash is stored)")
       .requiredOption("--team <uuid>", "team id (created if new)")
       .option("--customer <uuid>", "customer id of a new team (default: the team id)")
-      .action(async (flags: AdminFlags & { team: string; customer?: string }) => {
+      .option("--team-name <name>", "the team's name, which the portal shows (kept when left out)")
+      .action(async (flags: AdminFlags & { team: string; customer?: string; teamName?: string }) => {
         const data = await callAdmin(flags, "POST", "/tokens", {
           team_id: flags.team,
           ...(flags.customer ? { customer_id: flags.customer } : {}),
+          ...(flags.teamName ? { team_name: flags.teamName } : {}),
         });
         writeLines([String((data as { token: string }).token)]);
       }),

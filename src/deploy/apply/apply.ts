@@ -276,7 +276,7 @@ async function submit(
   const notifyUrl = job.notify_url ?? (context.receiver ? context.notifyUrl : undefined);
   const key = idempotencyKey(job.job_key, markerText(marker));
   const request = {
-    description: markDescription(job.description, marker),
+    description: markDescription(job.description, marker, job.rollout),
     script: job.script,
     make_backup: job.make_backup,
     express_execute: expressOf(job),

@@ -50,12 +50,14 @@ export function generateTokenSecret(): string {
 
 export async function ensureTeam(
   db: Queryable,
-  team: { id: string; customerId?: string; signingSecret?: string | null },
+  team: { id: string; customerId?: string; signingSecret?: string | null; name?: string | undefined },
 ): Promise<void> {
+  // A name or secret left out keeps the one the team has: a token added later does not unname the team.
   await db.query(
-    `INSERT INTO teams (id, customer_id, signing_secret) VALUES ($1, $2, $3)
-     ON CONFLICT (id) DO UPDATE SET signing_secret = coalesce(EXCLUDED.signing_secret, teams.signing_secret)`,
-    [team.id, team.customerId ?? team.id, team.signingSecret ?? null],
+    `INSERT INTO teams (id, customer_id, signing_secret, name) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (id) DO UPDATE SET signing_secret = coalesce(EXCLUDED.signing_secret, teams.signing_secret),
+       name = coalesce(EXCLUDED.name, teams.name)`,
+    [team.id, team.customerId ?? team.id, team.signingSecret ?? null, team.name ?? null],
   );
 }
 

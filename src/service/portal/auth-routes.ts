@@ -72,6 +72,12 @@ export function authRoutes(app: FastifyInstance, live: LiveStreams): void {
     return caller ? { teamId: caller.teamId, tokenId: caller.tokenId } : undefined;
   }
 
+  // The form's own address, where people and links expect it: the form, or the routers when signed in already.
+  app.get("/sign-in", async (request, reply) => {
+    if (await sessionOf(app, request)) return reply.code(303).header("location", "/portal").send();
+    return sendSignInForm(reply);
+  });
+
   app.post("/sign-in", async (request, reply) => {
     const form = (request.body ?? {}) as Form;
     const expected = readCookie(request.headers.cookie, SIGN_IN_CSRF_COOKIE);

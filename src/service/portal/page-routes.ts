@@ -3,7 +3,9 @@ import { UUID_PATTERN } from "../../contract/ids.js";
 import { HttpError } from "../http/http-error.js";
 import { InvalidCursorError, isKnownStatus, JOB_TEXT_FILTER_MAX, jobPage } from "../jobs/job-page.js";
 import { sendSignInForm } from "./auth-routes.js";
+import { deployJobs, groupDeploys } from "./deploys.js";
 import { jobFingerprint, routersFingerprint } from "./fingerprints.js";
+import { deployPage, deploysPage } from "./pages/deploys.js";
 import { jobPage as jobView } from "./pages/job.js";
 import { messagePage } from "./pages/layout.js";
 import { routerLogPage } from "./pages/router-log.js";
@@ -47,6 +49,48 @@ export function pageRoutes(app: FastifyInstance): void {
         allTeams: current.session.teamId === null,
         now,
         fingerprint,
+      }),
+    );
+  });
+
+  // Deploys are grouped from the team's marked jobs when asked (deploys.ts): nothing is stored for them. Both
+  // pages follow the routers list's stream, which moves with every job of the team.
+  const deploys = async (teamId: string | null, now: Date) => {
+    const fingerprint = await routersFingerprint(app.db, teamId);
+    return { fingerprint, deploys: groupDeploys(await deployJobs(app.db, teamId, now)) };
+  };
+
+  app.get("/deploys", async (request, reply) => {
+    const current = await signedIn(app, request);
+    if (!current) return toSignIn(reply);
+    const now = new Date();
+    const read = await deploys(current.session.teamId, now);
+    return sendPage(
+      reply,
+      deploysPage(read.deploys, {
+        session: current.chrome,
+        allTeams: current.session.teamId === null,
+        now,
+        fingerprint: read.fingerprint,
+      }),
+    );
+  });
+
+  app.get("/deploys/:deployId", async (request, reply) => {
+    const current = await signedIn(app, request);
+    if (!current) return toSignIn(reply);
+    const { deployId } = request.params as { deployId: string };
+    const now = new Date();
+    const read = isUuid(deployId) ? await deploys(current.session.teamId, now) : undefined;
+    const deploy = read?.deploys.find((found) => found.id === deployId);
+    if (!read || !deploy) return notFoundPage(reply, current.chrome);
+    return sendPage(
+      reply,
+      deployPage(deploy, {
+        session: current.chrome,
+        allTeams: current.session.teamId === null,
+        now,
+        fingerprint: read.fingerprint,
       }),
     );
   });

@@ -7,6 +7,7 @@ import { fingerprintOf, routerFingerprintColumn } from "./fingerprints.js";
 export interface RouterSummary {
   id: string;
   team_id: string;
+  team_name: string | null;
   name: string;
   online: boolean;
   device: boolean;
@@ -25,8 +26,8 @@ export async function routerSummaries(
   now: Date,
 ): Promise<RouterSummary[]> {
   const { rows } = await db.query<RouterSummary>(
-    `SELECT r.id, r.team_id, r.name, r.online, r.device_host IS NOT NULL AS device,
-       last.id AS last_job_id, last.description AS last_description, last.status AS last_status,
+    `SELECT r.id, r.team_id, (SELECT t.name FROM teams t WHERE t.id = r.team_id) AS team_name, r.name, r.online,
+       r.device_host IS NOT NULL AS device, last.id AS last_job_id, last.description AS last_description, last.status AS last_status,
        last.created_at AS last_created_at,
        (SELECT count(*)::int FROM jobs f WHERE f.router_id = r.id AND f.status = 'failed' AND f.failed_at > $2)
          AS failed_last_day

@@ -4,6 +4,7 @@ import { Verified } from "../auth/verified.js";
 import type { Database } from "../database/database.js";
 import { readCookie, SESSION_COOKIE } from "./cookies.js";
 import type { PageLimits } from "./limits.js";
+import { teamLabel } from "./pages/format.js";
 import { csrfToken, findSession, type PortalSession } from "./sessions.js";
 
 declare module "fastify" {
@@ -53,7 +54,8 @@ export async function sessionOf(
   // opens nothing.
   if (session.teamId === null && !adminReachableFrom(app.config, request.socket.remoteAddress))
     return undefined;
-  const scope = session.teamId === null ? "admin: all teams" : `team ${session.teamId}`;
+  const scope =
+    session.teamId === null ? "admin: all teams" : `team ${teamLabel(session.teamId, session.teamName)}`;
   return { session, chrome: { csrf: csrfToken(session.id), scope } };
 }
 

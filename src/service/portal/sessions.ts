@@ -16,6 +16,8 @@ export interface PortalSession {
   readonly id: string;
   /** null: the admin's all-teams view. */
   readonly teamId: string | null;
+  /** The team's name, where it has one (migration 10): what the portal's header shows. */
+  readonly teamName: string | null;
   readonly expiresAt: Date;
 }
 
@@ -37,25 +39,26 @@ export async function createSession(db: Queryable, owner: SessionOwner, now: Dat
   const expiresAt = new Date(now.getTime() + SESSION_LIFETIME_MS);
   // Expired rows go when someone signs in: no sweeper needed, and the table stays as small as its live sessions.
   await db.query("DELETE FROM portal_sessions WHERE expires_at <= $1", [now]);
-  await db.query(
+  const { rows } = await db.query<{ team_name: string | null }>(
     `INSERT INTO portal_sessions (id_hash, team_id, token_id, created_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5)`,
+     VALUES ($1, $2, $3, $4, $5) RETURNING (SELECT name FROM teams WHERE id = $2) AS team_name`,
     [sha256(id), owner.teamId, owner.tokenId, now, expiresAt],
   );
-  return { id, teamId: owner.teamId, expiresAt };
+  return { id, teamId: owner.teamId, teamName: rows[0]?.team_name ?? null, expiresAt };
 }
 
 /** The live session of a cookie value: unexpired, and its token (if a team's) not revoked. */
 export async function findSession(db: Queryable, id: string, now: Date): Promise<PortalSession | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-  const { rows } = await db.query<{ team_id: string | null; expires_at: Date }>(
-    `SELECT s.team_id, s.expires_at FROM portal_sessions s
+  const { rows } = await db.query<{ team_id: string | null; team_name: string | null; expires_at: Date }>(
+    `SELECT s.team_id, tm.name AS team_name, s.expires_at FROM portal_sessions s
      LEFT JOIN tokens t ON t.id = s.token_id
+     LEFT JOIN teams tm ON tm.id = s.team_id
      WHERE s.id_hash = $1 AND s.expires_at > $2 AND (s.token_id IS NULL OR t.revoked_at IS NULL)`,
     [sha256(id), now],
   );
   const row = rows[0];
-  return row ? { id, teamId: row.team_id, expiresAt: row.expires_at } : undefined;
+  return row ? { id, teamId: row.team_id, teamName: row.team_name, expiresAt: row.expires_at } : undefined;
 }
 
 /** Signs a session out: a revocation (revocations.ts), so that no memory of it is trusted afterwards. */

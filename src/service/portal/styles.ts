@@ -14,7 +14,7 @@ table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;vertical-align:top;padding:.4rem .5rem;border-bottom:1px solid #d8dde3}
 th{background:#f2f4f7;white-space:nowrap}
 small.exact,.none{color:#5b6470}
-.status{display:inline-block;padding:.05rem .5rem;border-radius:1rem;font-weight:600;border:1px solid}
+.status{display:inline-block;padding:.05rem .5rem;border-radius:1rem;font-weight:600;border:1px solid;white-space:nowrap}
 .status-pending{background:#eef0f3;color:#3d4652}
 .status-loaded,.status-running{background:#e3efff;color:#0b4aa2}
 .status-completed{background:#e3f6e8;color:#146c2e}
@@ -37,5 +37,25 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}
 nav.pages{display:flex;gap:1rem;margin-top:1rem}
-@media (max-width:600px){main{padding:.6rem}th,td{padding:.3rem}h1{font-size:1.2rem}}
+nav.sections{display:flex;gap:1rem;margin-right:auto}
+.failed-count,.fail-text{color:#a4161a;font-weight:600}
+table.deploy th[scope=row]{font-weight:600;background:none}
+table.deploy caption{text-align:left;padding-bottom:.4rem}
+table.deploy{table-layout:fixed}
+table.deploy col.router-column{width:8rem}
+table.deploy col.result-column{width:15rem}
+table.deploy th,table.deploy td{overflow-wrap:anywhere}
+table.deploy tr.lane th{background:#e8edf4;text-align:left}
+td.track-cell{vertical-align:middle}
+svg.track{display:block;width:100%;height:1.5rem;background:#f7f8fa}
+.axis{display:flex;justify-content:space-between;gap:.5rem;font-weight:400}
+.wave-span{fill:#e3efff}
+.bar{fill:#8a94a3}
+.bar-loaded,.bar-running{fill:#2f6fce}
+.bar-completed{fill:#2e9e52}
+.bar-failed{fill:#c62828}
+.bar-deleted{fill:#9aa0a6}
+.fail-mark{fill:#7a1013}
+svg.track a:focus-visible rect{stroke:#f59e0b;stroke-width:3}
+@media (max-width:600px){main{padding:.6rem}th,td{padding:.3rem}h1{font-size:1.2rem}table.deploy col.router-column{width:5.5rem}table.deploy col.result-column{width:7.2rem}table.deploy .status{font-size:.8rem;padding:0 .35rem}table.deploy small.router-error{display:none}.axis span:nth-child(2){display:none}}
 `;

@@ -8,7 +8,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { RouterJobsClient } from "../../../src/client/client.js";
 import { NetworkError } from "../../../src/client/errors.js";
 import type { ApplyJob } from "../../../src/contract/apply-job.js";
-import { markDescription, parseMarker, stripMarker, tagOf } from "../../../src/contract/attempt-marker.js";
+import {
+  markDescription,
+  parseMarker,
+  parseWave,
+  stripMarker,
+  tagOf,
+} from "../../../src/contract/attempt-marker.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import { type ApplyContext, applyJob } from "../../../src/deploy/apply/apply.js";
 import type { DeployKnowledge } from "../../../src/deploy/apply/deploy-knowledge.js";
@@ -134,6 +140,16 @@ describe("routerjobs apply against the service", () => {
       instanceTag: tagOf("instance-1"),
       attempt: 1,
     });
+  });
+
+  it("writes a rollout job's wave before the marker, where the service (the portal's deploys) can read it", async () => {
+    const declared = declare("/system identity set name=waved", { description: "set the identity" });
+    const job: ApplyJob = { ...declared, rollout: { wave: 2, waves: 3 } };
+    await applyJob(job, context());
+    const [listed] = (await attemptsOf(job)) as [JobListItem];
+    expect(stripMarker(listed.description)).toBe("set the identity (wave 2/3)");
+    expect(parseWave(listed.description)).toEqual({ wave: 2, waves: 3 });
+    expect(parseMarker(listed.description)?.resourceTag).toBe(tagOf(job.resource));
   });
 
   it("runs the same definition again for a new resource instance when this machine reported the first run", async () => {

@@ -38,3 +38,40 @@ export function statusBadge(status: KnownJobStatus | string): Html {
 }
 
 export const yesNo = (value: boolean): string => (value ? "yes" : "no");
+
+/**
+ * A team as people call it: its name, or (for a team given none by the seed or the admin API) the first part of
+ * its id, which is enough to tell the teams of one service apart.
+ */
+export const teamLabel = (id: string, name: string | null | undefined): string =>
+  name ?? `${id.slice(0, 8)}…`;
+
+const HIDDEN = "•••";
+
+/**
+ * A URL with only its origin shown: a receiver's `notify_url` carries its secret in the path (and a query may
+ * carry one too), so the path and query show as a mask. Anything that is not a URL shows as the mask alone.
+ */
+export function maskedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const path = parsed.pathname === "/" || parsed.pathname === "" ? "/" : `/${HIDDEN}`;
+    return `${parsed.origin}${path}${parsed.search ? `?${HIDDEN}` : ""}`;
+  } catch {
+    return HIDDEN;
+  }
+}
+
+/** A text that may quote the URL (a delivery's last error), with the URL and its path masked as `maskedUrl`. */
+export function withoutUrlSecret(text: string, url: string): string {
+  let result = text.replaceAll(url, maskedUrl(url));
+  try {
+    const { pathname, search } = new URL(url);
+    const hidden = `${pathname}${search}`;
+    if (hidden.length > 1) result = result.replaceAll(hidden, `/${HIDDEN}`);
+    if (pathname.length > 1) result = result.replaceAll(pathname, `/${HIDDEN}`);
+  } catch {
+    // Not a URL: only the whole of it was replaced.
+  }
+  return result;
+}

@@ -2,7 +2,7 @@ import { formatTimestamp } from "../../../contract/time.js";
 import type { JobRow } from "../../jobs/rows.js";
 import { type Html, html } from "../escape.js";
 import type { Delivery } from "../queries.js";
-import { duration, statusBadge, timeCell, yesNo } from "./format.js";
+import { duration, maskedUrl, statusBadge, timeCell, withoutUrlSecret, yesNo } from "./format.js";
 import { type LayoutOptions, layout } from "./layout.js";
 
 /** The line a router's error names (`... (line 3 column 5)`, `... (line 3)`), if any. */
@@ -48,9 +48,10 @@ function deliveryTable(rows: readonly Delivery[], now: Date): Html {
           : row.abandoned_at
             ? html`abandoned ${timeCell(row.abandoned_at, now)}`
             : html`next try ${timeCell(row.next_attempt_at, now)}`
-      }</td><td>${row.last_error ?? "—"}</td></tr>`,
+      }</td><td>${row.last_error ? withoutUrlSecret(row.last_error, row.url) : "—"}</td></tr>`,
   );
-  return html`<p>To <code>${rows[0]?.url}</code></p><div class="scroll" tabindex="0" role="region" aria-label="Notifications"><table>
+  // The receiver's URL holds its path secret: the origin says where notifications go, the rest is masked.
+  return html`<p>To <code>${maskedUrl(rows[0]?.url ?? "")}</code> <small class="exact">(path hidden: it holds the receiver's secret)</small></p><div class="scroll" tabindex="0" role="region" aria-label="Notifications"><table>
 <thead><tr><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Result</th><th scope="col">Last error</th></tr></thead>
 <tbody>${body}</tbody></table></div>`;
 }

@@ -26,7 +26,8 @@ ${options.eventsUrl ? html`<script src="${SCRIPT_ASSET.path}" defer></script>` :
 <a href="/portal"><strong>routerjobs</strong> portal</a>
 ${
   session &&
-  html`<span>${session.scope}</span>
+  html`<nav class="sections" aria-label="Sections"><a href="/portal">Routers</a><a href="/portal/deploys">Deploys</a></nav>
+<span>${session.scope}</span>
 <form method="post" action="/portal/sign-out"><input type="hidden" name="csrf" value="${session.csrf}"><button type="submit">Sign out</button></form>`
 }
 </header>

@@ -3,6 +3,7 @@ import type { JobListRow } from "../../jobs/rows.js";
 import { type Html, html } from "../escape.js";
 import type { PortalRouter } from "../queries.js";
 import { duration, statusBadge, timeCell, yesNo } from "./format.js";
+import { failingLine } from "./job.js";
 import { type LayoutOptions, layout } from "./layout.js";
 
 export interface LogFilters {
@@ -33,6 +34,7 @@ function jobRow(job: JobListRow, now: Date): Html {
 <td>${yesNo(job.express_execute)}</td>
 <td>${yesNo(job.needs_acknowledgement)}</td>
 <td>${job.backup_name ?? (job.make_backup ? "asked" : "no")}</td>
+<td>${job.error ? html`<a class="router-error" href="/portal/jobs/${job.id}${failingLine(job.error) === undefined ? "" : "#failing-line"}">${job.error}</a>` : html`<span class="none">—</span>`}</td>
 </tr>`;
 }
 
@@ -65,12 +67,12 @@ export function routerLogPage(options: {
 <button type="submit">Filter</button>
 </form>
 <div id="live">
-<p>${router.device ? "Device" : "Simulated"} router, ${router.online ? html`<span class="online">online</span>` : html`<span class="offline">offline</span>`}.</p>
+<p>${router.device ? "Device" : "Simulated"} router, ${router.online ? html`<span class="online">online</span>` : html`<span class="offline">offline</span>`}. Its id, for the CLI: <code>${router.id}</code></p>
 <div class="scroll" tabindex="0" role="region" aria-label="Jobs">
 <table>
 <caption class="none">Jobs, newest first${options.firstPage ? "" : " (older page)"}</caption>
-<thead><tr><th scope="col">#</th><th scope="col">Description</th><th scope="col">Status</th><th scope="col">Submitted</th><th scope="col">Started</th><th scope="col">Finished</th><th scope="col">Duration</th><th scope="col">Express</th><th scope="col">Needs ack</th><th scope="col">Backup</th></tr></thead>
-<tbody>${options.jobs.length > 0 ? options.jobs.map((job) => jobRow(job, options.now)) : html`<tr><td colspan="10">No jobs${filters.status || filters.text ? " match these filters" : " yet"}.</td></tr>`}</tbody>
+<thead><tr><th scope="col">#</th><th scope="col">Description</th><th scope="col">Status</th><th scope="col">Submitted</th><th scope="col">Started</th><th scope="col">Finished</th><th scope="col">Duration</th><th scope="col">Express</th><th scope="col">Needs ack</th><th scope="col">Backup</th><th scope="col">Error</th></tr></thead>
+<tbody>${options.jobs.length > 0 ? options.jobs.map((job) => jobRow(job, options.now)) : html`<tr><td colspan="11">No jobs${filters.status || filters.text ? " match these filters" : " yet"}.</td></tr>`}</tbody>
 </table>
 </div>
 <nav class="pages" aria-label="Pages">

@@ -1,6 +1,6 @@
 import { type Html, html } from "../escape.js";
 import type { RouterSummary } from "../queries.js";
-import { statusBadge, timeCell } from "./format.js";
+import { statusBadge, teamLabel, timeCell } from "./format.js";
 import { type LayoutOptions, layout } from "./layout.js";
 
 export function routersPage(
@@ -15,8 +15,8 @@ export function routersPage(
 ): Html {
   const rows = routers.map(
     (router) => html`<tr>
-<td><a href="/portal/routers/${router.id}">${router.name}</a><br><small class="exact">${router.id}</small></td>
-${options.allTeams && html`<td><small>${router.team_id}</small></td>`}
+<td><a href="/portal/routers/${router.id}">${router.name}</a></td>
+${options.allTeams && html`<td>${teamLabel(router.team_id, router.team_name)}</td>`}
 <td>${router.device ? "device" : "simulated"}</td>
 <td>${router.online ? html`<span class="online">online</span>` : html`<span class="offline">offline</span>`}</td>
 <td>${
@@ -24,7 +24,11 @@ ${options.allTeams && html`<td><small>${router.team_id}</small></td>`}
         ? html`<a href="/portal/jobs/${router.last_job_id}">${router.last_description}</a><br>${statusBadge(router.last_status ?? "")} ${timeCell(router.last_created_at, options.now)}`
         : html`<span class="none">no jobs yet</span>`
     }</td>
-<td>${router.failed_last_day}</td>
+<td>${
+      router.failed_last_day > 0
+        ? html`<a class="failed-count" href="/portal/routers/${router.id}?status=failed" aria-label="${router.failed_last_day} failed in 24 h on ${router.name}: its failed jobs">${router.failed_last_day}</a>`
+        : "0"
+    }</td>
 </tr>`,
   );
   return layout({

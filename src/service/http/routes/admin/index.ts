@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import * as z from "zod";
 import { deviceSchema } from "../../../../contract/device.js";
 import { uuidSchema } from "../../../../contract/ids.js";
-import { ROUTER_NAME_MAX_CHARS } from "../../../../contract/limits.js";
+import { ROUTER_NAME_MAX_CHARS, TEAM_NAME_MAX_CHARS } from "../../../../contract/limits.js";
 import { describeEndpoint } from "../../../../contract/routers/device-endpoint.js";
 import { textField } from "../../../../contract/text-field.js";
 import { RouterjobsError, UsageError } from "../../../../errors.js";
@@ -32,6 +32,8 @@ import { applySeed, seedSchema } from "../../../seed.js";
 import { HttpError } from "../../http-error.js";
 
 const routerIdParams = z.object({ router_id: uuidSchema });
+/** A team's name, given where a team may be created; left out, the team keeps the one it has. */
+const teamNameField = textField("team_name", { nonEmpty: true, maxChars: TEAM_NAME_MAX_CHARS });
 const ok = <T>(data: T) => ({ status: "success" as const, data });
 const notFound = (what: string) => new HttpError("not_found", `${what} does not exist`);
 /** `describeEndpoint` reads no password: the stored endpoint (read without the key) is described as it is. */
@@ -63,11 +65,19 @@ const admin: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     "/tokens",
-    { schema: { body: z.strictObject({ team_id: uuidSchema, customer_id: uuidSchema.optional() }) } },
+    {
+      schema: {
+        body: z.strictObject({
+          team_id: uuidSchema,
+          customer_id: uuidSchema.optional(),
+          team_name: teamNameField.optional(),
+        }),
+      },
+    },
     async (request) => {
-      const { team_id: teamId, customer_id: customerId } = request.body;
+      const { team_id: teamId, customer_id: customerId, team_name: name } = request.body;
       const token = await app.db.transaction(async (tx) => {
-        await ensureTeam(tx, { id: teamId, ...(customerId ? { customerId } : {}) });
+        await ensureTeam(tx, { id: teamId, name, ...(customerId ? { customerId } : {}) });
         return createToken(tx, teamId);
       });
       return ok({ token, team_id: teamId });
@@ -101,17 +111,18 @@ const admin: FastifyPluginAsyncZod = async (app) => {
           id: uuidSchema.optional(),
           name: textField("name", { nonEmpty: true, maxChars: ROUTER_NAME_MAX_CHARS }),
           customer_id: uuidSchema.optional(),
+          team_name: teamNameField.optional(),
           device: deviceSchema.optional(),
         }),
       },
     },
     async (request) => {
-      const { team_id: teamId, name, customer_id: customerId, device } = request.body;
+      const { team_id: teamId, name, customer_id: customerId, team_name: teamName, device } = request.body;
       const id = request.body.id ?? crypto.randomUUID();
       const endpoint = device ? endpointFromDevice(device) : undefined;
       const keys = endpoint ? await keyring() : undefined;
       const added = await app.db.transaction(async (tx) => {
-        await ensureTeam(tx, { id: teamId, ...(customerId ? { customerId } : {}) });
+        await ensureTeam(tx, { id: teamId, name: teamName, ...(customerId ? { customerId } : {}) });
         const ensured = await ensureRouter(tx, { id, teamId, name });
         if (ensured && endpoint && keys) await saveEndpoint(tx, id, endpoint, keys);
         return ensured;
