@@ -49,8 +49,15 @@ export type Expr =
   | (Position & { readonly type: "concat"; readonly parts: readonly Expr[] })
   /** `[ ... ]`: the value of the last command inside. */
   | (Position & { readonly type: "substitution"; readonly block: Block })
-  /** `{"a";"b"}` where a value is expected (`:foreach x in={...}`, `:local list {...}`). */
-  | (Position & { readonly type: "array"; readonly items: readonly Expr[] })
+  /**
+   * `{"a";"b"}` where a value is expected (`:foreach x in={...}`, `:local list {...}`); `keys`, when any item
+   * is written `key=value` (`{"name"="wan";mtu=1500}`), holds each item's key (undefined for the unkeyed).
+   */
+  | (Position & {
+      readonly type: "array";
+      readonly items: readonly Expr[];
+      readonly keys?: readonly (Expr | undefined)[];
+    })
   | (Position & { readonly type: "not"; readonly operand: Expr })
   | (Position & { readonly type: "negate"; readonly operand: Expr })
   | (Position & {
@@ -90,8 +97,8 @@ export type Statement =
   | (Position & {
       readonly kind: "set";
       readonly name: string;
-      /** `:set ($name->index) value`: sets one item of the array in `name`. */
-      readonly index?: Expr;
+      /** `:set ($name->key) value` (`->key1->key2` for an array inside): sets one item of the array in `name`. */
+      readonly path?: readonly Expr[];
       readonly value?: Expr;
       readonly code?: Block;
     })
@@ -127,6 +134,8 @@ export type Statement =
     })
   | (Position & {
       readonly kind: "foreach";
+      /** `:foreach k,v in=...`: the variable of each item's key (its position when it has none). */
+      readonly key?: string;
       readonly name: string;
       readonly items: Expr;
       readonly body: Block;

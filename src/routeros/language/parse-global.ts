@@ -119,20 +119,24 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
       const code = args.block(args.option("do"));
       args.most(code ? 1 : 2);
       const target = args.required(args.at(0));
-      // `:set ($list->2) value`: one item of the array in a variable.
-      const item =
-        target.type === "binary" && target.operator === "->" && target.left.type === "variable"
-          ? { name: target.left.name, index: target.right }
-          : undefined;
+      // `:set ($list->2) value`, `:set ($a->"k"->0) value`: one item of the array in a variable.
+      const path: Expr[] = [];
+      let root = target;
+      while (root.type === "binary" && root.operator === "->") {
+        path.unshift(root.right);
+        root = root.left;
+      }
+      if (path.length > 0 && root.type !== "variable") throw parser.fail("syntax error", target);
       // `:set $name value` sets `name` as `:set name value` does (scripts of v6 days write it so).
-      const name = item?.name ?? (target.type === "variable" ? target.name : args.name(0));
-      if (!parser.isDeclared(name)) throw parser.fail("syntax error", args.required(args.at(0)));
+      const name = root.type === "variable" ? root.name : args.name(0);
+      if (!parser.isDeclared(name) && !parser.mayBeArgument())
+        throw parser.fail("syntax error", args.required(args.at(0)));
       const value = args.at(1);
       return {
         kind: "set",
         ...at,
         name,
-        ...(item ? { index: item.index } : {}),
+        ...(path.length > 0 ? { path } : {}),
         ...(value ? { value } : {}),
         ...(code ? { code } : {}),
       };
@@ -175,15 +179,22 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
         ...(otherwise ? { otherwise } : {}),
       };
     }
-    case "foreach":
+    case "foreach": {
       args.most(1);
+      // `:foreach key,value in=$a`: the key (or position) of each item, then the item.
+      const names = args.name(0).split(",");
+      if (names.length > 2 || names.some((name) => name === ""))
+        throw parser.fail("syntax error", args.required(args.at(0)));
+      const [first = "", second] = names;
       return {
         kind: "foreach",
         ...at,
-        name: args.name(0),
+        ...(second !== undefined ? { key: first } : {}),
+        name: second ?? first,
         items: args.required(args.expr(args.option("in"))),
         body: args.required(args.block(args.option("do"))),
       };
+    }
     case "for": {
       args.most(1);
       const step = args.expr(args.option("step"));

@@ -5,6 +5,7 @@
 
 import type { FunctionName } from "../language/ast.js";
 import type { RosValue } from "../language/host.js";
+import { keysOf, sliceOf } from "./arrays.js";
 import { parseIp } from "./ipv4.js";
 import { readRouterOsTime, sameValue, timeText, toNumber, toText, typeName } from "./values.js";
 
@@ -23,8 +24,10 @@ function toArray(value: RosValue): readonly RosValue[] {
 function find(haystack: RosValue, needle: RosValue, start: RosValue): RosValue {
   const from = start === null ? 0 : (toNumber(start) ?? -1) + 1;
   if (Array.isArray(haystack)) {
+    // In an array with keys the answer is the item's key.
+    const keys = keysOf(haystack);
     for (let index = Math.max(0, from); index < haystack.length; index++) {
-      if (sameValue(haystack[index] ?? null, needle)) return index;
+      if (sameValue(haystack[index] ?? null, needle)) return keys?.[index] ?? index;
     }
     return null;
   }
@@ -65,7 +68,7 @@ export function callFunction(name: FunctionName, args: readonly RosValue[]): Ros
     case "pick": {
       const start = toNumber(second) ?? 0;
       const end = third === null ? start + 1 : (toNumber(third) ?? start + 1);
-      if (Array.isArray(first)) return third === null ? (first[start] ?? null) : first.slice(start, end);
+      if (Array.isArray(first)) return third === null ? (first[start] ?? null) : sliceOf(first, start, end);
       return toText(first).slice(start, end);
     }
     case "toarray":

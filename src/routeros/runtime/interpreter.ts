@@ -10,6 +10,7 @@ import { RosCode } from "../language/code-value.js";
 import type { CommandCall, CommandHost, RosValue } from "../language/host.js";
 import { parseScript } from "../language/parser.js";
 import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "../limits.js";
+import { type ArrayEntry, arrayOf, entriesOf, itemOf, joinArrays, withPath } from "./arrays.js";
 import { environmentLines } from "./environment.js";
 import { nextTurn } from "./event-loop-turns.js";
 import { callFunction } from "./functions.js";
@@ -224,9 +225,10 @@ class Interpreter {
       case "set": {
         const cell = scope.lookup(statement.name) ?? this.missing(statement);
         const value = statement.value ? await this.evaluate(statement.value, scope) : null;
-        if (statement.index) {
-          const index = await this.evaluate(statement.index, scope);
-          this.assign(cell, withItem(cell.value, index, value), undefined);
+        if (statement.path) {
+          const keys: RosValue[] = [];
+          for (const key of statement.path) keys.push(await this.evaluate(key, scope));
+          this.assign(cell, withPath(cell.value, keys, value), undefined);
           return null;
         }
         this.assign(cell, value, statement.code);
@@ -273,11 +275,11 @@ class Interpreter {
       }
       case "foreach": {
         const items = await this.evaluate(statement.items, scope);
-        const list = Array.isArray(items) ? items : items === null ? [] : [items];
-        for (const item of list) {
+        for (const [index, [key, item]] of entriesOf(items).entries()) {
           const pause = this.step(statement);
           if (pause) await pause;
           const body = new Scope(scope);
+          if (statement.key !== undefined) this.bindLocal(body, statement.key, key ?? index);
           this.bindLocal(body, statement.name, item);
           await this.scoped(statement.body, body);
         }
@@ -585,7 +587,7 @@ class Interpreter {
         return expr.value;
       case "variable": {
         const cell = scope.lookup(expr.name);
-        if (cell) return cell.value;
+        if (cell) return cell.code ? codeValue(cell.code) : cell.value;
         if (expr.optional) return null;
         return this.missing({ line: expr.line, column: expr.column + 1 });
       }
@@ -601,7 +603,11 @@ class Interpreter {
       case "array": {
         const items: RosValue[] = [];
         for (const item of expr.items) items.push(await this.evaluate(item, scope));
-        return this.budget.check(items);
+        if (!expr.keys) return this.budget.check(items);
+        const entries: ArrayEntry[] = [];
+        for (const [index, key] of expr.keys.entries())
+          entries.push([key ? toText(await this.evaluate(key, scope)) : undefined, items[index] ?? null]);
+        return this.budget.check(arrayOf(entries));
       }
       case "not":
         return !isTrue(await this.evaluate(expr.operand, scope));
@@ -620,7 +626,7 @@ class Interpreter {
     const right = await this.evaluate(expr.right, scope);
     if (operator === ".") return this.join(toText(left), toText(right));
     if (operator === "->") return itemOf(left, right);
-    if (operator === ",") return this.budget.check([...asItems(left), ...asItems(right)]);
+    if (operator === ",") return this.budget.check(joinArrays(left, right));
     const arithmetic = ARITHMETIC[operator];
     if (arithmetic) {
       const divisor = this.number(right);
@@ -646,29 +652,15 @@ class Interpreter {
   }
 }
 
-/**
- * `$a->i`: the item at a position of a list; nil past its end, for a key (arrays here hold no keys) and for a
- * value that is no array.
- */
-/**
- * `:set ($list->i) value`: the list with its item at `i` replaced, or appended at `i` = its length. Arrays here
- * hold no keys, so a key that is no position fails, saying so.
- */
-function withItem(array: RosValue, index: RosValue, value: RosValue): RosValue {
-  const items = Array.isArray(array) ? [...array] : array === null ? [] : [array];
-  if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index > items.length)
-    throw new RouterOsError(
-      `failure: arrays with keys are not modelled by the simulated router (key ${toText(index)})`,
-    );
-  items[index] = value;
-  return items;
-}
-
-const asItems = (value: RosValue): readonly RosValue[] => (Array.isArray(value) ? value : [value]);
-
-function itemOf(array: RosValue, key: RosValue): RosValue {
-  if (!Array.isArray(array) || typeof key !== "number") return null;
-  return array[key] ?? null;
+/** A function declared with `do={...}` as a value (stored in an array, passed on): one object per body. */
+const codeValues = new WeakMap<Block, RosCode>();
+function codeValue(body: Block): RosCode {
+  let code = codeValues.get(body);
+  if (!code) {
+    code = new RosCode(body, "");
+    codeValues.set(body, code);
+  }
+  return code;
 }
 
 /**
