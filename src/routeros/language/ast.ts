@@ -198,8 +198,20 @@ export type Statement =
     })
   /** `:environment print`: the router's global variables, one `name=value` line each. */
   | (Position & { readonly kind: "environment" })
+  /**
+   * `:convert`, `:serialize`, `:deserialize`, `:rndstr`, `:rndnum`: values built from named arguments
+   * (`[:serialize to=json $config]`, `[:rndnum from=1 to=6]`); `value` is the one written unnamed or as `value=`.
+   */
+  | (Position & {
+      readonly kind: "data";
+      readonly name: DataCommandName;
+      readonly value?: Expr;
+      readonly named: readonly { readonly name: string; readonly value: Expr }[];
+    })
   /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`: mostly used as `[:len $x]`. */
   | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });
+
+export type DataCommandName = "convert" | "serialize" | "deserialize" | "rndstr" | "rndnum";
 
 export type FunctionName =
   | "len"

@@ -263,10 +263,12 @@ export class Lexer {
       let end = start + 1;
       // `*` belongs to item ids (`*1A`); after a number it multiplies (`(10*60)`).
       const numeric = code >= 48 && code <= 57;
+      // `$a->0->1`: a `-` that starts `->` ends the word.
       while (
         end < src.length &&
         isExprWordChar(src.charCodeAt(end)) &&
-        !(numeric && src.charCodeAt(end) === 42)
+        !(numeric && src.charCodeAt(end) === 42) &&
+        !(src.charCodeAt(end) === 45 && src.charCodeAt(end + 1) === 62)
       )
         end++;
       this.advance(end - start);

@@ -38,7 +38,9 @@ function both(first: Expr | undefined, second: Expr): Expr {
  * `export` and `import` are left out: at the root they are the host's commands and menus.
  */
 const ROOT_GLOBALS: ReadonlySet<string> = new Set([
+  "convert",
   "delay",
+  "deserialize",
   "do",
   "error",
   "execute",
@@ -57,6 +59,9 @@ const ROOT_GLOBALS: ReadonlySet<string> = new Set([
   "resolve",
   "retry",
   "return",
+  "rndnum",
+  "rndstr",
+  "serialize",
   "set",
   "timestamp",
   "toarray",
@@ -236,6 +241,9 @@ export class Parser implements ParseContext {
     // The 7.24 tree has the global commands at the root without a colon too (`if (...) do={...}`, `return 1`).
     if (!token.escaped && this.menu.length === 0 && ROOT_GLOBALS.has(token.text))
       return parseGlobal(this, { ...token, text: `:${token.text}` });
+    // `/rndstr length=8`: the same commands by their absolute path, from any menu.
+    if (!token.escaped && token.text.startsWith("/") && ROOT_GLOBALS.has(token.text.slice(1)))
+      return parseGlobal(this, { ...token, text: `:${token.text.slice(1)}` });
     if (
       !token.escaped &&
       (token.text === "/quit" || token.text === "quit") &&

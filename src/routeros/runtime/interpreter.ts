@@ -11,6 +11,7 @@ import type { CommandCall, CommandHost, RosValue } from "../language/host.js";
 import { parseScript } from "../language/parser.js";
 import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "../limits.js";
 import { type ArrayEntry, arrayOf, entriesOf, itemOf, joinArrays, withPath } from "./arrays.js";
+import { runDataCommand } from "./data-commands.js";
 import { environmentLines } from "./environment.js";
 import { nextTurn } from "./event-loop-turns.js";
 import { callFunction } from "./functions.js";
@@ -339,6 +340,13 @@ class Interpreter {
       case "execute":
       case "environment":
         return this.runtimeCommand(statement, scope);
+      case "data": {
+        const value = statement.value ? await this.evaluate(statement.value, scope) : undefined;
+        const named = new Map<string, RosValue>();
+        for (const arg of statement.named) named.set(arg.name, await this.evaluate(arg.value, scope));
+        const random = this.host.random ? () => this.host.random?.() ?? 0 : Math.random;
+        return this.budget.check(runDataCommand(statement.name, value, named, random));
+      }
       case "function": {
         const args: RosValue[] = [];
         for (const arg of statement.args) args.push(await this.evaluate(arg, scope));

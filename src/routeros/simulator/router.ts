@@ -22,6 +22,7 @@ import { defaultCommands } from "./models/defconf.js";
 import { radioPorts, serialPorts } from "./models/hardware.js";
 import { DEFAULT_MODEL, modelNamed, type RouterModel } from "./models/index.js";
 import { print } from "./print.js";
+import { hash32, SeededRandom } from "./random.js";
 import { runDueTasks } from "./scheduler.js";
 import type { LogEntry, RefTarget, RouterState } from "./schema.js";
 import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
@@ -79,6 +80,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private files = new Map<string, string>();
   private diskIds = DiskIds.empty();
   private clockOffsetMs = 0;
+  private scriptRandom: SeededRandom | undefined;
   private rebootRequested = false;
   /** A reboot happened and the `start-time=startup` scheduler tasks have not run yet. */
   private startupPending = false;
@@ -206,6 +208,12 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   now(): Date {
     return new Date(this.baseNow().getTime() + this.clockOffsetMs);
+  }
+
+  /** `:rndnum`, `:rndstr`: seeded by the router's seed text, so a run gives the same values every time. */
+  random(): number {
+    this.scriptRandom ??= new SeededRandom(hash32(this.seedText, "script random"));
+    return this.scriptRandom.next();
   }
 
   uptimeMs(): number {
