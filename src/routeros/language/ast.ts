@@ -60,6 +60,8 @@ export type Expr =
     })
   | (Position & { readonly type: "not"; readonly operand: Expr })
   | (Position & { readonly type: "negate"; readonly operand: Expr })
+  /** `~$mask`: every bit flipped, of an address (`~0.0.0.255`) or a number. */
+  | (Position & { readonly type: "invert"; readonly operand: Expr })
   | (Position & {
       readonly type: "binary";
       readonly operator: BinaryOperator;

@@ -5,6 +5,7 @@
 
 import type { FunctionName } from "../language/ast.js";
 import type { RosValue } from "../language/host.js";
+import { parseIp6 } from "./address-arithmetic.js";
 import { keysOf, sliceOf } from "./arrays.js";
 import { parseIp } from "./ipv4.js";
 import { readRouterOsTime, sameValue, timeText, toNumber, toText, typeName } from "./values.js";
@@ -43,15 +44,6 @@ function toBool(value: RosValue): RosValue {
   if (text === "true" || text === "yes") return true;
   if (text === "false" || text === "no") return false;
   return null;
-}
-
-/** Eight groups of up to four hex digits, `::` standing for zeros once. */
-function isIpv6(text: string): boolean {
-  const halves = text.split("::");
-  if (halves.length > 2) return false;
-  const groups = halves.flatMap((half) => (half === "" ? [] : half.split(":")));
-  if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return false;
-  return halves.length === 2 ? groups.length < 8 : groups.length === 8;
 }
 
 export function callFunction(name: FunctionName, args: readonly RosValue[]): RosValue {
@@ -93,7 +85,7 @@ export function callFunction(name: FunctionName, args: readonly RosValue[]): Ros
     }
     case "toip6": {
       const text = toText(first).trim();
-      return text.includes(":") && !text.includes("/") && isIpv6(text) ? text.toLowerCase() : null;
+      return !text.includes("/") && parseIp6(text) !== undefined ? text.toLowerCase() : null;
     }
     case "tobool":
       return toBool(first);

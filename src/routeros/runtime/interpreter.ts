@@ -10,6 +10,7 @@ import { RosCode } from "../language/code-value.js";
 import type { CommandCall, CommandHost, RosValue } from "../language/host.js";
 import { parseScript } from "../language/parser.js";
 import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "../limits.js";
+import { addressArithmetic, invertAddress } from "./address-arithmetic.js";
 import { type ArrayEntry, arrayOf, entriesOf, itemOf, joinArrays, withPath } from "./arrays.js";
 import { runDataCommand } from "./data-commands.js";
 import { environmentLines } from "./environment.js";
@@ -459,8 +460,18 @@ class Interpreter {
     return result.value ?? null;
   }
 
-  /** Replaces everything but item properties with its value, so the compiled condition needs no scope. */
+  /**
+   * Replaces everything but item properties with its value, so the compiled condition needs no scope: a part
+   * that reads no property (`comment=($prefix . "-wan")`) becomes the literal it evaluates to.
+   */
   private async bindWhere(expr: Expr, scope: Scope): Promise<Expr> {
+    if (expr.type !== "literal" && !readsProperty(expr))
+      return {
+        type: "literal",
+        line: expr.line,
+        column: expr.column,
+        value: await this.evaluate(expr, scope),
+      };
     switch (expr.type) {
       case "property":
         return expr;
@@ -621,6 +632,10 @@ class Interpreter {
         return !isTrue(await this.evaluate(expr.operand, scope));
       case "negate":
         return -this.number(await this.evaluate(expr.operand, scope));
+      case "invert": {
+        const value = await this.evaluate(expr.operand, scope);
+        return invertAddress(value) ?? Number(BigInt.asIntN(64, ~BigInt(this.number(value))));
+      }
       case "binary":
         return this.binary(expr, scope);
     }
@@ -637,6 +652,8 @@ class Interpreter {
     if (operator === ",") return this.budget.check(joinArrays(left, right));
     const arithmetic = ARITHMETIC[operator];
     if (arithmetic) {
+      const address = addressArithmetic(operator, left, right);
+      if (address !== undefined) return address;
       const divisor = this.number(right);
       if ((operator === "/" || operator === "%") && divisor === 0)
         throw new RouterOsError("division by zero");
@@ -657,6 +674,24 @@ class Interpreter {
     const number = toNumber(value);
     if (number === undefined) throw new RouterOsError(`cannot convert ${toText(value)} to number`);
     return number;
+  }
+}
+
+/** Whether a `where` condition's part reads a property of the item under test. */
+function readsProperty(expr: Expr): boolean {
+  switch (expr.type) {
+    case "property":
+      return true;
+    case "not":
+    case "negate":
+    case "invert":
+      return readsProperty(expr.operand);
+    case "binary":
+      return readsProperty(expr.left) || readsProperty(expr.right);
+    case "concat":
+      return expr.parts.some(readsProperty);
+    default:
+      return false;
   }
 }
 
