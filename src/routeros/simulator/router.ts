@@ -5,8 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ScriptOutcome } from "../../contract/routers/router-backend.js";
 import { RouterOsError } from "../errors.js";
-import { RosCode } from "../language/code-value.js";
-import type { BackgroundJob, CommandCall, CommandHost, CommandResult, RosValue } from "../language/host.js";
+import type { BackgroundJob, CommandCall, CommandHost, CommandResult } from "../language/host.js";
 import { runScript } from "../runtime/interpreter.js";
 import type { Cell } from "../runtime/scope.js";
 import { allMenus } from "./all-menus.js";
@@ -26,7 +25,13 @@ import { hash32, SeededRandom } from "./random.js";
 import { runDueTasks } from "./scheduler.js";
 import type { LogEntry, RefTarget, RouterState } from "./schema.js";
 import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
-import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./snapshot.js";
+import {
+  type ConfigState,
+  persistedValue,
+  type RouterSnapshot,
+  revivedValue,
+  routerSnapshotSchema,
+} from "./snapshot.js";
 import { type Item, Table } from "./table.js";
 import { badCommand, genericVerbs, readOnlyVerbs, UNSET_WORD } from "./verbs.js";
 
@@ -66,8 +71,6 @@ export const backupLimit = 50;
 const formatTime = (at: Date) => at.toISOString().slice(0, 19).replace("T", " ");
 
 /** A global as a snapshot keeps it: code does not outlive the process, as `do={...}` functions do not. */
-const persisted = (value: RosValue): RosValue =>
-  value instanceof RosCode ? null : Array.isArray(value) ? value.map(persisted) : value;
 
 export class SimulatedRouter implements CommandHost, RouterState {
   readonly catalog = catalog;
@@ -439,7 +442,9 @@ export class SimulatedRouter implements CommandHost, RouterState {
       log: this.entries.slice(-snapshotLogTail),
       nextLogId: this.nextLogId,
       clockOffsetMs: this.clockOffsetMs,
-      globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, persisted(cell.value)])),
+      globals: Object.fromEntries(
+        [...this.globals].map(([name, cell]) => [name, persistedValue(cell.value)]),
+      ),
       ...(this.files.size > 0 ? { files: Object.fromEntries(this.files) } : {}),
       fileIds: this.diskIds.state(),
     };
@@ -456,7 +461,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.nextLogId = snapshot.nextLogId;
     this.clockOffsetMs = snapshot.clockOffsetMs;
     this.globals.clear();
-    for (const [name, value] of Object.entries(snapshot.globals ?? {})) this.globals.set(name, { value });
+    for (const [name, value] of Object.entries(snapshot.globals ?? {}))
+      this.globals.set(name, { value: revivedValue(value) });
     this.files = new Map(Object.entries(snapshot.files ?? {}));
     this.diskIds = DiskIds.from(snapshot.fileIds, [...this.files.keys(), ...this.backups.keys()]);
   }

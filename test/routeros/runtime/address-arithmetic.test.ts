@@ -34,11 +34,7 @@ describe("address arithmetic", () => {
       ":put (($delegated & ffff:ffff:ffff:ffff::) | ::a64:ffff)",
       ":put (~ffff:ffff:ffff:ffff::)",
     ].join("\n");
-    expect(await run(script)).toEqual([
-      "2001:db8:4::",
-      "2001:db8:4:7::a64:ffff",
-      "::ffff:ffff:ffff:ffff",
-    ]);
+    expect(await run(script)).toEqual(["2001:db8:4::", "2001:db8:4:7::a64:ffff", "::ffff:ffff:ffff:ffff"]);
   });
 
   it("keeps numbers numbers: ~ flips the bits of a 64-bit number", async () => {

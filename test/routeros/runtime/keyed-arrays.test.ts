@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseScript } from "../../../src/routeros/language/parser.js";
 import { runScript } from "../../../src/routeros/runtime/interpreter.js";
+import { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
 import { failure, RecordingHost } from "../recording-host.js";
 
 const run = async (source: string) => (await runScript(source, new RecordingHost())).output;
@@ -104,6 +105,15 @@ describe("arrays with keys", () => {
   it("fails a key that is an array", async () => {
     const error = await failure(runScript(":local a {1}\n:set ($a->{1;2}) 3", new RecordingHost()));
     expect(error.message).toBe("invalid value for argument index (an array) (line 2 column 1)");
+  });
+
+  it("keeps a global's keys through a router's snapshot, as stored by the service", async () => {
+    const router = new SimulatedRouter();
+    await router.runScript(':global sites {"office"={"vlan"=10};"home"={1;2}}');
+    const restored = new SimulatedRouter();
+    restored.restore(JSON.parse(JSON.stringify(router.snapshot())));
+    const outcome = await restored.runScript(':global sites; :put ($sites->"office"->"vlan"); :put $sites');
+    expect(outcome).toMatchObject({ ok: true, output: "10\nhome=1;2;office=vlan=10" });
   });
 
   it("reads back every key it was given, in the order of the keys (property)", async () => {
