@@ -116,6 +116,12 @@ describe("arrays with keys", () => {
     expect(outcome).toMatchObject({ ok: true, output: "10\nhome=1;2;office=vlan=10" });
   });
 
+  it("prints a global's keys in :environment print, quoting one that is no plain word", async () => {
+    const script =
+      ':global uplink {"name"="wan";mtu=1500;"dns servers"="1.1.1.1";"ether1"}\n:environment print';
+    expect(await run(script)).toEqual(['uplink={"ether1"; "dns servers"="1.1.1.1"; mtu=1500; name="wan"}']);
+  });
+
   it("reads back every key it was given, in the order of the keys (property)", async () => {
     const key = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}$/);
     await fc.assert(
