@@ -423,6 +423,12 @@ export class Parser implements ParseContext {
         unequal = both(unequal, this.parseUnequal(token, options));
         continue;
       }
+      const comparison =
+        options.where && token.kind === "word" ? this.comparisonArgument(token, options) : undefined;
+      if (comparison) {
+        unequal = both(unequal, comparison);
+        continue;
+      }
       let name: string | undefined;
       if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
         // `configuration.mode=ap .ssid=home`: a name starting with a dot continues the group named before it.
@@ -448,6 +454,34 @@ export class Parser implements ParseContext {
       options.onArgument?.(arg);
       list.push(arg);
     }
+  }
+
+  /**
+   * `find name~"^ether"`, `find mtu>1400`, `find mtu>=1400`: a comparison written as an argument, a condition
+   * as after `where`; a name the command does not take fails. Undefined for any other word.
+   */
+  private comparisonArgument(token: Token, options: ArgumentOptions): Expr | undefined {
+    if (token.escaped) return undefined;
+    const match = /^([a-z.][a-z0-9.-]*)([~<>])(.*)$/.exec(token.text);
+    if (!match) return undefined;
+    const [, property = "", sign = "", rest = ""] = match;
+    // A name the command does not take: the console stops there, as at an unknown `name=`.
+    if (options.isNamed && !options.isNamed(property)) throw this.fail("expected end of command", token);
+    const name = options.expandName ? options.expandName(property) : property;
+    const at = { line: token.line, column: token.column };
+    const left: Expr = { type: "property", ...at, name };
+    let operator = sign as "~" | "<" | ">" | "<=" | ">=";
+    this.next();
+    let right: Expr;
+    if (rest !== "") right = { type: "literal", ...at, value: rest, word: rest };
+    else {
+      if (sign !== "~" && this.glued(token, "=")) {
+        operator = `${sign}=` as "<=" | ">=";
+        this.next();
+      }
+      right = this.parseValue(false, true) as Expr;
+    }
+    return { type: "binary", ...at, operator, left, right };
   }
 
   private isUnequal(token: Token): boolean {

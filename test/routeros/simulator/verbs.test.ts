@@ -162,6 +162,16 @@ describe("generic verbs through scripts", () => {
     expect(await run(router, "/ip dns cache flush\n:put flushed")).toBe("flushed");
   });
 
+  it("find takes comparisons written as arguments: name~, mtu>, mtu>=, and leaves other words alone", async () => {
+    const router = freshRouter();
+    await run(router, "/interface ethernet set ether2 mtu=1400");
+    expect(await run(router, ':put [/interface find name~"^ether[12]"]')).toBe("*1;*2");
+    expect(await run(router, ":put [/interface ethernet find mtu<1500]")).toBe("*2");
+    expect(await run(router, ':put [/interface ethernet find mtu>=1500 name~"ether[12]"]')).toBe("*1");
+    expect(await run(router, ':local wan "ether1"\n:put [/interface find name~$wan]')).toBe("*1");
+    expect(await fail(router, ':put [/interface find colour~"red"]')).toMatch(/^expected end of command/);
+  });
+
   it("remove refuses built-in and dynamic items", async () => {
     const router = freshRouter();
     expect(await fail(router, "/interface ethernet remove ether1")).toMatch(/^bad command name remove/);
