@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { checkScript } from "../../src/routeros/catalog/check-script.js";
 import { commandTreeFor } from "../../src/routeros/catalog/command-tree.js";
 import { RouterOsError } from "../../src/routeros/errors.js";
+import type { Statement } from "../../src/routeros/language/ast.js";
 import { permissiveCatalog } from "../../src/routeros/language/default-catalog.js";
 import type { CommandCatalog } from "../../src/routeros/language/host.js";
 import { parseScript } from "../../src/routeros/language/parser.js";
@@ -197,13 +198,35 @@ function blankedValue(command: string, message: string): boolean {
  * `source` is what ran (its syntax decides a language gap), `command` the command that failed, checked against
  * the tree (the same text when a command ran on its own).
  */
+/**
+ * `set name=value` naming no item, in a menu that 7.24 has as a list (`/mpls ldp set lsr-id=...`, a settings
+ * menu in v6): 7.24 fails it as the simulated router does, asking for the item.
+ */
+function setWithoutItem(command: string, message: string): boolean {
+  if (!message.startsWith("missing value(s) of argument(s) numbers")) return false;
+  const tree = commandTreeFor().catalog;
+  let statements: readonly Statement[];
+  try {
+    statements = parseScript(command, tree).body.statements;
+  } catch {
+    return false;
+  }
+  return statements.some(
+    (statement) =>
+      statement.kind === "command" &&
+      statement.verb === "set" &&
+      statement.positional.length === 0 &&
+      tree.hasCommand(statement.menu, "add"),
+  );
+}
+
 export function classify(
   source: string,
   message: string,
   command: string = source,
   catalog: CommandCatalog = permissiveCatalog,
 ): FailureClass {
-  if (invalidOn724(command) !== undefined) return "invalid on 7.24";
+  if (invalidOn724(command) !== undefined || setWithoutItem(command, message)) return "invalid on 7.24";
   // A name the simulated router does not know stops its parse; the language reads it (the tree has it).
   if (!parses(source, catalog))
     return parses(source, commandTreeFor().catalog) || parsesPermissively(source)

@@ -49,10 +49,19 @@ export type Expr =
   | (Position & { readonly type: "concat"; readonly parts: readonly Expr[] })
   /** `[ ... ]`: the value of the last command inside. */
   | (Position & { readonly type: "substitution"; readonly block: Block })
-  /** `{"a";"b"}` where a value is expected (`:foreach x in={...}`, `:local list {...}`). */
-  | (Position & { readonly type: "array"; readonly items: readonly Expr[] })
+  /**
+   * `{"a";"b"}` where a value is expected (`:foreach x in={...}`, `:local list {...}`); `keys`, when any item
+   * is written `key=value` (`{"name"="wan";mtu=1500}`), holds each item's key (undefined for the unkeyed).
+   */
+  | (Position & {
+      readonly type: "array";
+      readonly items: readonly Expr[];
+      readonly keys?: readonly (Expr | undefined)[];
+    })
   | (Position & { readonly type: "not"; readonly operand: Expr })
   | (Position & { readonly type: "negate"; readonly operand: Expr })
+  /** `~$mask`: every bit flipped, of an address (`~0.0.0.255`) or a number. */
+  | (Position & { readonly type: "invert"; readonly operand: Expr })
   | (Position & {
       readonly type: "binary";
       readonly operator: BinaryOperator;
@@ -90,8 +99,8 @@ export type Statement =
   | (Position & {
       readonly kind: "set";
       readonly name: string;
-      /** `:set ($name->index) value`: sets one item of the array in `name`. */
-      readonly index?: Expr;
+      /** `:set ($name->key) value` (`->key1->key2` for an array inside): sets one item of the array in `name`. */
+      readonly path?: readonly Expr[];
       readonly value?: Expr;
       readonly code?: Block;
     })
@@ -127,6 +136,8 @@ export type Statement =
     })
   | (Position & {
       readonly kind: "foreach";
+      /** `:foreach k,v in=...`: the variable of each item's key (its position when it has none). */
+      readonly key?: string;
       readonly name: string;
       readonly items: Expr;
       readonly body: Block;
@@ -189,8 +200,20 @@ export type Statement =
     })
   /** `:environment print`: the router's global variables, one `name=value` line each. */
   | (Position & { readonly kind: "environment" })
+  /**
+   * `:convert`, `:serialize`, `:deserialize`, `:rndstr`, `:rndnum`: values built from named arguments
+   * (`[:serialize to=json $config]`, `[:rndnum from=1 to=6]`); `value` is the one written unnamed or as `value=`.
+   */
+  | (Position & {
+      readonly kind: "data";
+      readonly name: DataCommandName;
+      readonly value?: Expr;
+      readonly named: readonly { readonly name: string; readonly value: Expr }[];
+    })
   /** `:len`, `:typeof`, `:tostr`, `:tonum`, `:pick`, `:toarray`, `:find`: mostly used as `[:len $x]`. */
   | (Position & { readonly kind: "function"; readonly name: FunctionName; readonly args: readonly Expr[] });
+
+export type DataCommandName = "convert" | "serialize" | "deserialize" | "rndstr" | "rndnum";
 
 export type FunctionName =
   | "len"

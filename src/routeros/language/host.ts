@@ -84,6 +84,8 @@ export interface CommandHost {
   resolveName?(name: string): string | undefined;
   /** Optional: the host's clock, for `:timestamp`. @default the process's clock */
   now?(): Date;
+  /** Optional: a number in [0, 1) for `:rndnum` and `:rndstr`; a simulated router's is seeded. @default Math.random */
+  random?(): number;
 }
 
 /** A script `:execute` runs in the background. */

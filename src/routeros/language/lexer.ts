@@ -258,15 +258,23 @@ export class Lexer {
     // `*1A` is an item id, unless the star follows a value (`10*60`, `$n*2`): then it multiplies.
     const before = this.pos > 0 ? src.charCodeAt(this.pos - 1) : 32;
     const multiplies = code === 42 && (isExprWordChar(before) || before === 41 || before === 93);
-    if (isNameChar(code) || (code === 42 && !multiplies)) {
+    const next = src.charCodeAt(this.pos + 1);
+    // `.id` after a blank or `(` (`find where .id=$id`) is a property name, not the `.` that joins; `::1`,
+    // `::ffff:0:0` are IPv6 addresses.
+    const startsWord =
+      (code === 46 && isNameChar(next) && (isBlank(before) || before === 40 || before === 33)) ||
+      (code === 58 && next === 58);
+    if (isNameChar(code) || (code === 42 && !multiplies) || startsWord) {
       const start = this.pos;
       let end = start + 1;
       // `*` belongs to item ids (`*1A`); after a number it multiplies (`(10*60)`).
       const numeric = code >= 48 && code <= 57;
+      // `$a->0->1`: a `-` that starts `->` ends the word.
       while (
         end < src.length &&
         isExprWordChar(src.charCodeAt(end)) &&
-        !(numeric && src.charCodeAt(end) === 42)
+        !(numeric && src.charCodeAt(end) === 42) &&
+        !(src.charCodeAt(end) === 45 && src.charCodeAt(end + 1) === 62)
       )
         end++;
       this.advance(end - start);

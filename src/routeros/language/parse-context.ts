@@ -44,6 +44,8 @@ export interface ParseContext {
   /** Declares a variable in the innermost open scope. */
   declare(name: string): void;
   isDeclared(name: string): boolean;
+  /** Whether the parser is inside a function body, where any `$name` may be an argument. */
+  mayBeArgument(): boolean;
   /**
    * Declares the variable of a `:foreach`/`:for` loop in the next `{ }` block the parser opens (the loop
    * body), and only there: the loop's name is read before its body.

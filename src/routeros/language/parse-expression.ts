@@ -72,12 +72,16 @@ class ExpressionParser {
 
   private unary(): Expr {
     const token = this.peek();
-    if (token.kind === "op" && token.text === "-") {
+    if (token.kind === "op" && (token.text === "-" || token.text === "~")) {
       this.parser.next("expression");
+      // `where name=-`: a lone `-` before the end is the text `-` (RouterOS's "no value" in many columns).
+      if (token.text === "-" && END_OF_WHERE.has(this.peek().kind))
+        return { type: "literal", line: token.line, column: token.column, value: "-", word: "-" };
       this.parser.enter(token);
       const operand = this.unary();
       this.parser.leave();
-      return { type: "negate", line: token.line, column: token.column, operand };
+      const type = token.text === "-" ? "negate" : "invert";
+      return { type, line: token.line, column: token.column, operand };
     }
     return this.items(this.primary());
   }

@@ -2,7 +2,7 @@
  * Global commands (`:local`, `:put`, `:if`, ...): the arguments are read like any command's, then checked
  * against what each command takes. Bare words are typed here (`:local n 3` holds a number).
  */
-import type { Expr, FunctionName, LogLevel, Statement } from "./ast.js";
+import type { DataCommandName, Expr, FunctionName, LogLevel, Statement } from "./ast.js";
 import { GlobalArguments } from "./global-arguments.js";
 import type { Token } from "./lexer.js";
 import type { ParseContext } from "./parse-context.js";
@@ -27,8 +27,18 @@ const FUNCTIONS: Readonly<Record<FunctionName, { min: number; max: number }>> = 
   tolf: { min: 1, max: 1 },
 };
 
+/** Value commands of named arguments (`[:rndnum from=1 to=6]`, `[:convert $x to=hex]`), as 7.24's tree lists them. */
+const DATA_COMMANDS: Readonly<Record<DataCommandName, readonly string[]>> = {
+  convert: ["value", "from", "from-scheme", "to", "to-scheme", "transform", "transform-scheme"],
+  serialize: ["value", "to", "delimiter", "options", "order", "file-name"],
+  deserialize: ["value", "from", "delimiter", "options"],
+  rndstr: ["from", "length"],
+  rndnum: ["from", "to"],
+};
+
 /** The named arguments each global command takes; any other `name=` is a syntax error. */
 const ACCEPTED: Readonly<Record<string, readonly string[]>> = {
+  ...DATA_COMMANDS,
   if: ["do", "else"],
   foreach: ["in", "do"],
   for: ["from", "to", "step", "do"],
@@ -55,7 +65,8 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
   const command = token.text.slice(1);
   const at = { line: token.line, column: token.column };
   const declaresFunction = command === "local" || command === "global" || command === "set";
-  const isValueFunction = Object.hasOwn(FUNCTIONS, command);
+  const isDataCommand = Object.hasOwn(DATA_COMMANDS, command);
+  const isValueFunction = Object.hasOwn(FUNCTIONS, command) || isDataCommand;
   const firstIsArray = command === "put" || command === "return";
   const { list } = parser.parseArguments({
     typed: true,
@@ -68,6 +79,7 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
     // The loop variable exists inside the loop body only, which is parsed after its name.
     isArray: (name, position) =>
       (name === "in" && command !== "onerror") ||
+      (name === "value" && isDataCommand) ||
       (name === undefined &&
         ((position === 1 && declaresFunction) || (position === 0 && firstIsArray) || isValueFunction)),
     onArgument: (arg) => {
@@ -119,20 +131,24 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
       const code = args.block(args.option("do"));
       args.most(code ? 1 : 2);
       const target = args.required(args.at(0));
-      // `:set ($list->2) value`: one item of the array in a variable.
-      const item =
-        target.type === "binary" && target.operator === "->" && target.left.type === "variable"
-          ? { name: target.left.name, index: target.right }
-          : undefined;
+      // `:set ($list->2) value`, `:set ($a->"k"->0) value`: one item of the array in a variable.
+      const path: Expr[] = [];
+      let root = target;
+      while (root.type === "binary" && root.operator === "->") {
+        path.unshift(root.right);
+        root = root.left;
+      }
+      if (path.length > 0 && root.type !== "variable") throw parser.fail("syntax error", target);
       // `:set $name value` sets `name` as `:set name value` does (scripts of v6 days write it so).
-      const name = item?.name ?? (target.type === "variable" ? target.name : args.name(0));
-      if (!parser.isDeclared(name)) throw parser.fail("syntax error", args.required(args.at(0)));
+      const name = root.type === "variable" ? root.name : args.name(0);
+      if (!parser.isDeclared(name) && !parser.mayBeArgument())
+        throw parser.fail("syntax error", args.required(args.at(0)));
       const value = args.at(1);
       return {
         kind: "set",
         ...at,
         name,
-        ...(item ? { index: item.index } : {}),
+        ...(path.length > 0 ? { path } : {}),
         ...(value ? { value } : {}),
         ...(code ? { code } : {}),
       };
@@ -175,15 +191,22 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
         ...(otherwise ? { otherwise } : {}),
       };
     }
-    case "foreach":
+    case "foreach": {
       args.most(1);
+      // `:foreach key,value in=$a`: the key (or position) of each item, then the item.
+      const names = args.name(0).split(",");
+      if (names.length > 2 || names.some((name) => name === ""))
+        throw parser.fail("syntax error", args.required(args.at(0)));
+      const [first = "", second] = names;
       return {
         kind: "foreach",
         ...at,
-        name: args.name(0),
+        ...(second !== undefined ? { key: first } : {}),
+        name: second ?? first,
         items: args.required(args.expr(args.option("in"))),
         body: args.required(args.block(args.option("do"))),
       };
+    }
     case "for": {
       args.most(1);
       const step = args.expr(args.option("step"));
@@ -249,6 +272,22 @@ export function parseGlobal(parser: ParseContext, token: Token): Statement {
     case "execute":
     case "environment":
       return parseRuntimeCommand(parser, command, at, args, list);
+    case "convert":
+    case "serialize":
+    case "deserialize":
+    case "rndstr":
+    case "rndnum": {
+      // The value may be written unnamed (`[:convert $x to=hex]`) or as `value=`, not both.
+      const accepted = DATA_COMMANDS[command];
+      args.most(accepted.includes("value") && !args.option("value") ? 1 : 0);
+      const value = args.at(0) ?? args.expr(args.option("value"));
+      const named: { name: string; value: Expr }[] = [];
+      for (const name of accepted) {
+        const expr = name === "value" ? undefined : args.expr(args.option(name));
+        if (expr) named.push({ name, value: expr });
+      }
+      return { kind: "data", ...at, name: command, ...(value ? { value } : {}), named };
+    }
     case "do": {
       args.most(1);
       const onError = args.block(args.option("on-error"));

@@ -38,7 +38,9 @@ function both(first: Expr | undefined, second: Expr): Expr {
  * `export` and `import` are left out: at the root they are the host's commands and menus.
  */
 const ROOT_GLOBALS: ReadonlySet<string> = new Set([
+  "convert",
   "delay",
+  "deserialize",
   "do",
   "error",
   "execute",
@@ -57,6 +59,9 @@ const ROOT_GLOBALS: ReadonlySet<string> = new Set([
   "resolve",
   "retry",
   "return",
+  "rndnum",
+  "rndstr",
+  "serialize",
   "set",
   "timestamp",
   "toarray",
@@ -106,8 +111,8 @@ export class Parser implements ParseContext {
   /** The next `{ }` block (or the whole script, when set before it is parsed) is a function body. */
   private functionBodyNext: boolean;
   private depth = 0;
-  /** The loop variable the next `{ }` block declares (`:foreach i in=... do={ $i }`); see declareLoopVariable. */
-  private loopVariable: string | undefined;
+  /** The loop variables the next `{ }` block declares (`:foreach k,v in=... do={ $v }`); see declareLoopVariable. */
+  private loopVariables: readonly string[] | undefined;
 
   constructor(
     readonly source: string,
@@ -169,8 +174,13 @@ export class Parser implements ParseContext {
   isDeclared(name: string): boolean {
     return this.scopes.some((scope) => scope.has(name));
   }
+  /** Inside a function body any name may be an argument the caller passes. */
+  mayBeArgument(): boolean {
+    return this.openScopes > 0;
+  }
   declareLoopVariable(name: string): void {
-    this.loopVariable = name;
+    // `:foreach key,value in=$a`: both names are the loop's.
+    this.loopVariables = name.split(",");
   }
 
   /** Statements until `close` (`}`, `]`) or the end of input, in a new variable and menu scope. */
@@ -178,9 +188,9 @@ export class Parser implements ParseContext {
     this.enter(open);
     const savedMenu = this.menu;
     const scope = new Set<string>();
-    if (close === "}" && this.loopVariable !== undefined) {
-      scope.add(this.loopVariable);
-      this.loopVariable = undefined;
+    if (close === "}" && this.loopVariables !== undefined) {
+      for (const name of this.loopVariables) scope.add(name);
+      this.loopVariables = undefined;
     }
     this.scopes.push(scope);
     const functionBody = close !== "]" && this.functionBodyNext;
@@ -223,12 +233,17 @@ export class Parser implements ParseContext {
         block: this.parseStatements("}", token),
       };
     if (token.kind === "var") return this.parseCall(token);
-    if (token.kind === "[") return this.parseInvoke(token);
+    if (token.kind === "[") return this.parseInvoke(token, this.substitution(token));
+    // `($functions->$name) arg`: the code an expression gives, run with the arguments that follow.
+    if (token.kind === "(") return this.parseInvoke(token, this.parseParenthesized(token));
     if (token.kind !== "word") throw this.fail("syntax error", token);
     if (token.text.startsWith(":") && !token.escaped) return parseGlobal(this, token);
     // The 7.24 tree has the global commands at the root without a colon too (`if (...) do={...}`, `return 1`).
     if (!token.escaped && this.menu.length === 0 && ROOT_GLOBALS.has(token.text))
       return parseGlobal(this, { ...token, text: `:${token.text}` });
+    // `/rndstr length=8`: the same commands by their absolute path, from any menu.
+    if (!token.escaped && token.text.startsWith("/") && ROOT_GLOBALS.has(token.text.slice(1)))
+      return parseGlobal(this, { ...token, text: `:${token.text.slice(1)}` });
     if (
       !token.escaped &&
       (token.text === "/quit" || token.text === "quit") &&
@@ -238,14 +253,17 @@ export class Parser implements ParseContext {
     return this.parseHostCommand(token);
   }
 
-  /** `[ ... ] a name=x` as a statement: the substitution's value, run with the arguments when it is code. */
-  private parseInvoke(token: Token): Statement {
-    const callee: Expr = {
+  /** `[ ... ] a name=x` (or `( ... )`) as a statement: its value, run with the arguments when it is code. */
+  private substitution(open: Token): Expr {
+    return {
       type: "substitution",
-      line: token.line,
-      column: token.column,
-      block: this.parseStatements("]", token),
+      line: open.line,
+      column: open.column,
+      block: this.parseStatements("]", open),
     };
+  }
+
+  private parseInvoke(token: Token, callee: Expr): Statement {
     const { positional, named } = this.callArguments();
     return { kind: "invoke", line: token.line, column: token.column, callee, positional, named };
   }
@@ -405,6 +423,12 @@ export class Parser implements ParseContext {
         unequal = both(unequal, this.parseUnequal(token, options));
         continue;
       }
+      const comparison =
+        options.where && token.kind === "word" ? this.comparisonArgument(token, options) : undefined;
+      if (comparison) {
+        unequal = both(unequal, comparison);
+        continue;
+      }
       let name: string | undefined;
       if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
         // `configuration.mode=ap .ssid=home`: a name starting with a dot continues the group named before it.
@@ -432,6 +456,34 @@ export class Parser implements ParseContext {
     }
   }
 
+  /**
+   * `find name~"^ether"`, `find mtu>1400`, `find mtu>=1400`: a comparison written as an argument, a condition
+   * as after `where`; a name the command does not take fails. Undefined for any other word.
+   */
+  private comparisonArgument(token: Token, options: ArgumentOptions): Expr | undefined {
+    if (token.escaped) return undefined;
+    const match = /^([a-z.][a-z0-9.-]*)([~<>])(.*)$/.exec(token.text);
+    if (!match) return undefined;
+    const [, property = "", sign = "", rest = ""] = match;
+    // A name the command does not take: the console stops there, as at an unknown `name=`.
+    if (options.isNamed && !options.isNamed(property)) throw this.fail("expected end of command", token);
+    const name = options.expandName ? options.expandName(property) : property;
+    const at = { line: token.line, column: token.column };
+    const left: Expr = { type: "property", ...at, name };
+    let operator = sign as "~" | "<" | ">" | "<=" | ">=";
+    this.next();
+    let right: Expr;
+    if (rest !== "") right = { type: "literal", ...at, value: rest, word: rest };
+    else {
+      if (sign !== "~" && this.glued(token, "=")) {
+        operator = `${sign}=` as "<=" | ">=";
+        this.next();
+      }
+      right = this.parseValue(false, true) as Expr;
+    }
+    return { type: "binary", ...at, operator, left, right };
+  }
+
   private isUnequal(token: Token): boolean {
     return !token.escaped && token.text.length > 1 && this.glued(token, "=");
   }
@@ -449,13 +501,14 @@ export class Parser implements ParseContext {
   }
 
   /** One argument value: adjacent pieces (`wan$x`, `"a"[:len $b]`) joined, or a `{ }` block. */
-  private parseValue(typed: boolean, afterEquals: boolean, array = false): Expr | Block {
-    const parts: Expr[] = [];
+  private parseValue(typed: boolean, afterEquals: boolean, array = false, first?: Expr): Expr | Block {
+    const parts: Expr[] = first ? [first] : [];
     const start = this.peek();
     if (afterEquals && (start.spaced || this.isEnd(start))) {
       return { type: "literal", value: "", line: start.line, column: start.column };
     }
-    if (start.kind === "{") {
+    if (first && (start.spaced || this.isEnd(start))) return first;
+    if (start.kind === "{" && !first) {
       this.next();
       return array ? this.parseArray(start) : this.parseStatements("}", start);
     }
@@ -467,7 +520,8 @@ export class Parser implements ParseContext {
       parts.push(this.parsePiece(typed));
     }
     if (parts.length === 1) return parts[0] as Expr;
-    return { type: "concat", line: start.line, column: start.column, parts };
+    const at = first ?? start;
+    return { type: "concat", line: at.line, column: at.column, parts };
   }
 
   private parsePiece(typed: boolean): Expr {
@@ -494,26 +548,64 @@ export class Parser implements ParseContext {
     }
   }
 
-  /** After `{` where an array belongs: values separated by `;` or new lines, up to `}`. */
+  /**
+   * After `{` where an array belongs: values separated by `;` or new lines, up to `}`; an item written
+   * `key=value` (`"name"="wan"`, `mtu=1500`) has a key. A `#` line between items is a comment.
+   */
   parseArray(open: Token): Expr {
     this.enter(open);
     const items: Expr[] = [];
+    const keys: (Expr | undefined)[] = [];
+    let keyed = false;
     for (;;) {
-      const token = this.peek();
-      if (token.kind === ";" || token.kind === "eol") this.next();
+      const token = this.lexer.peek("command", true);
+      if (token.kind === ";" || token.kind === "eol") this.lexer.next("command", true);
       else if (token.kind === "}") break;
       else if (this.isEnd(token)) throw this.fail("syntax error", token);
-      else items.push(this.parseValue(true, false, true) as Expr);
+      else {
+        const { key, value } = this.arrayItem(token);
+        if (key) keyed = true;
+        keys.push(key);
+        items.push(value);
+      }
     }
     this.next();
     this.leave();
-    return { type: "array", line: open.line, column: open.column, items };
+    return { type: "array", line: open.line, column: open.column, items, ...(keyed ? { keys } : {}) };
+  }
+
+  /**
+   * An array item. `key=value` (`"name"="wan"`, `mtu=1500`) has a key: a word or a string glued to `=`. A string
+   * not followed by `=` is the start of the item's value.
+   */
+  private arrayItem(token: Token): { key?: Expr; value: Expr } {
+    const { line, column } = token;
+    if (token.kind === "word" && !token.escaped && this.glued(token, "=")) {
+      this.next();
+      this.next();
+      return { key: { type: "literal", line, column, value: token.text }, value: this.arrayValue(true) };
+    }
+    if (token.kind !== "quote") return { value: this.arrayValue(false) };
+    this.next();
+    const text = this.parseString(token);
+    const after = this.peek();
+    if (after.kind === "=" && !after.spaced) {
+      this.next();
+      return { key: text, value: this.arrayValue(true) };
+    }
+    return { value: this.parseValue(true, false, true, text) as Expr };
+  }
+
+  private arrayValue(afterEquals: boolean): Expr {
+    return this.parseValue(true, afterEquals, true) as Expr;
   }
 
   variable(token: Token): Expr {
     // Inside a function body any name may be an argument (`$1`, `$name`), and the caller's locals are out of
     // reach, so a name without a value there is nil, as on the router.
-    if (this.openScopes > 0)
+    // `$0`, `$1`, ...: the arguments of a script run as a function (`[:parse $source]`, `$0` its name); the
+    // parser cannot tell where a script's text will run, so they are nil when it runs on its own.
+    if (this.openScopes > 0 || isArgumentNumber(token.text))
       return { type: "variable", line: token.line, column: token.column, name: token.text, optional: true };
     if (!this.isDeclared(token.text)) {
       // RouterOS reports an undeclared variable at its name, just after the `$`.
@@ -570,6 +662,10 @@ export class Parser implements ParseContext {
     if (text !== "") parts.push({ type: "literal", line: open.line, column: open.column, value: text });
     return { type: "concat", line: open.line, column: open.column, parts };
   }
+}
+
+function isArgumentNumber(name: string): boolean {
+  return /^[0-9]+$/.test(name);
 }
 
 /** Parses a whole script. Throws `RouterOsError` with a position (`syntax error (line 1 column 17)`). */

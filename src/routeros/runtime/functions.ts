@@ -5,6 +5,8 @@
 
 import type { FunctionName } from "../language/ast.js";
 import type { RosValue } from "../language/host.js";
+import { parseIp6 } from "./address-arithmetic.js";
+import { keysOf, sliceOf } from "./arrays.js";
 import { parseIp } from "./ipv4.js";
 import { readRouterOsTime, sameValue, timeText, toNumber, toText, typeName } from "./values.js";
 
@@ -23,8 +25,10 @@ function toArray(value: RosValue): readonly RosValue[] {
 function find(haystack: RosValue, needle: RosValue, start: RosValue): RosValue {
   const from = start === null ? 0 : (toNumber(start) ?? -1) + 1;
   if (Array.isArray(haystack)) {
+    // In an array with keys the answer is the item's key.
+    const keys = keysOf(haystack);
     for (let index = Math.max(0, from); index < haystack.length; index++) {
-      if (sameValue(haystack[index] ?? null, needle)) return index;
+      if (sameValue(haystack[index] ?? null, needle)) return keys?.[index] ?? index;
     }
     return null;
   }
@@ -42,15 +46,6 @@ function toBool(value: RosValue): RosValue {
   return null;
 }
 
-/** Eight groups of up to four hex digits, `::` standing for zeros once. */
-function isIpv6(text: string): boolean {
-  const halves = text.split("::");
-  if (halves.length > 2) return false;
-  const groups = halves.flatMap((half) => (half === "" ? [] : half.split(":")));
-  if (!groups.every((group) => /^[0-9a-f]{1,4}$/i.test(group))) return false;
-  return halves.length === 2 ? groups.length < 8 : groups.length === 8;
-}
-
 export function callFunction(name: FunctionName, args: readonly RosValue[]): RosValue {
   const [first = null, second = null, third = null] = args;
   switch (name) {
@@ -65,7 +60,7 @@ export function callFunction(name: FunctionName, args: readonly RosValue[]): Ros
     case "pick": {
       const start = toNumber(second) ?? 0;
       const end = third === null ? start + 1 : (toNumber(third) ?? start + 1);
-      if (Array.isArray(first)) return third === null ? (first[start] ?? null) : first.slice(start, end);
+      if (Array.isArray(first)) return third === null ? (first[start] ?? null) : sliceOf(first, start, end);
       return toText(first).slice(start, end);
     }
     case "toarray":
@@ -90,7 +85,7 @@ export function callFunction(name: FunctionName, args: readonly RosValue[]): Ros
     }
     case "toip6": {
       const text = toText(first).trim();
-      return text.includes(":") && !text.includes("/") && isIpv6(text) ? text.toLowerCase() : null;
+      return !text.includes("/") && parseIp6(text) !== undefined ? text.toLowerCase() : null;
     }
     case "tobool":
       return toBool(first);

@@ -10,6 +10,9 @@ import { RosCode } from "../language/code-value.js";
 import type { CommandCall, CommandHost, RosValue } from "../language/host.js";
 import { parseScript } from "../language/parser.js";
 import { DEFAULT_MAX_MEMORY_BYTES, MAX_CALL_DEPTH } from "../limits.js";
+import { addressArithmetic, invertAddress } from "./address-arithmetic.js";
+import { type ArrayEntry, arrayOf, entriesOf, itemOf, joinArrays, withPath } from "./arrays.js";
+import { runDataCommand } from "./data-commands.js";
 import { environmentLines } from "./environment.js";
 import { nextTurn } from "./event-loop-turns.js";
 import { callFunction } from "./functions.js";
@@ -224,9 +227,10 @@ class Interpreter {
       case "set": {
         const cell = scope.lookup(statement.name) ?? this.missing(statement);
         const value = statement.value ? await this.evaluate(statement.value, scope) : null;
-        if (statement.index) {
-          const index = await this.evaluate(statement.index, scope);
-          this.assign(cell, withItem(cell.value, index, value), undefined);
+        if (statement.path) {
+          const keys: RosValue[] = [];
+          for (const key of statement.path) keys.push(await this.evaluate(key, scope));
+          this.assign(cell, withPath(cell.value, keys, value), undefined);
           return null;
         }
         this.assign(cell, value, statement.code);
@@ -273,11 +277,11 @@ class Interpreter {
       }
       case "foreach": {
         const items = await this.evaluate(statement.items, scope);
-        const list = Array.isArray(items) ? items : items === null ? [] : [items];
-        for (const item of list) {
+        for (const [index, [key, item]] of entriesOf(items).entries()) {
           const pause = this.step(statement);
           if (pause) await pause;
           const body = new Scope(scope);
+          if (statement.key !== undefined) this.bindLocal(body, statement.key, key ?? index);
           this.bindLocal(body, statement.name, item);
           await this.scoped(statement.body, body);
         }
@@ -337,6 +341,13 @@ class Interpreter {
       case "execute":
       case "environment":
         return this.runtimeCommand(statement, scope);
+      case "data": {
+        const value = statement.value ? await this.evaluate(statement.value, scope) : undefined;
+        const named = new Map<string, RosValue>();
+        for (const arg of statement.named) named.set(arg.name, await this.evaluate(arg.value, scope));
+        const random = this.host.random ? () => this.host.random?.() ?? 0 : Math.random;
+        return this.budget.check(runDataCommand(statement.name, value, named, random));
+      }
       case "function": {
         const args: RosValue[] = [];
         for (const arg of statement.args) args.push(await this.evaluate(arg, scope));
@@ -449,8 +460,18 @@ class Interpreter {
     return result.value ?? null;
   }
 
-  /** Replaces everything but item properties with its value, so the compiled condition needs no scope. */
+  /**
+   * Replaces everything but item properties with its value, so the compiled condition needs no scope: a part
+   * that reads no property (`comment=($prefix . "-wan")`) becomes the literal it evaluates to.
+   */
   private async bindWhere(expr: Expr, scope: Scope): Promise<Expr> {
+    if (expr.type !== "literal" && !readsProperty(expr))
+      return {
+        type: "literal",
+        line: expr.line,
+        column: expr.column,
+        value: await this.evaluate(expr, scope),
+      };
     switch (expr.type) {
       case "property":
         return expr;
@@ -585,7 +606,7 @@ class Interpreter {
         return expr.value;
       case "variable": {
         const cell = scope.lookup(expr.name);
-        if (cell) return cell.value;
+        if (cell) return cell.code ? codeValue(cell.code) : cell.value;
         if (expr.optional) return null;
         return this.missing({ line: expr.line, column: expr.column + 1 });
       }
@@ -601,12 +622,20 @@ class Interpreter {
       case "array": {
         const items: RosValue[] = [];
         for (const item of expr.items) items.push(await this.evaluate(item, scope));
-        return this.budget.check(items);
+        if (!expr.keys) return this.budget.check(items);
+        const entries: ArrayEntry[] = [];
+        for (const [index, key] of expr.keys.entries())
+          entries.push([key ? toText(await this.evaluate(key, scope)) : undefined, items[index] ?? null]);
+        return this.budget.check(arrayOf(entries));
       }
       case "not":
         return !isTrue(await this.evaluate(expr.operand, scope));
       case "negate":
         return -this.number(await this.evaluate(expr.operand, scope));
+      case "invert": {
+        const value = await this.evaluate(expr.operand, scope);
+        return invertAddress(value) ?? Number(BigInt.asIntN(64, ~BigInt(this.number(value))));
+      }
       case "binary":
         return this.binary(expr, scope);
     }
@@ -620,9 +649,11 @@ class Interpreter {
     const right = await this.evaluate(expr.right, scope);
     if (operator === ".") return this.join(toText(left), toText(right));
     if (operator === "->") return itemOf(left, right);
-    if (operator === ",") return this.budget.check([...asItems(left), ...asItems(right)]);
+    if (operator === ",") return this.budget.check(joinArrays(left, right));
     const arithmetic = ARITHMETIC[operator];
     if (arithmetic) {
+      const address = addressArithmetic(operator, left, right);
+      if (address !== undefined) return address;
       const divisor = this.number(right);
       if ((operator === "/" || operator === "%") && divisor === 0)
         throw new RouterOsError("division by zero");
@@ -646,29 +677,33 @@ class Interpreter {
   }
 }
 
-/**
- * `$a->i`: the item at a position of a list; nil past its end, for a key (arrays here hold no keys) and for a
- * value that is no array.
- */
-/**
- * `:set ($list->i) value`: the list with its item at `i` replaced, or appended at `i` = its length. Arrays here
- * hold no keys, so a key that is no position fails, saying so.
- */
-function withItem(array: RosValue, index: RosValue, value: RosValue): RosValue {
-  const items = Array.isArray(array) ? [...array] : array === null ? [] : [array];
-  if (typeof index !== "number" || !Number.isInteger(index) || index < 0 || index > items.length)
-    throw new RouterOsError(
-      `failure: arrays with keys are not modelled by the simulated router (key ${toText(index)})`,
-    );
-  items[index] = value;
-  return items;
+/** Whether a `where` condition's part reads a property of the item under test. */
+function readsProperty(expr: Expr): boolean {
+  switch (expr.type) {
+    case "property":
+      return true;
+    case "not":
+    case "negate":
+    case "invert":
+      return readsProperty(expr.operand);
+    case "binary":
+      return readsProperty(expr.left) || readsProperty(expr.right);
+    case "concat":
+      return expr.parts.some(readsProperty);
+    default:
+      return false;
+  }
 }
 
-const asItems = (value: RosValue): readonly RosValue[] => (Array.isArray(value) ? value : [value]);
-
-function itemOf(array: RosValue, key: RosValue): RosValue {
-  if (!Array.isArray(array) || typeof key !== "number") return null;
-  return array[key] ?? null;
+/** A function declared with `do={...}` as a value (stored in an array, passed on): one object per body. */
+const codeValues = new WeakMap<Block, RosCode>();
+function codeValue(body: Block): RosCode {
+  let code = codeValues.get(body);
+  if (!code) {
+    code = new RosCode(body, "");
+    codeValues.set(body, code);
+  }
+  return code;
 }
 
 /**

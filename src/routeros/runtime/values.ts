@@ -4,11 +4,16 @@ import { RouterOsError } from "../errors.js";
 import { RosCode } from "../language/code-value.js";
 import type { RosValue } from "../language/host.js";
 import { INTEGER } from "../language/literal-word.js";
+import { keysOf } from "./arrays.js";
 
-/** How `:put` and string joining show a value: arrays joined by `;`, nil as nothing. */
+/** How `:put` and string joining show a value: arrays joined by `;` (a keyed item as `key=value`), nil as nothing. */
 export function toText(value: RosValue): string {
   if (value === null) return "";
-  if (Array.isArray(value)) return value.map(toText).join(";");
+  if (Array.isArray(value)) {
+    const keys = keysOf(value);
+    if (!keys) return value.map(toText).join(";");
+    return value.map((item, i) => (keys[i] === undefined ? "" : `${keys[i]}=`) + toText(item)).join(";");
+  }
   return String(value);
 }
 

@@ -10,7 +10,7 @@
  */
 import { type RouterOsCatalog, routerOsCatalog, type ValueKind } from "../catalog/index.js";
 import { anyInterface, interfaceList } from "./menus/targets.js";
-import { commonProps, type MenuDef, type PropDef, type ValueType } from "./schema.js";
+import { type CustomVerb, commonProps, type MenuDef, type PropDef, type ValueType } from "./schema.js";
 
 /** Arguments of a command that are no property of the items (where a new item goes, which one changes). */
 const notProperties = new Set(["numbers", "copy-from", "place-before", "number", "value-name"]);
@@ -133,6 +133,22 @@ const BUILTIN_ITEMS: Readonly<Record<string, readonly Record<string, string>[]>>
   ],
 };
 
+/**
+ * Values a generic settings menu shows but no command sets (RouterOS's tree lists only what `set` takes). The
+ * simulated router reaches no cloud: with DDNS off, as after a reset, RouterOS has no address or name there.
+ */
+const READ_ONLY_VALUES: Readonly<Record<string, readonly string[]>> = {
+  "ip cloud": ["public-address", "public-address-ipv6", "dns-name"],
+};
+
+/**
+ * Verbs of generic menus the simulated router can run honestly: `/ip dns cache flush` has nothing to flush (the
+ * router reaches no DNS server, so it caches no answer).
+ */
+const GENERIC_VERBS: Readonly<Record<string, Readonly<Record<string, CustomVerb>>>> = {
+  "ip dns cache": { flush: { arguments: [], run: () => ({}) } },
+};
+
 /** The built-in items of generic menus, by table: a reset router has them (generic menus have no reset). */
 export function genericBuiltins(): readonly (readonly [
   table: string,
@@ -146,7 +162,9 @@ export function genericMenu(path: readonly string[]): MenuDef {
   const catalog = routerOsCatalog();
   const commands = new Set(catalog.commandsOf(path) ?? []);
   const builtins = BUILTIN_ITEMS[path.join(" ")];
-  const own = catalogProperties(path);
+  const own: Record<string, PropDef> = { ...catalogProperties(path) };
+  for (const name of READ_ONLY_VALUES[path.join(" ")] ?? [])
+    own[name] = { type: { kind: "string" }, readOnly: true };
   // Built-in items are named even where RouterOS gives no argument to name one (`service-port`).
   const properties = builtins && own.name === undefined ? { ...own, name: builtinName } : own;
   const setNames = catalog.argumentsOf(path, "set") ?? [];
@@ -161,6 +179,7 @@ export function genericMenu(path: readonly string[]): MenuDef {
     ...(commands.has("remove") ? {} : { canRemove: false }),
     ...(commands.has("move") ? { ordered: true } : {}),
     ...(properties.name ? { key: "name" } : {}),
+    ...(GENERIC_VERBS[path.join(" ")] ? { verbs: GENERIC_VERBS[path.join(" ")] } : {}),
   } satisfies MenuDef;
   if (!isInterfaceType(path)) return base;
   const type = path[1] ?? "";

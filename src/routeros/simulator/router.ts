@@ -5,8 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ScriptOutcome } from "../../contract/routers/router-backend.js";
 import { RouterOsError } from "../errors.js";
-import { RosCode } from "../language/code-value.js";
-import type { BackgroundJob, CommandCall, CommandHost, CommandResult, RosValue } from "../language/host.js";
+import type { BackgroundJob, CommandCall, CommandHost, CommandResult } from "../language/host.js";
 import { runScript } from "../runtime/interpreter.js";
 import type { Cell } from "../runtime/scope.js";
 import { allMenus } from "./all-menus.js";
@@ -22,10 +21,17 @@ import { defaultCommands } from "./models/defconf.js";
 import { radioPorts, serialPorts } from "./models/hardware.js";
 import { DEFAULT_MODEL, modelNamed, type RouterModel } from "./models/index.js";
 import { print } from "./print.js";
+import { hash32, SeededRandom } from "./random.js";
 import { runDueTasks } from "./scheduler.js";
 import type { LogEntry, RefTarget, RouterState } from "./schema.js";
 import { JOB_TABLE, ScriptJobs } from "./script-jobs.js";
-import { type ConfigState, type RouterSnapshot, routerSnapshotSchema } from "./snapshot.js";
+import {
+  type ConfigState,
+  persistedValue,
+  type RouterSnapshot,
+  revivedValue,
+  routerSnapshotSchema,
+} from "./snapshot.js";
 import { type Item, Table } from "./table.js";
 import { badCommand, genericVerbs, readOnlyVerbs, UNSET_WORD } from "./verbs.js";
 
@@ -65,8 +71,6 @@ export const backupLimit = 50;
 const formatTime = (at: Date) => at.toISOString().slice(0, 19).replace("T", " ");
 
 /** A global as a snapshot keeps it: code does not outlive the process, as `do={...}` functions do not. */
-const persisted = (value: RosValue): RosValue =>
-  value instanceof RosCode ? null : Array.isArray(value) ? value.map(persisted) : value;
 
 export class SimulatedRouter implements CommandHost, RouterState {
   readonly catalog = catalog;
@@ -79,6 +83,7 @@ export class SimulatedRouter implements CommandHost, RouterState {
   private files = new Map<string, string>();
   private diskIds = DiskIds.empty();
   private clockOffsetMs = 0;
+  private scriptRandom: SeededRandom | undefined;
   private rebootRequested = false;
   /** A reboot happened and the `start-time=startup` scheduler tasks have not run yet. */
   private startupPending = false;
@@ -206,6 +211,12 @@ export class SimulatedRouter implements CommandHost, RouterState {
 
   now(): Date {
     return new Date(this.baseNow().getTime() + this.clockOffsetMs);
+  }
+
+  /** `:rndnum`, `:rndstr`: seeded by the router's seed text, so a run gives the same values every time. */
+  random(): number {
+    this.scriptRandom ??= new SeededRandom(hash32(this.seedText, "script random"));
+    return this.scriptRandom.next();
   }
 
   uptimeMs(): number {
@@ -431,7 +442,9 @@ export class SimulatedRouter implements CommandHost, RouterState {
       log: this.entries.slice(-snapshotLogTail),
       nextLogId: this.nextLogId,
       clockOffsetMs: this.clockOffsetMs,
-      globals: Object.fromEntries([...this.globals].map(([name, cell]) => [name, persisted(cell.value)])),
+      globals: Object.fromEntries(
+        [...this.globals].map(([name, cell]) => [name, persistedValue(cell.value)]),
+      ),
       ...(this.files.size > 0 ? { files: Object.fromEntries(this.files) } : {}),
       fileIds: this.diskIds.state(),
     };
@@ -448,7 +461,8 @@ export class SimulatedRouter implements CommandHost, RouterState {
     this.nextLogId = snapshot.nextLogId;
     this.clockOffsetMs = snapshot.clockOffsetMs;
     this.globals.clear();
-    for (const [name, value] of Object.entries(snapshot.globals ?? {})) this.globals.set(name, { value });
+    for (const [name, value] of Object.entries(snapshot.globals ?? {}))
+      this.globals.set(name, { value: revivedValue(value) });
     this.files = new Map(Object.entries(snapshot.files ?? {}));
     this.diskIds = DiskIds.from(snapshot.fileIds, [...this.files.keys(), ...this.backups.keys()]);
   }

@@ -3,13 +3,47 @@
  * on the way in: it comes back from the service's database, possibly written by an older version.
  */
 import * as z from "zod";
+import { RosCode } from "../language/code-value.js";
 import type { RosValue } from "../language/host.js";
+import { arrayOf, entriesOf, keysOf } from "../runtime/arrays.js";
 import { findModel, modelNames } from "./models/index.js";
 import type { TableState } from "./table.js";
 
-const rosValueSchema: z.ZodType<RosValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(rosValueSchema)]),
+/** A global's value as a snapshot holds it: an array with keys as `{ keyed: [[key, value], ...] }` (null: no key). */
+export type PersistedValue =
+  | string
+  | number
+  | boolean
+  | null
+  | readonly PersistedValue[]
+  | { readonly keyed: readonly (readonly [string | null, PersistedValue])[] };
+
+const rosValueSchema: z.ZodType<PersistedValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(rosValueSchema),
+    z.object({ keyed: z.array(z.tuple([z.string().nullable(), rosValueSchema])) }),
+  ]),
 );
+
+/** A global's value for a snapshot; code is not kept (a restored router has the variable, nil). */
+export function persistedValue(value: RosValue): PersistedValue {
+  if (value instanceof RosCode) return null;
+  if (!Array.isArray(value)) return value as PersistedValue;
+  if (!keysOf(value)) return value.map(persistedValue);
+  return { keyed: entriesOf(value).map(([key, item]) => [key ?? null, persistedValue(item)] as const) };
+}
+
+/** A global's value from a snapshot. */
+export function revivedValue(value: PersistedValue): RosValue {
+  if (Array.isArray(value)) return value.map(revivedValue);
+  if (value !== null && typeof value === "object" && "keyed" in value)
+    return arrayOf(value.keyed.map(([key, item]) => [key ?? undefined, revivedValue(item)] as const));
+  return value as RosValue;
+}
 
 const tableStateSchema = z.object({
   nextId: z.number().int().positive(),

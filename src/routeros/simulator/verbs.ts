@@ -5,6 +5,7 @@
  */
 import { RouterOsError } from "../errors.js";
 import type { CommandCall, CommandResult, RosValue } from "../language/host.js";
+import { type ArrayEntry, arrayOf } from "../runtime/arrays.js";
 import { formatId, parseValue, showValue } from "./convert.js";
 import { items, matches, noSuchItem, recordOf, select, stored } from "./items.js";
 import { type MenuDef, type RouterState, valueText } from "./schema.js";
@@ -184,24 +185,41 @@ function comment(call: CommandCall, router: RouterState, menu: MenuDef): Command
   return {};
 }
 
-/** `get` returns typed values: booleans and integers as such, everything else as text. */
+/**
+ * `get` returns typed values: booleans and integers as such, everything else as text. Without a value name it
+ * returns the whole item as an array with keys (`.id` and every property the item shows), as RouterOS 7 does.
+ */
 function get(call: CommandCall, router: RouterState, menu: MenuDef): CommandResult {
   const name = valueText(call.named.get("value-name") ?? call.positional[menu.singleton ? 0 : 1] ?? "");
   const item = targets(call, router, menu)[0];
   if (!item) throw noSuchItem();
-  if (name === "") throw new RouterOsError("missing value(s) of argument(s) value-name");
   const record = recordOf(menu, item, router);
-  const def = menu.properties[name];
+  if (name === "") {
+    const entries: ArrayEntry[] = [[".id", formatId(item.id)]];
+    for (const key of Object.keys(record)) entries.push([key, typedValue(router, menu, item, record, key)]);
+    return { value: arrayOf(entries) };
+  }
   if (name === ".id") return { value: formatId(item.id) };
-  if (!def && !menu.virtual?.[name] && record[name] === undefined) {
+  if (!menu.properties[name] && !menu.virtual?.[name] && record[name] === undefined) {
     throw new RouterOsError("input does not match any value of value-name");
   }
+  return { value: typedValue(router, menu, item, record, name) };
+}
+
+function typedValue(
+  router: RouterState,
+  menu: MenuDef,
+  item: Item,
+  record: Readonly<Record<string, string>>,
+  name: string,
+): RosValue {
+  const def = menu.properties[name];
   const text = def ? showValue(def, stored(menu, item, name), router) : (record[name] ?? "");
   if (def?.type.kind === "bool" || record[name] === "true" || record[name] === "false") {
-    return { value: text === "yes" || text === "true" };
+    return text === "yes" || text === "true";
   }
-  if (def?.type.kind === "int" && text !== "") return { value: Number(text) };
-  return { value: text };
+  if (def?.type.kind === "int" && text !== "") return Number(text);
+  return text;
 }
 
 /**

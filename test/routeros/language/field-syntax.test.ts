@@ -189,9 +189,9 @@ describe("arrays built in a script", () => {
     expect(await run(script)).toEqual(["8.8.8.8;9.9.9.9"]);
   });
 
-  it("says that keyed arrays are not modelled rather than store a key", async () => {
-    await expect(run(':local cfg {"a"}\n:set ($cfg->"mode") "ap"')).rejects.toThrow(
-      /arrays with keys are not modelled/,
+  it("refuses a position past the end of the list", async () => {
+    await expect(run(':local dns {"1.1.1.1"}\n:set ($dns->3) "9.9.9.9"')).rejects.toThrow(
+      "invalid value for argument index (3) (line 2 column 1)",
     );
   });
 });

@@ -132,7 +132,15 @@ describe("functions", () => {
   });
 
   it("still rejects undeclared variables outside function bodies", () => {
-    expect(() => parseScript(":local f do={ :put $1 }; :put $1")).toThrow("syntax error (line 1 column 32)");
+    expect(() => parseScript(":local f do={ :put $wan }; :put $wan")).toThrow(
+      "syntax error (line 1 column 34)",
+    );
+  });
+
+  it("reads $0 and $1 outside a function body as nil: the script may be run as a function", async () => {
+    const host = new RecordingHost();
+    const result = await runScript(':if ($1 = "print") do={ :put "listing" } else={ :put "usage" }', host);
+    expect(result.output).toEqual(["usage"]);
   });
 });
 

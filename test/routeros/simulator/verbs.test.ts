@@ -134,6 +134,44 @@ describe("generic verbs through scripts", () => {
     );
   });
 
+  it("get without a value name gives the whole item as an array with keys, typed", async () => {
+    const router = freshRouter();
+    await run(router, '/system script add name=backup source=":log info backup"');
+    const script = [
+      ":local s [/system script get [find name=backup]]",
+      ':put ($s->"name")',
+      ':put ($s->"source")',
+      ':put [:typeof ($s->".id")]',
+      ':put [:typeof ([/interface ethernet get ether1]->"mtu")]',
+    ].join("\n");
+    expect(await run(router, script)).toBe("backup\n:log info backup\nstr\nnum");
+    expect(await fail(router, ":put [/system script get [find name=missing]]")).toMatch(/^no such item/);
+  });
+
+  it("/ip cloud shows no address or name while DDNS is off, and /ip dns cache flush runs", async () => {
+    const router = freshRouter();
+    expect(
+      await run(
+        router,
+        ':put ("[" . [/ip cloud get public-address] . "][" . [/ip cloud get dns-name] . "]")',
+      ),
+    ).toBe("[][]");
+    expect(await fail(router, "/ip cloud set public-address=203.0.113.1")).toMatch(
+      /^expected end of command/,
+    );
+    expect(await run(router, "/ip dns cache flush\n:put flushed")).toBe("flushed");
+  });
+
+  it("find takes comparisons written as arguments: name~, mtu>, mtu>=, and leaves other words alone", async () => {
+    const router = freshRouter();
+    await run(router, "/interface ethernet set ether2 mtu=1400");
+    expect(await run(router, ':put [/interface find name~"^ether[12]"]')).toBe("*1;*2");
+    expect(await run(router, ":put [/interface ethernet find mtu<1500]")).toBe("*2");
+    expect(await run(router, ':put [/interface ethernet find mtu>=1500 name~"ether[12]"]')).toBe("*1");
+    expect(await run(router, ':local wan "ether1"\n:put [/interface find name~$wan]')).toBe("*1");
+    expect(await fail(router, ':put [/interface find colour~"red"]')).toMatch(/^expected end of command/);
+  });
+
   it("remove refuses built-in and dynamic items", async () => {
     const router = freshRouter();
     expect(await fail(router, "/interface ethernet remove ether1")).toMatch(/^bad command name remove/);
