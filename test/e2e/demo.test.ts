@@ -115,7 +115,8 @@ describe.skipIf(terraform === undefined)("npm run demo", () => {
     // AND it says where the portal shows the orchestration log
     expect(output).toMatch(/the orchestration log is at https:\/\/127\.0\.0\.1:\d+\/portal/);
     // AND the live progress showed jobs queued, running and completed with times
-    expect(output).toMatch(/office-\d +#\d +\S+ +completed after \d+\.\ds/);
+    // Each job by its description, with the rollout wave apply adds to it (the first router is the canary).
+    expect(output).toMatch(/office-\d +#\d +\S+ \(wave \d+\/\d+\) +completed after \d+\.\ds/);
     // AND the token it generated is in no line it printed
     expect(output).not.toMatch(/[0-9a-f-]{36}:[0-9a-f-]{36}:[A-Za-z0-9]{62}/);
     expect(processesUsing(dir)).toEqual([]);

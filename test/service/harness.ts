@@ -50,6 +50,12 @@ export const SEED = {
   ],
 };
 
+/** SEED without the teams' names: for a database migrated only up to a version before teams had names. */
+export const SEED_BEFORE_TEAM_NAMES = {
+  ...SEED,
+  teams: SEED.teams.map(({ name: _name, ...team }: { name?: string }) => team),
+};
+
 /** A response body as tests read it: each test asserts the shape it relies on. */
 // biome-ignore lint/suspicious/noExplicitAny: the tests themselves assert what they read
 export type Loose = any;

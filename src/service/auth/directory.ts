@@ -53,11 +53,16 @@ export async function ensureTeam(
   team: { id: string; customerId?: string; signingSecret?: string | null; name?: string | undefined },
 ): Promise<void> {
   // A name or secret left out keeps the one the team has: a token added later does not unname the team.
+  // Without a name the statement names no name column, so that a seed can still be applied to a database
+  // migrated only up to a version before teams had names (the migrations' own tests do).
+  const named = team.name !== undefined;
   await db.query(
-    `INSERT INTO teams (id, customer_id, signing_secret, name) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (id) DO UPDATE SET signing_secret = coalesce(EXCLUDED.signing_secret, teams.signing_secret),
-       name = coalesce(EXCLUDED.name, teams.name)`,
-    [team.id, team.customerId ?? team.id, team.signingSecret ?? null, team.name ?? null],
+    `INSERT INTO teams (id, customer_id, signing_secret${named ? ", name" : ""})
+     VALUES ($1, $2, $3${named ? ", $4" : ""})
+     ON CONFLICT (id) DO UPDATE SET signing_secret = coalesce(EXCLUDED.signing_secret, teams.signing_secret)${
+       named ? ", name = EXCLUDED.name" : ""
+     }`,
+    [team.id, team.customerId ?? team.id, team.signingSecret ?? null, ...(named ? [team.name] : [])],
   );
 }
 

@@ -14,7 +14,7 @@ import {
 import { SERVICE_MIGRATIONS } from "../../../src/service/schema.js";
 import { applySeed } from "../../../src/service/seed.js";
 import { postgresAvailability } from "../../helpers/postgres.js";
-import { eventually, SEED } from "../harness.js";
+import { eventually, SEED_BEFORE_TEAM_NAMES } from "../harness.js";
 import { notifyAt, openSeededPostgres, openSeededStore } from "../jobs/fixture.js";
 
 /** A job's notifications in state order: whether each waits for an earlier one, and whether it is done. */
@@ -163,7 +163,7 @@ describe("outbox: migration 7 on an existing store", () => {
       // GIVEN a store of the schema before migration 7: a job with three states undelivered, and one whose first
       // state was delivered and two are left
       expect(await migrate(db, "service", SERVICE_MIGRATIONS.slice(0, 6))).toBe(6);
-      await applySeed(db, SEED as never);
+      await applySeed(db, SEED_BEFORE_TEAM_NAMES as never);
       const waiting = await notifyAt(db, "https://old.test/a");
       const halfway = await notifyAt(db, "https://old.test/b");
       for (const jobId of [waiting, halfway]) {

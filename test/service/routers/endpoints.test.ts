@@ -18,7 +18,7 @@ import { parseRouterKeys } from "../../../src/service/routers/router-secrets.js"
 import { SERVICE_MIGRATIONS } from "../../../src/service/schema.js";
 import { applySeed } from "../../../src/service/seed.js";
 import { postgresAvailability, startPostgres, type TestPostgres } from "../../helpers/postgres.js";
-import { ROUTER_A, ROUTER_A2, ROUTER_B, SEED } from "../harness.js";
+import { ROUTER_A, ROUTER_A2, ROUTER_B, SEED_BEFORE_TEAM_NAMES } from "../harness.js";
 
 const PASSWORD = "s3cret-Pässword with spaces";
 const oldKey = randomBytes(32).toString("base64");
@@ -57,7 +57,7 @@ for (const [name, start, available] of backends) {
       stop = backend.stop;
       db = await openDatabase({ location: backend.location });
       await migrate(db, "service", SERVICE_MIGRATIONS);
-      await applySeed(db, SEED as never);
+      await applySeed(db, SEED_BEFORE_TEAM_NAMES as never);
     });
     afterAll(async () => {
       await db?.close();
@@ -185,7 +185,7 @@ for (const [name, start, available] of backends) {
       try {
         // GIVEN a database of the schema before migration 4, with a device router and a simulated one
         expect(await migrate(db, "service", SERVICE_MIGRATIONS.slice(0, 3))).toBe(3);
-        await applySeed(db, SEED as never);
+        await applySeed(db, SEED_BEFORE_TEAM_NAMES as never);
         await db.query(
           `UPDATE routers SET device_host = '192.0.2.20', device_user = 'api', device_plaintext = true,
              device_password = 'sealed', device_key_id = 'old' WHERE id = $1`,
