@@ -34,6 +34,8 @@ interface SimulateFlags {
   readonly defaults: boolean;
   readonly ssh?: string | undefined;
   readonly sshAuthorizedKeys?: string | undefined;
+  /** commander's `--no-reach`: false when given. */
+  readonly reach: boolean;
 }
 
 export function routerCommand(): Command {
@@ -60,6 +62,10 @@ export function routerCommand(): Command {
         "the board: CHR (the default), hEX, hAP ax2, hAP ax3, RB5009, CRS326-24G-2S+, ...",
       )
       .option("--no-defaults", "start without the model's default configuration (as after no-defaults=yes)")
+      .option(
+        "--no-reach",
+        "answer every client, whatever the firewall and /ip service say (by default a client they cut off gets a reset)",
+      )
       .option("--ping-interval-ms <ms>", "interval of /tool/ping when the command gives none", "1000")
       .option(
         "--ssh <host:port>",
@@ -121,6 +127,7 @@ export async function parseFlags(raw: Record<string, unknown>): Promise<Simulate
       .positive({ error: "--ping-interval-ms must be a positive whole number" }),
     model: z.string().min(1, { error: "--model must not be empty" }).optional(),
     defaults: z.boolean().default(true),
+    reach: z.boolean().default(true),
     ssh: z
       .string()
       .regex(/^(\[[0-9a-fA-F:]+\]|[^:\s[\]]+):\d{1,5}$/, {
@@ -221,12 +228,15 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
       await state?.flush();
     }
   };
+  const { peerGate } = await import("../../routeros/simulator/reachability/index.js");
   const server = await startRouterApiServer({
     host,
     port,
     ...(tls ? { tls } : {}),
     authenticate,
     handler,
+    // The service's path, as plan's check follows it, held against the connecting address.
+    ...(flags.reach ? { refuse: peerGate(device, tls ? "api-ssl" : "api") } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
     throw new EnvironmentError(`cannot listen on ${flags.api}: ${error.message}`);
   });
@@ -263,13 +273,45 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     ...(ssh ? { ssh: ssh.ready } : {}),
   };
   process.stdout.write(`${JSON.stringify(ready)}\n`);
+  const scheduler = runSchedulerEverySecond(device, () => {
+    // A backup load or `/system reboot` from a task: the sessions end, as the router's do.
+    server.dropSessions();
+    state?.changed();
+  });
   await untilStopped();
+  clearInterval(scheduler);
   await Promise.all([server.close(), rest?.close(), ssh?.server.close()]);
   if (state) {
     // The log line of the stop, and anything a running script changed since the last write.
     state.changed();
     await state.flush();
   }
+}
+
+/**
+ * The device's scheduler on its own clock, as RouterOS checks it every second whether or not anyone is
+ * connected; a reboot asked for by a task (a backup load) happens after it.
+ */
+function runSchedulerEverySecond(device: SimulatedRouter, rebooted: () => void): NodeJS.Timeout {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    void device
+      .runScheduler()
+      .then((ran) => {
+        if (ran > 0 && device.takeRebootRequest()) {
+          device.reboot();
+          rebooted();
+        }
+      })
+      .catch(() => {})
+      .finally(() => {
+        running = false;
+      });
+  }, 1000);
+  timer.unref();
+  return timer;
 }
 
 async function readPassword(file: string): Promise<string> {

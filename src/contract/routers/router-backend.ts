@@ -66,6 +66,13 @@ export type ScriptOutcome =
   | { readonly ok: false; readonly output: string; readonly error: string; readonly line?: number };
 
 /** The router refused the command (its own text). */
+/**
+ * A device job's outcome when the router rebooted before the service read it (the device back end's text;
+ * apply reads it to follow a safe change whose revert was that reboot).
+ */
+export const RESTARTED_DURING_JOB =
+  "the router restarted while the job ran; its effect is unknown, see the backup";
+
 export class RouterCommandError extends RouterjobsError {
   override readonly name = "RouterCommandError";
   override readonly code = "RJ_ERR_COMMAND_FAILED";

@@ -11,6 +11,7 @@ import {
 } from "../../contract/attempt-marker.js";
 import { formatDuration } from "../../contract/duration.js";
 import { isTerminal, type JobStatus } from "../../contract/job.js";
+import { RESTARTED_DURING_JOB } from "../../contract/routers/router-backend.js";
 import type { ReceiverClient } from "../../service/receiver/wait-client.js";
 import { decide, type ResourceKnowledge } from "../job-list/attempts.js";
 import { failureReason } from "../job-list/failure-reason.js";
@@ -202,6 +203,17 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     const confirmation = confirmationJob(job);
     if (!confirmation) return completed;
     return safeChangeResult(job, completed, await applyJob(confirmation, given), {
+      client: context.client,
+      write: (line) => progress.line(line),
+    });
+  }
+  const confirmation = confirmationJob(job);
+  if (confirmation && final.status === "failed" && final.error === RESTARTED_DURING_JOB) {
+    // A safe change whose outcome the router's restart took: the follow-up tells whether that was the revert.
+    await journal(final, true);
+    progress.line(`job ${label(final)} failed: ${final.error}`);
+    const failed = { outcome: "failed", job: final, reason: final.error } as const;
+    return safeChangeResult(job, failed, await applyJob(confirmation, given), {
       client: context.client,
       write: (line) => progress.line(line),
     });

@@ -44,11 +44,13 @@ export function confirmationJob(job: ApplyJob): ApplyJob | undefined {
 
 /**
  * What the change's apply reports, from the change's own result and its follow-up's. A reverted router is
- * named as people name it where the service lists names (one request, made only then).
+ * named as people name it where the service lists names (one request, made only then). The change's job has
+ * completed, or failed because the router restarted before the service read its outcome: a device that cut
+ * the service off answers only after its revert, whose backup load is that restart.
  */
 export async function safeChangeResult(
   job: ApplyJob,
-  change: ApplyResult & { readonly outcome: "completed" },
+  change: ApplyResult & { readonly outcome: "completed" | "failed" },
   confirmation: ApplyResult,
   context: { readonly client: RouterJobsClient; readonly write: (line: string) => void },
 ): Promise<ApplyResult> {

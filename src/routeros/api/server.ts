@@ -80,6 +80,12 @@ export interface RouterApiServerOptions {
    * closed. @default 5 per 60 s
    */
   readonly loginFailures?: RateLimit;
+  /**
+   * Why the router's configuration keeps a client address out now, or undefined to answer it. A refused
+   * address's new connections are reset before any byte is read, and a session of it is reset at its next
+   * sentence: what the client sees of a firewall that drops it (a timeout on a real link, a reset here).
+   */
+  readonly refuse?: (peer: string) => string | undefined;
 }
 
 export interface RouterApiServer {
@@ -142,6 +148,9 @@ export async function startRouterApiServer(options: RouterApiServerOptions): Pro
   const server: Server = options.tls
     ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, onSocket)
     : createTcpServer(onSocket);
+  const { refuse } = options;
+  // Before the TLS handshake: a dropped client gets no certificate either.
+  if (refuse) server.on("connection", (raw: Socket) => refuse(peerAddress(raw)) && raw.destroy());
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
@@ -163,9 +172,12 @@ export async function startRouterApiServer(options: RouterApiServerOptions): Pro
   };
 }
 
+/** The client's IPv4 address as the router's firewall sees it (not the IPv4-mapped form of a dual stack). */
+const peerAddress = (socket: Socket) => (socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+
 function serveSession(socket: Socket, options: RouterApiServerOptions, throttle: LoginThrottle): void {
   const decoder = new SentenceDecoder({ maxSentenceBytes: options.maxSentenceBytes ?? 1024 * 1024 });
-  const address = socket.remoteAddress ?? "";
+  const address = peerAddress(socket);
   const loginTimeoutMs = options.loginTimeoutMs ?? 10_000;
   const sentenceTimeoutMs = options.sentenceTimeoutMs ?? 30_000;
   const running = new Map<string, { controller: AbortController; tag?: string }>();
@@ -205,6 +217,10 @@ function serveSession(socket: Socket, options: RouterApiServerOptions, throttle:
   };
 
   const dispatch = async (words: Buffer[]) => {
+    if (options.refuse?.(address) !== undefined) {
+      socket.destroy();
+      return;
+    }
     const sentence = parseSentence(words);
     const { head, tag } = sentence;
     if (head === "/login") {

@@ -33,8 +33,7 @@ export type JobEntryState =
   /** Not ours (an operator's comment, or an entry of the same name made by hand). */
   | { readonly state: "unknown" };
 
-export const RESTARTED_DURING_JOB =
-  "the router restarted while the job ran; its effect is unknown, see the backup";
+export { RESTARTED_DURING_JOB } from "../../contract/routers/router-backend.js";
 
 /**
  * The entry was there and is gone before the job ended: something on the router removed it (a script that

@@ -15,3 +15,4 @@ export {
   type OutboundPath,
   type ServicePath,
 } from "./path.js";
+export { type ListenerService, type PeerGate, peerGate } from "./peer.js";
