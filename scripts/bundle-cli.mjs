@@ -15,7 +15,7 @@
  * thread of its own), and the frameworks (cdktf, cdktn), which are the user's.
  */
 import { createHash } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
 import { build } from "esbuild";
 
 const EXTERNAL = [
@@ -33,9 +33,13 @@ const EXTERNAL = [
   "*.node",
 ];
 
-// Chunks are named by their hash: without a clean folder every build leaves the last one's behind, and
-// `npm pack` would ship them all.
-await rm("dist/bundle", { recursive: true, force: true });
+// Chunks are named by their hash: each build writes a clean folder (else every build would leave the last
+// one's behind, and `npm pack` would ship them all), beside dist/bundle/, swapped in at the end: a CLI started while a build runs (a test beside the build, a
+// deploy while a developer rebuilds) finds the old bundle or the new one, never none. The folder is as deep
+// as dist/bundle/, so the paths relative to a module hold there too.
+const BUNDLE = "dist/bundle";
+const NEXT = `dist/bundle-next-${process.pid}`;
+await rm(NEXT, { recursive: true, force: true });
 /**
  * zod re-exports its 40 locales as `z.locales`; nothing here uses them (English, the default, is imported by
  * zod's schemas directly), yet a namespace import of zod (`await import("zod")`) keeps them all: 575 KB that
@@ -55,7 +59,7 @@ const withoutZodLocales = {
 
 const common = {
   plugins: [withoutZodLocales],
-  outdir: "dist/bundle",
+  outdir: NEXT,
   bundle: true,
   splitting: true,
   format: "esm",
@@ -172,3 +176,10 @@ await build({
   define: { APPLY_BODY_SHA256: JSON.stringify(bodySha256) },
   minifyWhitespace: true,
 });
+
+const previous = `dist/bundle-previous-${process.pid}`;
+await rename(BUNDLE, previous).catch((error) => {
+  if (error.code !== "ENOENT") throw error;
+});
+await rename(NEXT, BUNDLE);
+await rm(previous, { recursive: true, force: true });
