@@ -118,7 +118,13 @@ class Reader {
   }
 
   string(): string {
-    return this.decoder.decode(this.bytes());
+    const bytes = this.bytes();
+    try {
+      return this.decoder.decode(bytes);
+    } catch {
+      // A string field must be UTF-8 (protobuf's rule); TextDecoder's TypeError would read as a bug of ours.
+      throw new WireFormatError("a string field is not valid UTF-8");
+    }
   }
 
   skip(wireType: number): void {

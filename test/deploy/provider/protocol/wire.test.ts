@@ -119,6 +119,10 @@ describe("the protobuf wire codec", () => {
       decodeMessage(m.ImportResourceStateRequest, encoded.subarray(0, encoded.length - 1)),
     ).toThrow(WireFormatError);
     expect(() => encodeMessage(m.ImportResourceStateRequest, { id: 5 })).toThrow(/id must be a string/);
+    // A string field (type_name) holding a byte that is not UTF-8: the counterexample a CI run found.
+    expect(() => decodeMessage(m.PlanResourceChangeRequest, Uint8Array.from([10, 1, 128]))).toThrow(
+      /a string field is not valid UTF-8/,
+    );
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 40 }), (garbage) => {
         try {
