@@ -273,7 +273,13 @@ export function decodeMessage(description: MessageDescription, buffer: Uint8Arra
       else {
         const entry = decodeMessage(MAP_ENTRY, bytes);
         const map = message[field.name] as WireMap;
-        map[entry.key as string] = decodeMessage(kind.map(), entry.value as Uint8Array);
+        // An own property whatever the key: `map["__proto__"] = ...` would set the object's prototype instead.
+        Object.defineProperty(map, entry.key as string, {
+          value: decodeMessage(kind.map(), entry.value as Uint8Array),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         continue;
       }
     }

@@ -74,6 +74,16 @@ describe("the protobuf wire codec", () => {
         expect(decoded.provider).toEqual(provider);
       }),
     );
+    // A map key that names the prototype is a key like any other (the counterexample a CI run found).
+    const block = { version: 0, attributes: [], description: "", description_kind: 0, deprecated: false };
+    const schemaOf = { version: 0, block };
+    // JSON.parse makes "__proto__" an own key, as a map from the wire must.
+    const protoKeyed = JSON.parse(`{"__proto__":${JSON.stringify(schemaOf)}}`) as never;
+    const decodedProto = decodeMessage(
+      m.GetProviderSchemaResponse,
+      encodeMessage(m.GetProviderSchemaResponse, { provider: schemaOf, resource_schemas: protoKeyed }),
+    );
+    expect(Object.keys(decodedProto.resource_schemas as object)).toEqual(["__proto__"]);
     fc.assert(
       fc.property(fc.string(), bytes, bytes, (type_name, msgpack, json) => {
         const request = {
