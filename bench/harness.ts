@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { Pool } from "undici";
 
 /** What a `bench/*.bench.ts` module exports: `run()` measures and returns figures plus printable lines. */
 export interface BenchReport {
@@ -67,4 +68,13 @@ export async function rssMiB(pid: number): Promise<number | undefined> {
 export async function mustSucceed(step: Promise<{ code: number | null; output: string }>): Promise<void> {
   const { code, output } = await step;
   if (code !== 0) throw new Error(`terraform failed (exit ${code}):\n${output.slice(-4000)}`);
+}
+
+/** One GET on `pool`, its body read whole; its time in ms. Anything but 200 fails the bench. */
+export async function timedGet(pool: Pool, path: string, headers: Record<string, string>): Promise<number> {
+  const at = performance.now();
+  const response = await pool.request({ method: "GET", path, headers });
+  await response.body.dump();
+  if (response.statusCode !== 200) throw new Error(`${path}: HTTP ${response.statusCode}`);
+  return performance.now() - at;
 }

@@ -10,7 +10,7 @@ import { resolveConfig } from "../src/service/config.js";
 import { mintSignInCode } from "../src/service/portal/index.js";
 import { type RunningService, startService } from "../src/service/server.js";
 import { redeemSignInLink } from "../test/service/portal/portal-client.js";
-import { type BenchReport, percentile, round } from "./harness.js";
+import { type BenchReport, percentile, round, timedGet } from "./harness.js";
 
 const TEAM = "a0000000-0000-4000-8000-000000000001";
 const TOKEN_ID = "aa000000-0000-4000-8000-000000000001";
@@ -69,14 +69,6 @@ async function fillDeploys(service: RunningService): Promise<string> {
   return firstOfNewest;
 }
 
-async function get(pool: Pool, path: string, cookie: string): Promise<number> {
-  const at = performance.now();
-  const response = await pool.request({ method: "GET", path, headers: { cookie } });
-  await response.body.dump();
-  if (response.statusCode !== 200) throw new Error(`${path}: HTTP ${response.statusCode}`);
-  return performance.now() - at;
-}
-
 export async function run(): Promise<BenchReport> {
   const service = await startService({
     config: resolveConfig({
@@ -116,9 +108,9 @@ export async function run(): Promise<BenchReport> {
       ?.split(";")[0];
     if (!cookie) throw new Error(`the sign-in link gave no session (HTTP ${signIn.status})`);
     const kinds = {
-      routers: () => get(pool, "/portal", cookie),
-      deploys: () => get(pool, "/portal/deploys", cookie),
-      deploy: () => get(pool, `/portal/deploys/${newest}`, cookie),
+      routers: () => timedGet(pool, "/portal", { cookie }),
+      deploys: () => timedGet(pool, "/portal/deploys", { cookie }),
+      deploy: () => timedGet(pool, `/portal/deploys/${newest}`, { cookie }),
     };
     type Kind = keyof typeof kinds;
     const samples: Record<Kind, number[]> = { routers: [], deploys: [], deploy: [] };

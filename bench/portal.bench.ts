@@ -11,7 +11,7 @@ import { resolveConfig } from "../src/service/config.js";
 import { mintSignInCode } from "../src/service/portal/index.js";
 import { type RunningService, startService } from "../src/service/server.js";
 import { redeemSignInLink } from "../test/service/portal/portal-client.js";
-import { type BenchReport, percentile, round } from "./harness.js";
+import { type BenchReport, percentile, round, timedGet } from "./harness.js";
 
 const TEAM = "a0000000-0000-4000-8000-000000000001";
 const TOKEN_ID = "aa000000-0000-4000-8000-000000000001";
@@ -42,14 +42,6 @@ async function fillJobs(service: RunningService, routerId: string, count: number
     [routerId, TEAM, count],
   );
   await db.query("UPDATE routers SET next_seq = $2 WHERE id = $1", [routerId, count + 1]);
-}
-
-async function get(pool: Pool, path: string, headers: Record<string, string>): Promise<number> {
-  const at = performance.now();
-  const response = await pool.request({ method: "GET", path, headers });
-  await response.body.dump();
-  if (response.statusCode !== 200) throw new Error(`${path}: HTTP ${response.statusCode}`);
-  return performance.now() - at;
 }
 
 export async function run(): Promise<BenchReport> {
@@ -97,13 +89,14 @@ export async function run(): Promise<BenchReport> {
     if (!session) throw new Error(`the sign-in link gave no session (HTTP ${signIn.status})`);
 
     const kinds = {
-      portalBig: () => get(pool, `/portal/routers/${BIG}`, { cookie: session }),
-      apiBig: () => get(pool, `/api/routers/${BIG}/jobs?limit=50`, { authorization: `Bearer ${TOKEN}` }),
-      portalSmall: () => get(pool, `/portal/routers/${SMALL}`, { cookie: session }),
+      portalBig: () => timedGet(pool, `/portal/routers/${BIG}`, { cookie: session }),
+      apiBig: () => timedGet(pool, `/api/routers/${BIG}/jobs?limit=50`, { authorization: `Bearer ${TOKEN}` }),
+      portalSmall: () => timedGet(pool, `/portal/routers/${SMALL}`, { cookie: session }),
       // The API's page of the small router: how much of the big/small ratio is 50 rows against 10.
-      apiSmall: () => get(pool, `/api/routers/${SMALL}/jobs?limit=50`, { authorization: `Bearer ${TOKEN}` }),
+      apiSmall: () =>
+        timedGet(pool, `/api/routers/${SMALL}/jobs?limit=50`, { authorization: `Bearer ${TOKEN}` }),
       // The same 50 rows from a router with 50 jobs: what the 9,950 older jobs cost the page.
-      portalFifty: () => get(pool, `/portal/routers/${FIFTY}`, { cookie: session }),
+      portalFifty: () => timedGet(pool, `/portal/routers/${FIFTY}`, { cookie: session }),
     };
     type Kind = keyof typeof kinds;
     /** p50/p95 of every kind, interleaved round by round. */

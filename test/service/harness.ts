@@ -214,11 +214,18 @@ export function deliveredNotifications(svc: TestService, jobId: string): Promise
 }
 
 /** A client of the test service as apply builds one, its rate budget in `budgetDir` and out of the way. */
-export function clientOf(service: TestService, budgetDir: string, token = TOKEN_A): RouterJobsClient {
+/** A client of the test service under `token`, on the spec's API or, with `api: "sdx"`, on its sites API. */
+export function clientOf(
+  service: TestService,
+  budgetDir: string,
+  token = TOKEN_A,
+  api: "spec" | "sdx" = "spec",
+): RouterJobsClient {
   return new RouterJobsClient({
     baseUrl: service.url,
     token,
     ca: service.service.ca,
+    ...(api === "sdx" ? { api } : {}),
     budgetDir,
     rateLimit: { count: 1000, windowMs: 1000 },
   });

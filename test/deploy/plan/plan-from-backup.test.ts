@@ -58,14 +58,7 @@ describe("plan --from-backup at our service", () => {
   beforeAll(async () => {
     service = await startTestService({ rateLimit: { count: 1000, windowMs: 1000 } });
     spec = clientOf(service, budgetDir());
-    sdx = new RouterJobsClient({
-      baseUrl: service.url,
-      token: TOKEN_A,
-      ca: service.service.ca,
-      api: "sdx",
-      budgetDir: budgetDir(),
-      rateLimit: { count: 1000, windowMs: 1000 },
-    });
+    sdx = clientOf(service, budgetDir(), TOKEN_A, "sdx");
     // GIVEN a router whose backup holds DNS 1.1.1.1, and whose live configuration moved on to 8.8.8.8 since
     await spec.execute(ROUTER_A, "/system/identity/set", "=name=edge-backup");
     await spec.execute(ROUTER_A, "/ip/dns/set", "=servers=1.1.1.1");

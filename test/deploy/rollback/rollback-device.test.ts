@@ -11,7 +11,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterJobsClient } from "../../../src/client/client.js";
+import type { RouterJobsClient } from "../../../src/client/client.js";
 import type { ApplyJob } from "../../../src/contract/apply-job.js";
 import { applyJob } from "../../../src/deploy/apply/apply.js";
 import { Journal } from "../../../src/deploy/apply/journal.js";
@@ -163,14 +163,7 @@ describe("rollback on a device router", () => {
     await device.router.runSource("/ip dns set servers=10.0.0.54\n/interface bridge add name=guest");
     const before = (await device.router.runSource("/export")).join("\n");
     const sdxDir = await mkdtemp(join(tmpdir(), "rj-rollback-device-sdx-"));
-    const sdx = new RouterJobsClient({
-      baseUrl: svc.url,
-      token: TOKEN_A,
-      ca: svc.service.ca,
-      api: "sdx",
-      budgetDir: sdxDir,
-      rateLimit: { count: 1000, windowMs: 1000 },
-    });
+    const sdx = clientOf(svc, sdxDir, TOKEN_A, "sdx");
     try {
       const job = declareJob(DEVICE_ROUTER, "branch/sdx", {
         description: "guest bridge",

@@ -75,14 +75,7 @@ describe("rollback on failure through the sites API, at our service", () => {
   afterAll(async () => service.close());
   beforeEach(async () => {
     stateDir = await mkdtemp(join(tmpdir(), "rj-rollback-sdx-"));
-    client = new RouterJobsClient({
-      baseUrl: service.url,
-      token: TOKEN_A,
-      ca: service.service.ca,
-      api: "sdx",
-      budgetDir: stateDir,
-      rateLimit: { count: 1000, windowMs: 1000 },
-    });
+    client = clientOf(service, stateDir, TOKEN_A, "sdx");
     lines = [];
     await backOnline();
     // Attaches the router and gives every test the same known identity (the spec's synchronous route).
