@@ -78,6 +78,9 @@ function digest(text: string): string {
   return createHash("sha256").update(text).digest("hex").slice(0, 32);
 }
 
+/** A folder this function made: `<pid>-<start ticks>`. Nothing else under the root is ever removed. */
+const MEMO_FOLDER = /^(\d+)-\d+$/;
+
 /**
  * The folder of the Terraform process that started this provider (its id and start time: no later process
  * has both), under `root`; the folders of Terraform processes that have ended are removed.
@@ -88,7 +91,10 @@ export async function planMemoDir(root: string, parent = process.ppid): Promise<
   const entries = await readdir(root).catch(() => [] as string[]);
   await Promise.all(
     entries
-      .filter((name) => !isProcessAlive(Number(name.split("-")[0])))
+      .filter((name) => {
+        const pid = MEMO_FOLDER.exec(name)?.[1];
+        return pid !== undefined && !isProcessAlive(Number(pid));
+      })
       .map((name) => rm(join(root, name), { recursive: true, force: true })),
   );
   return join(root, `${parent}-${started}`);

@@ -5,7 +5,7 @@
  * would fail comes back with the router's error and line, and a second provider process of the same
  * Terraform run takes what the first found without a read); and the data sources' reads.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,6 +82,16 @@ describe("the provider's reads per router", () => {
     const nextWalk = new PlanTwin(client, memo);
     expect(await nextWalk.effectOf(ROUTER_A2, "/ip dns set servers=9.9.9.9")).toEqual(dns);
     expect(admitted() - before).toBe(1);
+  });
+
+  it("removes the folders of ended Terraform processes under its root, and nothing else", async () => {
+    const root = join(dir, "memo-cleanup");
+    await mkdir(join(root, "999999999-1"), { recursive: true });
+    await mkdir(join(root, "notes"), { recursive: true });
+    await writeFile(join(root, "README"), "kept");
+    const memo = await planMemoDir(root);
+    expect(memo).toBeDefined();
+    expect((await readdir(root)).sort()).toEqual(["README", "notes"]);
   });
 
   it("gives the router's error and line for a script that would fail on the twin", async () => {
