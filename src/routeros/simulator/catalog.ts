@@ -99,3 +99,16 @@ export const catalog: CommandCatalog = {
   },
   argumentsOf: (path, verb) => [...(command(path, verb) ?? [])],
 };
+
+/**
+ * The first word of a path (`ip adress print`) that names neither a menu nor a command: the `(word)` of
+ * RouterOS's `no such command or directory (adress)`, as its API and REST API both answer.
+ */
+export function unknownPathWord(segments: readonly string[]): string {
+  for (let i = 0; i < segments.length; i++) {
+    const word = segments[i] ?? "";
+    if (!catalog.isMenu(segments.slice(0, i + 1)) && !catalog.hasCommand(segments.slice(0, i), word))
+      return word;
+  }
+  return segments[segments.length - 1] ?? "";
+}

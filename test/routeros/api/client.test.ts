@@ -155,7 +155,7 @@ describe("commands", () => {
     const none = await client.command({ command: "/ip/address/print", queries: ["?interface=ether9"] });
     expect(none).toEqual({ records: [], done: {}, empty: true });
     await expect(client.command({ command: "/ip/nothing/print" })).rejects.toMatchObject({
-      routerMessage: "no such command",
+      routerMessage: "no such command or directory (nothing)",
       category: 0,
     });
   });

@@ -90,6 +90,8 @@ describe.skipIf(!python.available)("python3-librouteros against `routerjobs rout
       add_ret: expect.stringMatching(/^\*[0-9A-F]+$/),
       select_or: [{ name: "ether1" }, { name: "ether2" }],
       trap: "failure: already have such address",
+      trap_category: [1, "input does not match any value of interface"],
+      trap_missing: [0, "no such command or directory (adress)"],
       empty: [],
       execute: [{ ret: "py" }],
     });

@@ -1,7 +1,8 @@
 /**
  * The RouterOS API face of one simulated router: a handler for `startRouterApiServer` that answers as a
  * RouterOS 7.18+ device does. Records carry RouterOS keys (`.id`, `mac-address`) and string values, as on
- * the wire; an empty print answers `!empty`; a refusal answers `!trap =message=<the router's text>`.
+ * the wire; an empty print answers `!empty`; a refusal answers `!trap =message=<the router's text>`, with
+ * `=category=` where RouterOS gives one (`trapCategory`).
  *
  * Commands: every menu verb the simulated router knows (`print` with `.proplist` and query words, `add`
  * answering `=ret=*ID`, `set`, `remove`, ...), `/execute =script=` (as RouterOS: a background job whose id is
@@ -14,6 +15,7 @@ import { type ApiCommand, ApiTrap, type CommandHandler, type HandlerResult } fro
 import { RouterOsError, withLine } from "../../errors.js";
 import type { CommandCall, RosValue } from "../../language/host.js";
 import { toText } from "../../runtime/values.js";
+import { unknownPathWord } from "../catalog.js";
 import { matches } from "../items.js";
 import type { SimulatedRouter } from "../router.js";
 import { streamCommands } from "./api-streams.js";
@@ -47,10 +49,28 @@ export function apiFrontEnd(router: SimulatedRouter, options: ApiFrontEndOptions
       if (stream) return await stream(router, command, options.pingIntervalMs ?? 1000);
       return await menuCommand(router, command);
     } catch (error) {
-      if (error instanceof RouterOsError) throw new ApiTrap(error.text);
+      if (error instanceof RouterOsError) throw new ApiTrap(error.text, trapCategory(error.text));
       throw error;
     }
   };
+}
+
+/**
+ * RouterOS's `!trap` categories (its API manual: 0 missing item or command, 1 argument value failure,
+ * 2 execution interrupted, 3 scripting, 4 general, 5 API, 6 TTY, 7 `:return`), for the failures whose category
+ * is known; RouterOS sends one "on some occasions" only, so a failure not matched here carries none.
+ */
+const TRAP_CATEGORIES: ReadonlyArray<readonly [RegExp, number]> = [
+  [/^(no such item|no such command|bad command name)\b/, 0],
+  [
+    /^(input does not match any value of|invalid value for argument|missing value\(s\) of argument\(s\)|unknown parameter|expected end of command|value of \S+ out of range)/,
+    1,
+  ],
+  [/^interrupted\b/, 2],
+];
+
+export function trapCategory(text: string): number | undefined {
+  return TRAP_CATEGORIES.find(([pattern]) => pattern.test(text))?.[1];
 }
 
 async function execute(router: SimulatedRouter, command: ApiCommand): Promise<HandlerResult> {
@@ -69,7 +89,7 @@ async function menuCommand(router: SimulatedRouter, command: ApiCommand): Promis
   const verb = path[path.length - 1] === "getall" ? "print" : (path[path.length - 1] ?? "");
   const menu = path.slice(0, -1);
   if (path.some((part) => part === "") || !router.catalog.hasCommand(menu, verb)) {
-    throw new ApiTrap("no such command", 0);
+    throw new ApiTrap(`no such command or directory (${unknownPathWord(path)})`, 0);
   }
   const named = new Map<string, RosValue>();
   for (const [name, value] of command.attributes) named.set(argumentNames[name] ?? name, value);

@@ -17,6 +17,7 @@ import type { RouterRecord } from "../../../contract/sync.js";
 import { RouterOsError } from "../../errors.js";
 import type { CommandCall, ItemProperties, RosValue } from "../../language/host.js";
 import { toText } from "../../runtime/values.js";
+import { unknownPathWord } from "../catalog.js";
 import { matches } from "../items.js";
 import type { SimulatedRouter } from "../router.js";
 
@@ -81,7 +82,9 @@ export async function apiCommand(
     return [{ ret: outcome.output }];
   }
   const call = buildCall(path, words);
-  if (!router.catalog.hasCommand(call.menu, call.verb)) throw new RouterOsError("no such command");
+  if (!router.catalog.hasCommand(call.menu, call.verb)) {
+    throw new RouterOsError(`no such command or directory (${unknownPathWord(path)})`);
+  }
   const result = await router.execute(call);
   if (call.verb === "print" && !call.named.has("count-only"))
     return (result.records ?? []).map(toServiceRecord);

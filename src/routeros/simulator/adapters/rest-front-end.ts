@@ -16,7 +16,7 @@
 import { RouterjobsError } from "../../../errors.js";
 import { RouterApiProtocolError } from "../../api/errors.js";
 import { type ApiCommand, ApiTrap, type CommandHandler, type HandlerResult } from "../../api/server.js";
-import { catalog, menuAt } from "../catalog.js";
+import { catalog, menuAt, unknownPathWord } from "../catalog.js";
 
 export interface RestRequest {
   readonly method: string;
@@ -88,18 +88,8 @@ function bodyObject(body: unknown): Readonly<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
-/** The first word of a path that names neither a menu nor a command: RouterOS's `(word)` in its refusal. */
-function unknownWord(segments: readonly string[]): string {
-  for (let i = 0; i < segments.length; i++) {
-    const prefix = segments.slice(0, i + 1);
-    if (!catalog.isMenu(prefix) && !catalog.hasCommand(segments.slice(0, i), segments[i] ?? ""))
-      return segments[i] ?? "";
-  }
-  return segments[segments.length - 1] ?? "";
-}
-
 const noSuchPath = (segments: readonly string[]) =>
-  refuse(400, `no such command or directory (${unknownWord(segments)})`);
+  refuse(400, `no such command or directory (${unknownPathWord(segments)})`);
 
 interface Target {
   readonly menu: readonly string[];

@@ -54,6 +54,17 @@ try:
     results["trap"] = "no trap"
 except TrapError as error:
     results["trap"] = error.message
+# The trap's category, as librouteros reads it (an int): 1, an argument's value; 0, a missing command.
+try:
+    addresses.add(address="192.168.88.1/24", interface="asdf")
+    results["trap_category"] = "no trap"
+except TrapError as error:
+    results["trap_category"] = [error.category, error.message]
+try:
+    list(api("/ip/adress/print"))
+    results["trap_missing"] = "no trap"
+except TrapError as error:
+    results["trap_missing"] = [error.category, error.message]
 results["empty"] = list(addresses.select(Key("address")).where(Key("interface") == "ether7"))
 results["execute"] = list(api("/execute", **{"script": ':put "py"', "as-string": ""}))
 

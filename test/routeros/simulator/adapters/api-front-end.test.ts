@@ -358,3 +358,46 @@ async function waitFor<T>(read: () => T | undefined): Promise<T> {
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+describe("!trap categories", () => {
+  it("names the category RouterOS gives: 0 for a missing item or command, 1 for an argument's value", async () => {
+    const { api } = await session();
+    const categoryOf = (command: string, attributes: Record<string, string> = {}) =>
+      api(command, attributes).then(
+        () => expect.fail(`${command} should have been refused`),
+        (error: unknown) => {
+          const trap = error as RouterApiTrapError;
+          return { message: trap.routerMessage, category: trap.category };
+        },
+      );
+    expect(await categoryOf("/ip/adress/print")).toEqual({
+      message: "no such command or directory (adress)",
+      category: 0,
+    });
+    expect(await categoryOf("/ip/address/frobnicate")).toEqual({
+      message: "no such command or directory (frobnicate)",
+      category: 0,
+    });
+    expect(await categoryOf("/ip/address/set", { ".id": "*99", comment: "x" })).toMatchObject({
+      category: 0,
+    });
+    expect(await categoryOf("/ip/address/add", { address: "192.168.88.1/24", interface: "asdf" })).toEqual({
+      message: "input does not match any value of interface",
+      category: 1,
+    });
+    expect(await categoryOf("/ip/pool/add", { name: "guest" })).toEqual({
+      message: "missing value(s) of argument(s) ranges",
+      category: 1,
+    });
+  });
+
+  it("gives no category where RouterOS gives none: a failure of the command itself", async () => {
+    const { api } = await session();
+    await api("/ip/address/add", { address: "10.1.0.1/24", interface: "ether2" });
+    const trap = await api("/ip/address/add", { address: "10.1.0.1/24", interface: "ether2" }).catch(
+      (error: unknown) => error as RouterApiTrapError,
+    );
+    expect(trap).toMatchObject({ routerMessage: "failure: already have such address" });
+    expect((trap as RouterApiTrapError).category).toBeUndefined();
+  });
+});

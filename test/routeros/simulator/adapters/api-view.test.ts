@@ -121,7 +121,9 @@ describe("API view", () => {
 
   it("rejects unknown commands and malformed words with the router's texts", async () => {
     const router = freshRouter();
-    await expect(apiCommand(router, "/ip/adress/print")).rejects.toThrow("no such command");
+    await expect(apiCommand(router, "/ip/adress/print")).rejects.toThrow(
+      "no such command or directory (adress)",
+    );
     await expect(apiCommand(router, "ip/address/print")).rejects.toThrow("no such command");
     await expect(apiCommand(router, "/ip/address/print", "interface=ether1")).rejects.toThrow(
       "unknown parameter interface=ether1",
