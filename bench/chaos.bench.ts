@@ -292,11 +292,11 @@ export async function run(): Promise<BenchReport> {
     // attack of the red team's report at once.
     const attack = (deadline: number) =>
       Promise.all([
-        // Slots held by jobs that run for minutes (cancelled by the kills below or left to the teardown).
+        // Slots held for the whole attacked phase and no longer, so that the next round's victim is alone.
         ...HOSTILE_ROUTERS.slice(4).map((routerId) =>
           api.call("POST", `/api/asynchronous/${routerId}`, HOSTILE, {
             description: "hold a slot",
-            script: ":delay 10m",
+            script: `:delay ${Math.ceil(PHASE_MS / 1000)}s`,
             express_execute: true,
           }),
         ),
