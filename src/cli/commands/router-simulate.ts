@@ -206,6 +206,9 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
     device.reboot();
   }
   if (flags.stateFile) state = new DeviceStateFile(flags.stateFile, () => device.snapshot());
+  // A router answering REST has www-ssl enabled (RouterOS ships it disabled): the reachability model and a
+  // client's `/ip service print` see the service that answers them.
+  if (restAt) await device.runScript("/ip service set www-ssl disabled=no");
   const frontEnd = apiFrontEnd(device, { pingIntervalMs: flags.pingIntervalMs });
   // One certificate for api-ssl and www-ssl, as a router's one device certificate serves both.
   const hosts = [host, ...(restAt ? [restAt.host] : [])];
@@ -251,13 +254,21 @@ async function runSimulate(flags: SimulateFlags): Promise<void> {
       tls: certificate,
       authenticate,
       handler: restFrontEnd(handler),
+      ...(flags.reach ? { refuse: peerGate(device, "www-ssl") } : {}),
     }).catch(async (error: NodeJS.ErrnoException) => {
       await server.close();
       throw new EnvironmentError(`cannot listen on ${flags.rest}: ${error.message}`);
     });
   }
   const ssh = sshSettings
-    ? await startSsh(sshSettings, flags.user, device, password, state).catch(async (error: unknown) => {
+    ? await startSsh(
+        sshSettings,
+        flags.user,
+        device,
+        password,
+        state,
+        flags.reach ? peerGate(device, "ssh") : undefined,
+      ).catch(async (error: unknown) => {
         // The API (and REST) already listen: close them, or the process would stay up after the failure.
         await Promise.all([server.close(), rest?.close()]);
         throw error;
@@ -361,6 +372,7 @@ async function startSsh(
   device: SimulatedRouter,
   password: string,
   state: { flush(): Promise<void> } | undefined,
+  refuse: ((peer: string) => string | undefined) | undefined,
 ) {
   const { startSshFrontEnd } = await import("../../routeros/simulator/adapters/ssh-front-end.js");
   const server = await startSshFrontEnd(device, {
@@ -371,6 +383,7 @@ async function startSsh(
     password,
     authorizedKeys: prepared.authorizedKeys,
     ...(state ? { afterCommand: () => state.flush() } : {}),
+    ...(refuse ? { refuse } : {}),
   }).catch((error: NodeJS.ErrnoException) => {
     throw new EnvironmentError(`cannot listen on --ssh ${prepared.listen}: ${error.message}`);
   });

@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
 import type { Socket } from "node:net";
 import { DEFAULT_SERVER_TIMEOUTS } from "../../../platform/http/server-timeouts.js";
+import { clientAddress } from "../../api/server.js";
 import { type RestHandler, type RestResponse, restError } from "./rest-front-end.js";
 
 export interface RestServerOptions {
@@ -24,6 +25,12 @@ export interface RestServerOptions {
   readonly deadlineMs?: number;
   /** @default 1 MiB, the API's sentence limit */
   readonly maxBodyBytes?: number;
+  /**
+   * Why the router's configuration keeps a client address out now, or undefined to answer it: a refused
+   * address's new connections are reset before the TLS handshake, and a request on a connection it already
+   * had resets that connection (a firewall's drop, as the API's listener has it).
+   */
+  readonly refuse?: (peer: string) => string | undefined;
 }
 
 export interface RestServer {
@@ -138,9 +145,13 @@ export async function startRestServer(options: RestServerOptions): Promise<RestS
     }
   };
 
+  const { refuse } = options;
   const server = createServer({ cert: options.tls.cert, key: options.tls.key }, (request, response) => {
+    if (refuse?.(clientAddress(request.socket.remoteAddress)) !== undefined) return request.socket.destroy();
     serve(request, response).catch(() => send(response, restError(500)));
   });
+  if (refuse)
+    server.on("connection", (raw: Socket) => refuse(clientAddress(raw.remoteAddress)) && raw.destroy());
   server.headersTimeout = DEFAULT_SERVER_TIMEOUTS.headersTimeoutMs;
   server.requestTimeout = DEFAULT_SERVER_TIMEOUTS.requestTimeoutMs;
   server.keepAliveTimeout = DEFAULT_SERVER_TIMEOUTS.keepAliveTimeoutMs;

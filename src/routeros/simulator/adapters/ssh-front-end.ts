@@ -9,6 +9,7 @@
  */
 import { StringDecoder } from "node:string_decoder";
 import ssh2 from "ssh2";
+import { clientAddress } from "../../api/server.js";
 import { RouterOsError } from "../../errors.js";
 import { LineReader } from "../console/line-reader.js";
 import { ConsoleSession, consoleBanner, runCommandLine } from "../console/session.js";
@@ -26,6 +27,13 @@ export interface SshFrontEndOptions {
   readonly authorizedKeys: readonly PublicKey[];
   /** Runs after every command line, before its output is sent (the state file is written then). */
   readonly afterCommand?: () => Promise<void>;
+  /**
+   * Why the router's configuration keeps a client address out now, or undefined to answer it: a refused
+   * address's connection is closed before it logs in, and a session of it is closed at its next command line,
+   * which does not run (a firewall's drop; the API's and REST's listeners reset instead, which ssh2's server
+   * gives no public way to do).
+   */
+  readonly refuse?: (peer: string) => string | undefined;
 }
 
 export interface SshFrontEnd {
@@ -68,7 +76,15 @@ export async function startSshFrontEnd(
   const methods: ("publickey" | "password")[] =
     options.authorizedKeys.length > 0 ? ["publickey", "password"] : ["password"];
   const clients = new Set<ssh2.Connection>();
-  const server = new ssh2.Server({ hostKeys: [options.hostKey.privateKey] }, (client) => {
+  const server = new ssh2.Server({ hostKeys: [options.hostKey.privateKey] }, (client, info) => {
+    const peer = clientAddress(info.ip);
+    /** Whether the configuration now drops this client; if so, its connection is closed. */
+    const dropped = () => {
+      if (options.refuse?.(peer) === undefined) return false;
+      client.end();
+      return true;
+    };
+    if (dropped()) return;
     clients.add(client);
     // Each command line is answered at once: Nagle's wait would hold every answer for a delayed ACK.
     // (ssh2's server connection has the method; its types leave it out)
@@ -106,6 +122,7 @@ export async function startSshFrontEnd(
         session.on("env", (accept) => accept?.());
         session.on("subsystem", (_accept, reject) => reject?.());
         session.on("exec", (accept, _reject, info) => {
+          if (dropped()) return;
           const stream = accept();
           // A client that goes away stops its command, as closing a RouterOS session interrupts it.
           const stop = new AbortController();
@@ -146,6 +163,7 @@ export async function startSshFrontEnd(
                 if (ended) return;
                 if (event.kind === "logout") return end();
                 if (event.kind === "line") {
+                  if (dropped()) return;
                   running = new AbortController();
                   const reply = await shell.enter(event.text, running.signal).catch((error: unknown) => ({
                     output: [`failure: ${(error as Error).message}`],

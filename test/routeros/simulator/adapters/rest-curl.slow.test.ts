@@ -195,6 +195,42 @@ describe("curl against `routerjobs router simulate --rest`", () => {
     expect(await curl("GET", "/system/identity")).toEqual({ status: 200, body: { name: "set-over-api" } });
   });
 
+  it("holds its firewall against REST clients: a drop of the www-ssl port resets them, the API stays", async (context) => {
+    if (!child) return skipOrFail(`${CURL} is missing (apt-get install -y curl)`, "curl", context);
+    // GIVEN a REST client that reaches the device; WHEN it adds a rule dropping itself on www-ssl's port
+    const added = await curl("PUT", "/ip/firewall/filter", {
+      body: {
+        chain: "input",
+        action: "drop",
+        protocol: "tcp",
+        "dst-port": "443",
+        "src-address": "127.0.0.1",
+      },
+    });
+    expect(added.status).toBe(200);
+    // THEN its next request is reset before TLS (curl: 35, the handshake; 56, a reset while receiving)
+    const cut = await curl("GET", "/system/identity").then(
+      () => undefined,
+      (error: { code?: number }) => error.code,
+    );
+    expect([35, 56]).toContain(cut);
+    // AND the API, whose port the rule leaves open, still answers: through it the rule goes, and REST is back
+    const client = await RouterApiClient.connect({
+      host: "127.0.0.1",
+      port: Number(ready.address.split(":")[1]),
+      user: "ops",
+      password: PASSWORD,
+      allowPlaintext: true,
+    });
+    try {
+      const id = (added.body as Record<string, string>)[".id"] ?? "";
+      await client.command({ command: "/ip/firewall/filter/remove", attributes: { ".id": id } });
+    } finally {
+      client.close();
+    }
+    expect(await curl("GET", "/system/identity")).toMatchObject({ status: 200 });
+  });
+
   it("does not hang on the wrong protocol: plain HTTP at the REST port, HTTP at the API port", async (context) => {
     if (!child) return skipOrFail(`${CURL} is missing (apt-get install -y curl)`, "curl", context);
     // curl's own limit is far beyond what a close takes; reaching it would fail with exit code 28.

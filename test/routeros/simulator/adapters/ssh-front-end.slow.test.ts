@@ -303,6 +303,42 @@ describe.runIf(available || process.env.CI === "true")("router simulate --ssh, w
     }
   });
 
+  it("holds its firewall against SSH clients: a drop of the ssh port cuts the shell off, the API stays", async () => {
+    const device = await startDevice();
+    const api = await RouterApiClient.connect({
+      host: "127.0.0.1",
+      port: device.apiPort,
+      user: "admin",
+      password: PASSWORD,
+      allowPlaintext: true,
+    });
+    try {
+      // GIVEN a shell that reaches the device; WHEN its first line drops 127.0.0.1 to the ssh service's port
+      const shell = await ssh(device, [...withKey(key), "-T", "admin@127.0.0.1"], {
+        input: [
+          "/ip firewall filter add chain=input action=drop protocol=tcp dst-port=22 src-address=127.0.0.1",
+          "/system identity set name=after-the-cut",
+          "",
+        ].join("\n"),
+      });
+      // THEN the line after the cut never runs, the session is closed, and a new connection gets no login
+      expect(shell.status).not.toBe(0);
+      const identity = await api.command({ command: "/system/identity/print" });
+      expect(identity.records[0]?.name).toBe("MikroTik");
+      const again = await exec(device, "/system identity print");
+      expect(again.status).toBe(255);
+      expect(again.stdout).toBe("");
+      // AND the API, whose port the rule leaves open, still answers: through it the rule goes, and SSH is back
+      const rules = await api.command({ command: "/ip/firewall/filter/print", queries: ["?dst-port=22"] });
+      const id = String(rules.records[0]?.[".id"]);
+      await api.command({ command: "/ip/firewall/filter/remove", attributes: { ".id": id } });
+      expect(textOf(await exec(device, "/system identity print"))).toContain("name: MikroTik");
+    } finally {
+      api.close();
+      await device.stop();
+    }
+  });
+
   it("refuses to start with an authorized_keys file that holds no key, naming the file and the line", async () => {
     const bad = join(dir, "bad_keys");
     writeFileSync(bad, `${readPublic(key)}\nssh-rsa not-base64-at-all\n`);
