@@ -138,20 +138,31 @@ async function globalNames(router: SimulatedRouter): Promise<string[]> {
 
 const pct = (part: number, whole: number) => (whole === 0 ? 0 : round((100 * part) / whole, 1));
 
-export async function run(): Promise<BenchReport> {
-  const manifest = await readManifest();
-  const results: ScriptResult[] = [];
-  let missing = 0;
-  const changed: string[] = [];
-  for (const entry of manifest.entries) {
-    const copy = await localCopy(entry);
-    if (copy.state === "missing") {
-      missing++;
-      continue;
-    }
-    if (copy.state === "changed") changed.push(`${entry.repo}/${entry.path}`);
-    results.push(await runEntry(entry, copy.text));
-  }
+/** Which set an entry belongs to: the corpus the simulator was tuned on, or the held-out set. */
+const SETS = [
+  { name: "tuned", label: "tuned set (the corpus the simulator was fixed against)", prefix: "" },
+  {
+    name: "holdout",
+    label: "held-out set (other repositories, measured before fixing for them)",
+    prefix: "holdout",
+  },
+] as const;
+
+const setOf = (entry: CorpusEntry) => (entry.set === "holdout" ? "holdout" : "tuned");
+
+function metricKey(prefix: string, key: string): string {
+  return prefix === "" ? key : `${prefix}${key[0]?.toUpperCase()}${key.slice(1)}`;
+}
+
+/** One set's figures and table: its keys carry the set's prefix, so the tuned set's keep their old names. */
+function summarize(
+  prefix: string,
+  label: string,
+  entries: number,
+  results: readonly ScriptResult[],
+  missing: number,
+): { metrics: Record<string, number>; lines: string[] } {
+  const key = (name: string) => metricKey(prefix, name);
   const accepted = results.filter((result) => result.acceptedBy724);
   const ranToEnd = accepted.filter((result) => result.ranToEnd).length;
   const acceptedCommands = accepted.reduce((sum, result) => sum + result.commands, 0);
@@ -160,40 +171,37 @@ export async function run(): Promise<BenchReport> {
   const acceptedInvalid = results.reduce((sum, result) => sum + result.acceptedInvalid, 0);
 
   const metrics: Record<string, number> = {
-    manifestEntries: manifest.entries.length,
-    present: results.length,
-    missing,
-    changed: changed.length,
-    scriptsAcceptedBy724: accepted.length,
-    scriptsRunToEnd: ranToEnd,
-    scriptsRunToEndPct: pct(ranToEnd, accepted.length),
-    commands: allCommands,
-    commandsOfAccepted: acceptedCommands,
-    commandsAppliedPct: pct(acceptedApplied, acceptedCommands),
-    acceptedThough724Rejects: acceptedInvalid,
+    [key("manifestEntries")]: entries,
+    [key("present")]: results.length,
+    [key("missing")]: missing,
+    [key("scriptsAcceptedBy724")]: accepted.length,
+    [key("scriptsRunToEnd")]: ranToEnd,
+    [key("scriptsRunToEndPct")]: pct(ranToEnd, accepted.length),
+    [key("commands")]: allCommands,
+    [key("commandsOfAccepted")]: acceptedCommands,
+    [key("commandsAppliedPct")]: pct(acceptedApplied, acceptedCommands),
+    [key("acceptedThough724Rejects")]: acceptedInvalid,
   };
   const lines = [
-    `${manifest.entries.length} manifest entries: ${results.length} present in ${corpusDir()}, ${missing} missing locally` +
-      (changed.length > 0
-        ? `, ${changed.length} changed since the manifest (sha256): ${changed.join(", ")}`
-        : ""),
-    `scripts accepted by 7.24: ${accepted.length} of ${results.length}; run to the end: ${ranToEnd} (${metrics.scriptsRunToEndPct}%)`,
-    `commands of accepted scripts applied one by one: ${acceptedApplied} of ${acceptedCommands} (${metrics.commandsAppliedPct}%)`,
+    `${label}: ${entries} entries, ${results.length} present, ${missing} missing locally`,
+    `scripts accepted by 7.24: ${accepted.length} of ${results.length}; run to the end: ${ranToEnd} (${metrics[key("scriptsRunToEndPct")]}%)`,
+    `commands of accepted scripts applied one by one: ${acceptedApplied} of ${acceptedCommands} (${metrics[key("commandsAppliedPct")]}%)`,
     `commands the simulator ran though 7.24 rejects them: ${acceptedInvalid}`,
     "",
     `${"class".padEnd(16)} ${"scripts stopped".padStart(15)} ${"commands".padStart(9)} ${"% of all".padStart(8)}  top messages`,
   ];
   for (const failureClass of FAILURE_CLASSES) {
-    const key = failureClass
+    const classKey = failureClass
       .replace(/[^a-z0-9]+(.)/g, (_, c: string) => c.toUpperCase())
       .replace(/^(\d)/, "v$1");
     const stopped = results.filter((result) => result.firstFailure?.failureClass === failureClass).length;
     const failing = results.flatMap((result) =>
       result.failures.filter((f) => f.failureClass === failureClass),
     );
-    metrics[`${key}ScriptsStopped`] = stopped;
-    metrics[`${key}Commands`] = failing.length;
-    metrics[`${key}CommandsPct`] = pct(failing.length, allCommands);
+    metrics[key(`${classKey}ScriptsStopped`)] = stopped;
+    metrics[key(`${classKey}Commands`)] = failing.length;
+    const share = pct(failing.length, allCommands);
+    metrics[key(`${classKey}CommandsPct`)] = share;
     const shapes = new Map<string, number>();
     for (const failure of failing) {
       const shape = messageShape(failure.message);
@@ -205,8 +213,43 @@ export async function run(): Promise<BenchReport> {
       .map(([shape, count]) => `${count}× ${shape}`)
       .join("; ");
     lines.push(
-      `${failureClass.padEnd(16)} ${String(stopped).padStart(15)} ${String(failing.length).padStart(9)} ${`${metrics[`${key}CommandsPct`]}%`.padStart(8)}  ${top}`,
+      `${failureClass.padEnd(16)} ${String(stopped).padStart(15)} ${String(failing.length).padStart(9)} ${`${share}%`.padStart(8)}  ${top}`,
     );
+  }
+  return { metrics, lines };
+}
+
+export async function run(): Promise<BenchReport> {
+  const manifest = await readManifest();
+  const results: ScriptResult[] = [];
+  const missingBySet = new Map<string, number>();
+  const changed: string[] = [];
+  for (const entry of manifest.entries) {
+    const copy = await localCopy(entry);
+    if (copy.state === "missing") {
+      missingBySet.set(setOf(entry), (missingBySet.get(setOf(entry)) ?? 0) + 1);
+      continue;
+    }
+    if (copy.state === "changed") changed.push(`${entry.repo}/${entry.path}`);
+    results.push(await runEntry(entry, copy.text));
+  }
+  const metrics: Record<string, number> = { changed: changed.length };
+  const lines = [
+    `${manifest.entries.length} manifest entries, local copies in ${corpusDir()}` +
+      (changed.length > 0
+        ? `; ${changed.length} changed since the manifest (sha256): ${changed.join(", ")}`
+        : ""),
+  ];
+  for (const set of SETS) {
+    const summary = summarize(
+      set.prefix,
+      set.label,
+      manifest.entries.filter((entry) => setOf(entry) === set.name).length,
+      results.filter((result) => setOf(result.entry) === set.name),
+      missingBySet.get(set.name) ?? 0,
+    );
+    Object.assign(metrics, summary.metrics);
+    lines.push("", ...summary.lines);
   }
   if (process.env.CORPUS_DETAIL) {
     for (const result of results) {

@@ -32,6 +32,8 @@ export interface CorpusEntry {
   /** For a CHR: whether its machine had a serial port (its export sets `serial0`). */
   readonly serialPort?: boolean;
   readonly notes: string;
+  /** `holdout`: the second set, from repositories the simulator was not fixed against; absent: the tuned set. */
+  readonly set?: "holdout";
   readonly bytes: number;
   readonly sha256: string;
 }
