@@ -104,6 +104,8 @@ const END_KINDS = new Set(["eol", ";", "]", "}", ")", "eof"]);
 export class Parser implements ParseContext {
   readonly lexer: Lexer;
   private menu: readonly string[];
+  /** Offset just past the `}` (or `]`) that closed the last block: where a block value's text ends. */
+  private closedAt = 0;
   private readonly scopes: Set<string>[] = [new Set()];
   /** Open scopes (function bodies) in `scopes`: any `$name` there may be an argument. */
   private openScopes = 0;
@@ -206,6 +208,7 @@ export class Parser implements ParseContext {
       }
       if (token.kind === close) {
         if (close !== "eof") this.lexer.next("command", true);
+        this.closedAt = token.end;
         break;
       }
       if (token.kind === "eof") throw this.fail("syntax error", token);
@@ -373,7 +376,16 @@ export class Parser implements ParseContext {
     const positional: Expr[] = [];
     const named: { name: string; value: Expr }[] = [];
     for (const arg of args.list) {
-      if ("statements" in arg.value) throw this.fail("syntax error", arg);
+      if ("statements" in arg.value) {
+        // `source={ ... }`: code checked as code, and given to the menu as the text it was written as.
+        const { text } = arg.value;
+        if (arg.name === undefined || text === undefined) throw this.fail("syntax error", arg);
+        named.push({
+          name: arg.name,
+          value: { type: "literal", line: arg.line, column: arg.column, value: text },
+        });
+        continue;
+      }
       if (arg.name !== undefined) named.push({ name: arg.name, value: arg.value });
       else if (
         arg.value.type === "literal" &&
@@ -510,7 +522,9 @@ export class Parser implements ParseContext {
     if (first && (start.spaced || this.isEnd(start))) return first;
     if (start.kind === "{" && !first) {
       this.next();
-      return array ? this.parseArray(start) : this.parseStatements("}", start);
+      if (array) return this.parseArray(start);
+      const block = this.parseStatements("}", start);
+      return { ...block, text: this.lexer.source.slice(start.end, this.closedAt - 1) };
     }
     for (
       let token = start;

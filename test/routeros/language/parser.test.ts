@@ -292,7 +292,11 @@ describe("syntax errors", () => {
     ["extra argument", ":put 1 2", "expected end of command (line 1 column 8)"],
     ["unknown global", ":frobnicate 1", "bad command name frobnicate (line 1 column 2)"],
     ["unknown log level", ":log loud x", "bad command name loud (line 1 column 6)"],
-    ["block as host argument", "/interface set name={ :put 1 }", "syntax error (line 1 column 16)"],
+    [
+      "block as a host command's unnamed argument",
+      "/ip address print { :put 1 }",
+      "syntax error (line 1 column 19)",
+    ],
     ["bad where operator", "/interface print where name=", "syntax error (line 1 column 29)"],
   ].map(([, source, message]) => [source as string, message as string]);
   it.each(cases)("%s -> %s", (source, message) => {

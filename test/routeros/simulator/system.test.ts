@@ -50,6 +50,34 @@ describe("/system", () => {
     expect(await run(router, ":put [/ip pool get fromscript ranges]")).toBe("10.0.0.1-10.0.0.2");
   });
 
+  it("takes code in braces as a script's source and a scheduler's on-event: checked as code, kept as written", async () => {
+    const router = freshRouter();
+    await run(
+      router,
+      [
+        "/system script add name=rotate-dns policy=read,write source={",
+        '  :local servers {"9.9.9.9";"1.1.1.1"}',
+        "  /ip dns set servers=[:pick $servers 0]",
+        "}",
+        "/system scheduler add name=nightly interval=1d on-event={ /system script run rotate-dns }",
+      ].join("\n"),
+    );
+    expect(await run(router, ":put [/system script get rotate-dns source]")).toBe(
+      '\n  :local servers {"9.9.9.9";"1.1.1.1"}\n  /ip dns set servers=[:pick $servers 0]\n',
+    );
+    expect(await run(router, ":put [/system scheduler get nightly on-event]")).toBe(
+      " /system script run rotate-dns ",
+    );
+    await run(router, "/system script run rotate-dns");
+    expect(await run(router, ":put [/ip dns get servers]")).toBe("9.9.9.9");
+    // The block is code: a command 7.24 does not have fails the line that writes it, not a later run.
+    expect(await fail(router, "/system script add name=typo source={ /ip adress print }")).toMatch(
+      /^bad command name adress \(line 1 column 43\)/,
+    );
+    // A block is a value of a named argument only.
+    expect(await fail(router, "/ip address print { :put 1 }")).toMatch(/^syntax error/);
+  });
+
   it("saves and loads backups exactly, and asks for a reboot after a load", async () => {
     const router = freshRouter();
     await run(
