@@ -177,6 +177,30 @@ await build({
   minifyWhitespace: true,
 });
 
+/**
+ * The constructs as one CommonJS file, `constructs.cjs`, for `require("routerjobs/constructs")` (the `require`
+ * condition of its export): the stock `cdktf init` and `cdktn init` projects test with jest, whose module
+ * system cannot require an ES module before Node 24.9 ("Must use import to load ES Module"), though Node's own
+ * `require` can (ts-node, a plain `require`). Every package stays external, so the app's cdktf or cdktn, zod
+ * and constructs are the ones it loads, as from the ES module. A warning fails the build (`import.meta` is
+ * empty in CommonJS; `import.meta.url` is given the file's URL, as in the apply body).
+ */
+const constructs = await build({
+  ...common,
+  plugins: [],
+  entryPoints: { constructs: "src/deploy/constructs/index.ts" },
+  outExtension: { ".js": ".cjs" },
+  packages: "external",
+  splitting: false,
+  format: "cjs",
+  banner: { js: 'var __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
+  define: { "import.meta.url": "__import_meta_url" },
+  write: false,
+});
+if (constructs.warnings.length > 0)
+  throw new Error("the constructs' CommonJS build warned (above): fix it, do not ship it");
+for (const file of constructs.outputFiles) await writeFile(file.path, file.contents);
+
 const previous = `dist/bundle-previous-${process.pid}`;
 await rename(BUNDLE, previous).catch((error) => {
   if (error.code !== "ENOENT") throw error;

@@ -5,9 +5,10 @@
  * maps), no declaration file that spells data out as a type, and `engines` that its dependencies and
  * `@types/node` agree with (docs/packaging.md).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { exportedEntries, reachedFiles } from "../../scripts/package-files.mjs";
 import { npm } from "../helpers/npm.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -103,14 +104,31 @@ describe("the published tarball", () => {
     expect(missing).toEqual([]);
   });
 
+  it("ships of dist/ the bundle whole and, of tsc's output, exactly what the exports' imports reach", () => {
+    const bundle = readdirSync(join(ROOT, "dist", "bundle")).map((name) => `dist/bundle/${name}`);
+    expect(bundle.filter((path) => !paths.has(path))).toEqual([]);
+    const compiled = [...paths].filter(
+      (path) => path.startsWith("dist/") && !path.startsWith("dist/bundle/"),
+    );
+    const reached = reachedFiles(exportedEntries()).map((file) => `dist/${file}`);
+    expect(reached).toEqual(expect.arrayContaining(["dist/index.js", "dist/deploy/constructs/index.d.ts"]));
+    expect(compiled.sort()).toEqual(reached);
+    // The service, the simulator and the CLI's modules run from the bundle only: their tsc output stays home.
+    for (const folder of ["dist/service/", "dist/routeros/simulator/", "dist/cli/", "dist/deploy/provider/"])
+      expect(
+        compiled.filter((path) => path.startsWith(folder)),
+        folder,
+      ).toEqual([]);
+  });
+
   it("holds no source map (the sources they point at are not shipped) and no build state", () => {
     expect(files.filter((file) => file.path.endsWith(".map")).map((file) => file.path)).toEqual([]);
     expect(paths).not.toContain("dist/.tsbuildinfo");
   });
 
   it("declares the RouterOS catalog as a string, not as its text spelled out as a type", () => {
-    const catalog = files.find((file) => file.path === "dist/routeros/catalog/routeros-7.24.d.ts");
-    expect(readFileSync(join(ROOT, catalog?.path ?? "missing"), "utf8")).toContain(
+    // Built whether or not the tarball ships it (only the package's exports' declarations ship).
+    expect(readFileSync(join(ROOT, "dist/routeros/catalog/routeros-7.24.d.ts"), "utf8")).toContain(
       "export declare const catalogJson: string;",
     );
     const declarations = files.filter((file) => file.path.endsWith(".d.ts"));
