@@ -94,6 +94,16 @@ async function curl(
   return { status: Number(stdout.slice(cut + 1)), body: text === "" ? undefined : JSON.parse(text) };
 }
 
+/** A RouterOS API session with the same device, as the service's device back end would open one. */
+const apiClient = () =>
+  RouterApiClient.connect({
+    host: "127.0.0.1",
+    port: Number(ready.address.split(":")[1]),
+    user: "ops",
+    password: PASSWORD,
+    allowPlaintext: true,
+  });
+
 const badRequest = (detail: string) => ({
   status: 400,
   body: { detail, error: 400, message: "Bad Request" },
@@ -174,13 +184,7 @@ describe("curl against `routerjobs router simulate --rest`", () => {
     await curl("PUT", "/ip/address", {
       body: { address: "10.50.0.1/24", interface: "ether5", comment: "rest" },
     });
-    const client = await RouterApiClient.connect({
-      host: "127.0.0.1",
-      port: Number(ready.address.split(":")[1]),
-      user: "ops",
-      password: PASSWORD,
-      allowPlaintext: true,
-    });
+    const client = await apiClient();
     try {
       const reply = await client.command({
         command: "/ip/address/print",
@@ -215,13 +219,7 @@ describe("curl against `routerjobs router simulate --rest`", () => {
     );
     expect([35, 56]).toContain(cut);
     // AND the API, whose port the rule leaves open, still answers: through it the rule goes, and REST is back
-    const client = await RouterApiClient.connect({
-      host: "127.0.0.1",
-      port: Number(ready.address.split(":")[1]),
-      user: "ops",
-      password: PASSWORD,
-      allowPlaintext: true,
-    });
+    const client = await apiClient();
     try {
       const id = (added.body as Record<string, string>)[".id"] ?? "";
       await client.command({ command: "/ip/firewall/filter/remove", attributes: { ".id": id } });

@@ -145,6 +145,15 @@ function ssh(
   });
 }
 
+/** A RouterOS API session with the device, beside its SSH console. */
+const apiOf = (device: Device) =>
+  RouterApiClient.connect({
+    host: "127.0.0.1",
+    port: device.apiPort,
+    user: "admin",
+    password: PASSWORD,
+    allowPlaintext: true,
+  });
 const withKey = (path: string) => ["-i", path, "-o", "IdentitiesOnly=yes", "-o", "PasswordAuthentication=no"];
 const exec = (device: Device, command: string) => ssh(device, [...withKey(key), "admin@127.0.0.1", command]);
 const textOf = (result: SshResult) => result.stdout.replace(/\r\n/g, "\n");
@@ -188,13 +197,7 @@ describe.runIf(available || process.env.CI === "true")("router simulate --ssh, w
       const syntax = await exec(device, ":put (1 +");
       expect([syntax.status, textOf(syntax)]).toEqual([1, "syntax error (line 1 column 10)\n"]);
 
-      const api = await RouterApiClient.connect({
-        host: "127.0.0.1",
-        port: device.apiPort,
-        user: "admin",
-        password: PASSWORD,
-        allowPlaintext: true,
-      });
+      const api = await apiOf(device);
       try {
         const reply = await api.command({ command: "/ip/address/print", proplist: ["address", "comment"] });
         expect(reply.records).toEqual([{ address: "10.9.0.1/24", comment: "lab net" }]);
@@ -305,13 +308,7 @@ describe.runIf(available || process.env.CI === "true")("router simulate --ssh, w
 
   it("holds its firewall against SSH clients: a drop of the ssh port cuts the shell off, the API stays", async () => {
     const device = await startDevice();
-    const api = await RouterApiClient.connect({
-      host: "127.0.0.1",
-      port: device.apiPort,
-      user: "admin",
-      password: PASSWORD,
-      allowPlaintext: true,
-    });
+    const api = await apiOf(device);
     try {
       // GIVEN a shell that reaches the device; WHEN its first line drops 127.0.0.1 to the ssh service's port
       const shell = await ssh(device, [...withKey(key), "-T", "admin@127.0.0.1"], {
