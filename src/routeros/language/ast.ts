@@ -71,11 +71,6 @@ export type Expr =
 
 export interface Block extends Position {
   readonly statements: readonly Statement[];
-  /**
-   * The code as written between its braces, for a block given as an argument's value (`source={ ... }`):
-   * a menu command takes the value as that text, as RouterOS stores a script's source.
-   */
-  readonly text?: string;
 }
 
 /** A command of a menu, handed to the host. */

@@ -106,6 +106,12 @@ export class Parser implements ParseContext {
   private menu: readonly string[];
   /** Offset just past the `}` (or `]`) that closed the last block: where a block value's text ends. */
   private closedAt = 0;
+  /**
+   * The code as written between the braces of each block given as an argument's value (`source={ ... }`):
+   * a menu command takes the value as that text, as RouterOS stores a script's source. Kept beside the tree,
+   * not in it, so that two scripts doing the same compare equal however their blocks are spaced.
+   */
+  private readonly blockTexts = new WeakMap<Block, string>();
   private readonly scopes: Set<string>[] = [new Set()];
   /** Open scopes (function bodies) in `scopes`: any `$name` there may be an argument. */
   private openScopes = 0;
@@ -378,7 +384,7 @@ export class Parser implements ParseContext {
     for (const arg of args.list) {
       if ("statements" in arg.value) {
         // `source={ ... }`: code checked as code, and given to the menu as the text it was written as.
-        const { text } = arg.value;
+        const text = this.blockTexts.get(arg.value);
         if (arg.name === undefined || text === undefined) throw this.fail("syntax error", arg);
         named.push({
           name: arg.name,
@@ -524,7 +530,8 @@ export class Parser implements ParseContext {
       this.next();
       if (array) return this.parseArray(start);
       const block = this.parseStatements("}", start);
-      return { ...block, text: this.lexer.source.slice(start.end, this.closedAt - 1) };
+      this.blockTexts.set(block, this.lexer.source.slice(start.end, this.closedAt - 1));
+      return block;
     }
     for (
       let token = start;
