@@ -173,7 +173,6 @@ export async function startRouterApiServer(options: RouterApiServerOptions): Pro
 }
 
 /** The client's IPv4 address as the router's firewall sees it (not the IPv4-mapped form of a dual stack). */
-/** A client's address as the reachability model reads it: IPv4 without the IPv6-mapped prefix. */
 export const clientAddress = (remote: string | undefined) => (remote ?? "").replace(/^::ffff:/, "");
 const peerAddress = (socket: Socket) => clientAddress(socket.remoteAddress);
 
