@@ -211,19 +211,28 @@ export class RouterSshClient {
     const connection = new Client();
     let seen: string | undefined;
     return new Promise<RouterSshClient>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        connection.end();
-        reject(new RouterApiTimeoutError("connect", `no SSH session with ${where} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      const timer = setTimeout(
+        () =>
+          settle(() => {
+            // Not end(): a peer that never said SSH would keep a half-closed socket open for good.
+            connection.destroy();
+            reject(
+              new RouterApiTimeoutError("connect", `no SSH session with ${where} within ${timeoutMs} ms`),
+            );
+          }),
+        timeoutMs,
+      );
       const settle = (outcome: () => void) => {
         clearTimeout(timer);
         connection.removeAllListeners("ready");
         connection.removeAllListeners("error");
+        // Once settled, what ssh2 still reports (its own ready timeout is followed by "Connection lost before
+        // handshake" when the socket closes) has nobody to tell: unheard, it would end the process.
+        connection.on("error", () => {});
         outcome();
       };
       connection.once("ready", () =>
         settle(() => {
-          connection.on("error", () => {});
           // Commands are small and answered one by one: Nagle's wait would add a delayed ACK to each.
           connection.setNoDelay(true);
           resolve(new RouterSshClient(connection, options, where));
@@ -231,7 +240,7 @@ export class RouterSshClient {
       );
       connection.once("error", (error: Error & { level?: string }) =>
         settle(() => {
-          connection.end();
+          connection.destroy();
           if (seen !== undefined && seen !== pin) {
             reject(
               new RouterApiConnectionError(

@@ -3,9 +3,15 @@
  * console line, and only lines under the command's marker are the answer. Against the simulated router itself,
  * which runs the lines as RouterOS does.
  */
+import { once } from "node:events";
+import { createServer, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import { RouterApiOptionsError, RouterApiTrapError } from "../../../src/routeros/api/errors.js";
-import { consoleLine, parseConsoleReply } from "../../../src/routeros/api/ssh-client.js";
+import {
+  RouterApiOptionsError,
+  RouterApiTimeoutError,
+  RouterApiTrapError,
+} from "../../../src/routeros/api/errors.js";
+import { consoleLine, parseConsoleReply, RouterSshClient } from "../../../src/routeros/api/ssh-client.js";
 import { SimulatedRouter } from "../../../src/routeros/simulator/router.js";
 
 const MARKER = "rj0123456789abcdef";
@@ -64,5 +70,40 @@ describe("the SSH client's console lines", () => {
     expect(() => consoleLine({ command: "/ip/address/add", attributes: { "a b": "1" } }, MARKER)).toThrow(
       /a b is not a property name/,
     );
+  });
+});
+
+describe("the SSH client's connect", () => {
+  it("a port that takes the connection and never says SSH is a timeout, and nothing is left to end the process", async () => {
+    // GIVEN a listener that accepts and stays silent (a black hole behind a proxy, a hung service)
+    const held: Socket[] = [];
+    const server = createServer((socket) => {
+      held.push(socket);
+      socket.resume();
+    });
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as { port: number };
+    try {
+      // WHEN the client gives up on the handshake
+      await expect(
+        RouterSshClient.connect({
+          host: "127.0.0.1",
+          port,
+          user: "admin",
+          password: "x",
+          hostKey: `SHA256:${"A".repeat(43)}`,
+          connectTimeoutMs: 300,
+        }),
+      ).rejects.toThrow(RouterApiTimeoutError);
+      // THEN its socket is closed: ssh2 reports "Connection lost before handshake" after the timeout, which an
+      // unheard error event would have thrown out of the process (CI, Node 22)
+      const socket = held[0];
+      if (socket && !socket.closed) await once(socket, "close");
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      for (const socket of held) socket.destroy();
+      server.close();
+    }
   });
 });
