@@ -4,6 +4,7 @@
  * key across reboots), the key's fingerprint as OpenSSH prints it, and the public keys a user may log in
  * with, read from an OpenSSH authorized_keys file.
  */
+import { createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import ssh2 from "ssh2";
 import { UsageError } from "../../../errors.js";
@@ -40,10 +41,58 @@ function hostKeyFrom(privateKey: string, what: string): HostKey {
   };
 }
 
-/** A new ed25519 host key (node:crypto underneath). */
-export function newHostKey(): HostKey {
-  const pair = ssh2.utils.generateKeyPairSync("ed25519");
-  return hostKeyFrom(pair.private, "generated host key");
+/**
+ * A new ed25519 host key. Not ssh2's generateKeyPairSync: it drops a public key's leading zero bytes, so one key
+ * in 256 came out malformed, `router simulate` exited before its ready line, and a test waiting for that line
+ * hung (CI, Node 20).
+ */
+export function newHostKey(seed: Buffer = randomBytes(32)): HostKey {
+  return hostKeyFrom(openSshEd25519PrivateKey(seed), "generated host key");
+}
+
+/** PKCS#8 DER of an ed25519 private key, up to its 32-byte seed (RFC 8410). */
+const PKCS8_ED25519_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
+
+/** `seed` as OpenSSH writes an unencrypted ed25519 private key (PROTOCOL.key in OpenSSH's source). */
+export function openSshEd25519PrivateKey(seed: Buffer): string {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]),
+    format: "der",
+    type: "pkcs8",
+  });
+  const publicKey = Buffer.from(String(createPublicKey(privateKey).export({ format: "jwk" }).x), "base64url");
+  const publicBlob = Buffer.concat([sshString("ssh-ed25519"), sshString(publicKey)]);
+  const check = randomBytes(4);
+  const unpadded = Buffer.concat([
+    check,
+    check,
+    publicBlob,
+    sshString(Buffer.concat([seed, publicKey])),
+    sshString(""),
+  ]);
+  const padding = Buffer.from(Array.from({ length: (8 - (unpadded.length % 8)) % 8 }, (_, i) => i + 1));
+  const body = Buffer.concat([
+    Buffer.from("openssh-key-v1\0", "latin1"),
+    sshString("none"),
+    sshString("none"),
+    sshString(""),
+    uint32(1),
+    sshString(publicBlob),
+    sshString(Buffer.concat([unpadded, padding])),
+  ]);
+  const lines = body.toString("base64").match(/.{1,70}/g) ?? [];
+  return `-----BEGIN OPENSSH PRIVATE KEY-----\n${lines.join("\n")}\n-----END OPENSSH PRIVATE KEY-----\n`;
+}
+
+function uint32(value: number): Buffer {
+  const buffer = Buffer.alloc(4);
+  buffer.writeUInt32BE(value);
+  return buffer;
+}
+
+function sshString(data: Buffer | string): Buffer {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  return Buffer.concat([uint32(bytes.length), bytes]);
 }
 
 /**

@@ -79,13 +79,21 @@ async function startDevice(extra: readonly string[] = []): Promise<Device> {
     { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
   );
   if (!child.stdout) throw new Error("no stdout");
-  const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
+  // A device that exits before its ready line fails the test with its exit code, not at the test's deadline.
+  const exited = once(child, "exit").then(([code, signal]) => {
+    throw new Error(`router simulate exited before its ready line (${signal ?? `exit ${code}`})`);
+  });
+  const [line] = (await Promise.race([once(createInterface({ input: child.stdout }), "line"), exited])) as [
+    string,
+  ];
+  exited.catch(() => {});
   const ready = JSON.parse(line) as Ready;
   return {
     ready,
     sshPort: Number(ready.ssh.address.split(":")[1]),
     apiPort: Number(ready.address.split(":")[1]),
     stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       await once(child, "exit");
     },
