@@ -1,13 +1,15 @@
 import type { IConstruct } from "constructs";
 import { APPLY_JOB_ENV, type ApplyJob, INSTANCE_ID_ENV } from "../../contract/apply-job.js";
+import { formatDuration } from "../../contract/duration.js";
 import { STATE_IDENTITY_KEY, stateIdentityText } from "../terraform/state.js";
 import { ConstructValidationError } from "./errors.js";
 import { type Framework, frameworkOf, requireBeside } from "./framework.js";
 import type { TerraformDependable, TerraformResourceLike } from "./props.js";
+import { createRouterjobsScript } from "./routerjobs-script.js";
 import { TerraformData } from "./terraform-data.js";
 import { escapeTemplate } from "./terraform-template.js";
 
-export const BACKING_RESOURCES = ["terraform_data", "null_resource"] as const;
+export const BACKING_RESOURCES = ["terraform_data", "null_resource", "provider"] as const;
 export type BackingResource = (typeof BACKING_RESOURCES)[number];
 
 export interface BackingResourceProps {
@@ -20,15 +22,18 @@ export interface BackingResourceProps {
 }
 
 /**
- * The resource whose lifecycle carries one job: `job_key` in its replace triggers (a change of the job
- * replaces it, so the creation-time provisioner submits the job again), the job's identity and the destroy job
- * in state (`reconcile` reads the identity; a destroy-time provisioner may reference only `self`).
+ * The resource whose lifecycle carries one job. Under the provider, `routerjobs_script` itself: the provider
+ * submits and confirms it, and Terraform records it once the job has ended. Otherwise a `terraform_data` or
+ * `null_resource` with `job_key` in its replace triggers (a change of the job replaces it, so the creation-time
+ * provisioner submits the job again), the job's identity and the destroy job in state (`reconcile` reads the
+ * identity; a destroy-time provisioner may reference only `self`).
  */
 export function createBackingResource(
   scope: IConstruct,
   id: string,
   props: BackingResourceProps,
 ): TerraformResourceLike {
+  if (props.kind === "provider") return scriptResource(scope, id, props);
   const destroyJson = props.destroy === undefined ? undefined : escapeTemplate(JSON.stringify(props.destroy));
   const common = {
     dependsOn: props.dependsOn === undefined ? undefined : [...props.dependsOn],
@@ -63,6 +68,27 @@ export function createBackingResource(
       [STATE_IDENTITY_KEY]: identity,
       ...(destroyJson === undefined ? {} : { destroy_job: destroyJson }),
     },
+  });
+}
+
+/**
+ * The job's definition as the provider's attributes. Its `name` is the construct path, as the provisioner's
+ * job carries it in `resource`: two scripts of one router with one description keep apart in its job list.
+ */
+function scriptResource(scope: IConstruct, id: string, props: BackingResourceProps): TerraformResourceLike {
+  const job = props.create;
+  return createRouterjobsScript(scope, id, {
+    routerId: job.router_id,
+    script: escapeTemplate(job.script),
+    description: escapeTemplate(job.description),
+    name: escapeTemplate(job.resource),
+    makeBackup: job.make_backup,
+    express: job.express_execute,
+    needsAck: job.needs_acknowledgement,
+    notifyUrl: job.notify_url === undefined ? undefined : escapeTemplate(job.notify_url),
+    timeout: formatDuration(job.timeout_ms),
+    destroyScript: props.destroy === undefined ? undefined : escapeTemplate(props.destroy.script),
+    dependsOn: props.dependsOn,
   });
 }
 

@@ -63,8 +63,12 @@ export interface RouterJobOptions {
    */
   readonly waitFor?: WaitMode;
   /**
-   * The Terraform resource that carries the job: `terraform_data` (built into Terraform >= 1.4, no provider)
-   * or `null_resource` (needs the hashicorp/null provider, added to the stack when missing).
+   * The Terraform resource that carries the job: `terraform_data` (built into Terraform >= 1.4, no provider;
+   * `routerjobs deploy` keeps the exactly-once promise), `null_resource` (needs the hashicorp/null provider,
+   * added to the stack when missing), or `provider`: the routerjobs provider's own `routerjobs_script`, which
+   * keeps that promise under a plain `terraform apply` and `cdktf deploy` (`routerjobs provider install` first;
+   * docs/provider.md). Under the provider, `api`, `waitFor` and the service settings are the provider block's,
+   * and `rollback` and `safeChange` are not available yet.
    * @default "terraform_data"
    */
   readonly resource?: BackingResource;

@@ -27,7 +27,7 @@ export class RouterScript extends Construct implements TerraformDependable {
   readonly job: ApplyJob;
   /** The job handed to `routerjobs apply` at destroy, when a destroy script is set. */
   readonly destroyJob: ApplyJob | undefined;
-  /** The `terraform_data` or `null_resource` that carries the job. */
+  /** The `terraform_data`, `null_resource` or `routerjobs_script` that carries the job. */
   readonly resource: TerraformResourceLike;
 
   constructor(scope: Construct, id: string, props: RouterScriptProps) {

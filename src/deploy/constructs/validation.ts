@@ -72,6 +72,16 @@ const oneOf =
 const fitsProfile: Check = (value, props) =>
   scriptLengthProblem(value, isApiProfileName(props.api) ? props.api : DEFAULT_API_PROFILE);
 
+/**
+ * What the provider (`resource: "provider"`) does not take per resource: its block's settings apply to every
+ * resource, and what `routerjobs apply` does around a job (a rollback, a safe change's confirmation) it does not
+ * do yet (docs/provider.md).
+ */
+const underProvider =
+  (why: string): Check =>
+  (_value, props) =>
+    props.resource === "provider" ? `cannot be set with resource: "provider": ${why}` : undefined;
+
 const scriptChecks = [notEmpty, fitsProfile, unstorableText, parses];
 const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS), unstorableText];
 
@@ -104,7 +114,16 @@ const RULES: readonly {
   },
   { field: "script", checks: scriptChecks },
   { field: "destroyScript", checks: scriptChecks },
-  { field: "destroyDescription", checks: descriptionChecks },
+  {
+    field: "destroyDescription",
+    checks: [
+      ...descriptionChecks,
+      (value, props) =>
+        props.resource === "provider" && value !== props.description
+          ? 'cannot be set with resource: "provider": the provider describes the destroy script\'s job as "destroy: " and the description'
+          : undefined,
+    ],
+  },
   {
     field: "notifyUrl",
     checks: [
@@ -125,11 +144,21 @@ const RULES: readonly {
       },
     ],
   },
-  { field: "waitFor", checks: [oneOf(WAIT_MODES)] },
+  {
+    field: "waitFor",
+    checks: [
+      oneOf(WAIT_MODES),
+      (value, props) =>
+        value !== "auto" && props.resource === "provider"
+          ? 'cannot be set with resource: "provider": set wait_for in the provider block, for every resource'
+          : undefined,
+    ],
+  },
   {
     field: "api",
     checks: [
       oneOf(API_PROFILES),
+      underProvider("set api_profile in the provider block (or ROUTERJOBS_API), for every resource"),
       (value, props) =>
         value === "sdx" && props.notifyUrl !== undefined
           ? "sdx (the sites API) takes no notify_url: leave notifyUrl unset, apply confirms by polling"
@@ -140,6 +169,9 @@ const RULES: readonly {
     field: "rollback",
     checks: [
       oneOf(ROLLBACK_MODES),
+      underProvider(
+        'the provider does not restore a backup yet: use resource "terraform_data" with routerjobs deploy',
+      ),
       (_value, props) =>
         props.makeBackup
           ? undefined
@@ -150,6 +182,9 @@ const RULES: readonly {
     field: "safeChangeConfirmWithin",
     label: "safeChange.confirmWithin",
     checks: [
+      underProvider(
+        'the provider does not confirm a safe change yet, and an unconfirmed one reverts: use resource "terraform_data" with routerjobs deploy',
+      ),
       (value) => {
         const problem = `must be a duration from ${SAFE_CHANGE_MIN} to ${SAFE_CHANGE_MAX}, like 2m (got ${describeValue(value)})`;
         try {

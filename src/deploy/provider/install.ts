@@ -9,16 +9,13 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import {
+  PROVIDER_HOST,
+  PROVIDER_NAMESPACE,
+  PROVIDER_SOURCE,
+  PROVIDER_TYPE,
+} from "../../contract/provider-address.js";
 import { UsageError } from "../../errors.js";
-
-/**
- * The provider's source address. A hostname of its own, not `registry.terraform.io`: Terraform then never asks
- * the public registry for it (a name there could one day be somebody else's), and `.local` is no public host.
- */
-export const PROVIDER_HOST = "routerjobs.local";
-export const PROVIDER_NAMESPACE = "routerjobs";
-export const PROVIDER_TYPE = "routerjobs";
-export const PROVIDER_SOURCE = `${PROVIDER_HOST}/${PROVIDER_NAMESPACE}/${PROVIDER_TYPE}`;
 
 export interface InstallOptions {
   /** The mirror folder. @default Terraform's implied local mirror, ~/.terraform.d/plugins */

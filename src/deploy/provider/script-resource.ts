@@ -14,6 +14,7 @@ import { type ApplyJob, applyJobSchema, DEFAULT_EXPRESS_EXECUTE, jobKey } from "
 import { tagOf } from "../../contract/attempt-marker.js";
 import { formatDuration, parseDuration } from "../../contract/duration.js";
 import type { JobListItem } from "../../contract/job.js";
+import { SCRIPT_RESOURCE_TYPE } from "../../contract/provider-address.js";
 import { UsageError } from "../../errors.js";
 import { type ApplyResult, applyJob, type SeenJob } from "../apply/apply.js";
 import type { DeployKnowledge } from "../apply/deploy-knowledge.js";
@@ -26,7 +27,6 @@ import type { WireMessage } from "./protocol/wire.js";
 import type { ApplyOutcome, ManagedResource } from "./provider.js";
 import { type BlockSpec, boolOf, stringOf } from "./schema.js";
 
-export const SCRIPT_RESOURCE = "routerjobs_script";
 export const DEFAULT_TIMEOUT = "10m";
 /** How long a refresh or an import may take to read a router's jobs. */
 const READ_DEADLINE_MS = 60_000;
@@ -220,7 +220,7 @@ export function scriptResource(): ManagedResource<ProviderContext> {
   };
 
   return {
-    typeName: SCRIPT_RESOURCE,
+    typeName: SCRIPT_RESOURCE_TYPE,
     schema: SCRIPT_SCHEMA,
     validate(config) {
       if (hasUnknown(config)) return [];

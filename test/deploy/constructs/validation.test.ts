@@ -105,7 +105,7 @@ describe("RouterScript validation at synth time", () => {
     [
       "an unknown backing resource",
       { resource: "null_data_source" },
-      'resource must be one of terraform_data, null_resource (got "null_data_source")',
+      'resource must be one of terraform_data, null_resource, provider (got "null_data_source")',
     ],
     ["an unknown API profile", { api: "rest" }, 'api must be one of spec, sdx (got "rest")'],
     [

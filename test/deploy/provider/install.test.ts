@@ -3,10 +3,10 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { PROVIDER_SOURCE } from "../../../src/contract/provider-address.js";
 import {
   installProvider,
   launcherScript,
-  PROVIDER_SOURCE,
   shellQuote,
   terraformPlatform,
 } from "../../../src/deploy/provider/install.js";
