@@ -3,6 +3,7 @@ import { Construct } from "constructs";
 import {
   APPLY_JOB_VERSION,
   type ApplyJob,
+  DEFAULT_EXPRESS_EXECUTE,
   type JobDefinition,
   type JobPhase,
   jobKey,
@@ -137,7 +138,10 @@ function resolve(
     makeBackup: props.makeBackup ?? true,
     // Left to `routerjobs apply` (express) when not declared: the job JSON of a stack that never set it keeps
     // its job_key (apply-job.ts), so upgrading runs nothing again.
-    expressExecute: props.expressExecute,
+    // The provider keys an undeclared express as it runs it, express: declared here, the job's key is the
+    // provider's, and a rollout's wave check finds the job by it.
+    expressExecute:
+      props.expressExecute ?? (props.resource === "provider" ? DEFAULT_EXPRESS_EXECUTE : undefined),
     needsAcknowledgement: props.needsAcknowledgement ?? true,
   };
 }

@@ -136,7 +136,8 @@ const ATTRIBUTE_OF: Readonly<Record<string, string>> = {
   resource: "name",
 };
 
-function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
+/** The job a resource's object stands for, as apply runs it (exported for the constructs' tests). */
+export function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
   const script = phase === "create" ? stringOf(object, "script") : stringOf(object, "destroy_script");
   const description = stringOf(object, "description") ?? "";
   const timeout = stringOf(object, "timeout") ?? DEFAULT_TIMEOUT;

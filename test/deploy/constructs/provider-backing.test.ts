@@ -13,6 +13,7 @@ import {
   RouterConfig,
   RouterScript,
 } from "../../../src/deploy/constructs/index.js";
+import { jobOf } from "../../../src/deploy/provider/script-resource.js";
 import { testingApp } from "../../helpers/scratch.js";
 import { FRAMEWORK_NAMES, loadFramework, smallSections, terraformPart } from "./framework-stack.js";
 import { ROUTER_A, ROUTER_B, synth } from "./support.js";
@@ -64,6 +65,7 @@ describe('resource: "provider"', () => {
       description: "identity",
       name: "office/edge-a/identity",
       make_backup: true,
+      express: true,
       needs_ack: true,
       timeout: "90s",
     });
@@ -76,6 +78,33 @@ describe('resource: "provider"', () => {
     // AND the provider is configured once, from the environment (no settings in the JSON), at its own source
     expect(json.provider?.routerjobs).toEqual([{}]);
     expect(json.terraform?.required_providers?.routerjobs).toEqual({ source: PROVIDER_SOURCE });
+  });
+
+  it("gives each job the key the provider computes from its attributes, so a wave check finds it", () => {
+    let declared: RouterScript | undefined;
+    let undeclared: RouterScript | undefined;
+    const text = synth((stack) => {
+      declared = new RouterScript(stack, "a", {
+        routerId: ROUTER_A,
+        resource: "provider",
+        script: "/ip dns set servers=1.1.1.1",
+        expressExecute: false,
+        notifyUrl: "https://hooks.example.net/rj",
+      });
+      undeclared = new RouterScript(stack, "b", {
+        routerId: ROUTER_A,
+        resource: "provider",
+        script: "/ip dns print",
+      });
+    });
+    const scripts = Object.values(scriptsOf(text));
+    for (const [construct, attributes] of [
+      [declared, scripts.find((s) => s.name === "office/a")],
+      [undeclared, scripts.find((s) => s.name === "office/b")],
+    ] as const) {
+      const job = jobOf({ ...attributes, express: attributes?.express ?? null } as never, "create");
+      expect([job.resource, job.job_key]).toEqual([construct?.job.resource, construct?.job.job_key]);
+    }
   });
 
   it("keeps Terraform's template sequences of a script literal, and declared flags as declared", () => {
