@@ -13,13 +13,22 @@ import { parseApiProfile } from "../../contract/api-profile-name.js";
 import { parseRateLimit } from "../../contract/duration.js";
 import { bearerTokenProblem } from "../../contract/token.js";
 import { UsageError } from "../../errors.js";
+import type { ServicePath } from "../../routeros/simulator/reachability/index.js";
 import { ReceiverClient } from "../../service/receiver/wait-client.js";
+import {
+  parseAddress,
+  parsePort,
+  parseReachMode,
+  parseRouterAddress,
+  type RouterAddress,
+  reachFor,
+} from "../plan/reach-options.js";
 import { errorDiagnostic } from "./diagnostics.js";
 import { RouterJobLists } from "./job-lists.js";
 import { PlanTwin, planMemoDir } from "./plan-twin.js";
-import type { TfObject } from "./protocol/dynamic-value.js";
+import { isKnownObject, type TfObject } from "./protocol/dynamic-value.js";
 import type { WireMessage } from "./protocol/wire.js";
-import { type BlockSpec, boolOf, stringOf } from "./schema.js";
+import { type BlockSpec, boolOf, numberOf, stringOf } from "./schema.js";
 
 export const PROVIDER_SCHEMA: BlockSpec = {
   description: "routerjobs: RouterOS scripts run exactly once through a router job execution service.",
@@ -61,6 +70,37 @@ export const PROVIDER_SCHEMA: BlockSpec = {
       description:
         "Show in the plan what each script that would run does to its router's twin (planned_changes), and fail " +
         "the plan when it would fail there: one export read per router with a script to run (default: true).",
+    },
+    {
+      name: "reach",
+      type: "string",
+      optional: true,
+      description:
+        "How the service reaches the routers, checked on the twin after each script (a change that would cut " +
+        "it off fails the plan): inbound (it connects to the router's API), outbound (the router connects " +
+        "out to it), or off (default: ROUTERJOBS_REACH, else inbound).",
+    },
+    {
+      name: "service_address",
+      type: "string",
+      optional: true,
+      description:
+        "The service's IPv4 address as the routers see its connections (default: ROUTERJOBS_SERVICE_ADDRESS); " +
+        "without it, rules on the source address stay undecided.",
+    },
+    {
+      name: "reach_port",
+      type: "number",
+      optional: true,
+      description: "The port the service connects to (default 8729; 443 with reach = outbound).",
+    },
+    {
+      name: "router_addresses",
+      type: ["map", "string"],
+      optional: true,
+      description:
+        "By router id, the address the service connects to: address[:port][@interface], like " +
+        "10.0.0.1:8729@ether2 (default: each router's management address, learned from its configuration).",
     },
     {
       name: "wait_for",
@@ -126,6 +166,13 @@ export function validateProviderConfig(config: TfObject): WireMessage[] {
   check("api_profile", (value) => parseApiProfile(value, "api_profile"));
   check("rate_limit", (value) => parseRateLimit(value, "rate_limit"));
   check("wait_for", parseWaitFor);
+  try {
+    reachOf(config, {});
+  } catch (error) {
+    // Each message starts with the attribute it is about ("reach_port must be a port, ...").
+    const message = (error as Error).message;
+    problems.push(errorDiagnostic(message, "", message.split(/[\s']/)[0] ?? "reach"));
+  }
   check("receiver_url", (value) => {
     if (parseUrl(value).protocol !== "https:") throw new UsageError(`must be an https:// URL (got ${value})`);
   });
@@ -227,12 +274,41 @@ export async function receiverOf(
   }
 }
 
+/**
+ * The service's path to each router that the twin checks, as `routerjobs plan --reach` takes it; undefined with
+ * reach = "off". Router addresses are keyed by router id (the provider resolves no names).
+ */
+export function reachOf(
+  config: TfObject,
+  env: NodeJS.ProcessEnv = process.env,
+): ((routerId: string) => ServicePath) | undefined {
+  const mode = setting(config, "reach", env.ROUTERJOBS_REACH);
+  const serviceAddress = setting(config, "service_address", env.ROUTERJOBS_SERVICE_ADDRESS);
+  const port = numberOf(config, "reach_port");
+  if (port !== undefined) parsePort(String(port), "reach_port");
+  const routers = new Map<string, RouterAddress>();
+  const given = config.router_addresses;
+  for (const [routerId, text] of Object.entries(isKnownObject(given ?? null) ? (given as TfObject) : {})) {
+    if (typeof text !== "string") continue;
+    const [, address] = parseRouterAddress(`${routerId}=${text}`, "router_addresses");
+    routers.set(routerId, address);
+  }
+  return reachFor({
+    ...(mode === undefined ? {} : { mode: parseReachMode(mode, "reach") }),
+    ...(serviceAddress === undefined
+      ? {}
+      : { serviceAddress: parseAddress(serviceAddress, "service_address") }),
+    ...(port === undefined ? {} : { port }),
+    routers,
+  });
+}
+
 export async function configureProvider(config: TfObject, signal: AbortSignal): Promise<ProviderContext> {
   const client = new RouterJobsClient(await clientOptionsOf(config));
   const receiver = await receiverOf(config);
   const twin =
     boolOf(config, "plan_twin") === false
       ? undefined
-      : new PlanTwin(client, await planMemoDir(join(defaultStateDir(), "provider-plans")));
+      : new PlanTwin(client, await planMemoDir(join(defaultStateDir(), "provider-plans")), reachOf(config));
   return { client, jobLists: new RouterJobLists(client, signal), receiver, twin, signal };
 }

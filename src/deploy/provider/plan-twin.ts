@@ -16,14 +16,20 @@ import type { RouterJobsClient } from "../../client/client.js";
 import { RouterjobsError } from "../../errors.js";
 import { isProcessAlive, processStartTicks } from "../../platform/fs/process-alive.js";
 import { withLine } from "../../routeros/errors.js";
+import type { ServicePath } from "../../routeros/simulator/reachability/index.js";
 import { diffExports } from "../plan/export-diff.js";
 import { readLiveConfig } from "../plan/live-config.js";
 import { diffLines } from "../plan/report.js";
 import { runOnTwin, TwinLoadError } from "../plan/twin.js";
 
 export type TwinEffect =
-  /** The export diff lines the script makes on the twin. */
-  | { readonly kind: "changes"; readonly text: string }
+  /**
+   * The export diff lines the script makes on the twin; `unchecked` says why the service's path to the router
+   * could not be checked, when it could not.
+   */
+  | { readonly kind: "changes"; readonly text: string; readonly unchecked?: string }
+  /** The script would cut the service off from the router: the rule or setting, and the path it cuts. */
+  | { readonly kind: "cuts"; readonly text: string; readonly reason: string; readonly path: string }
   /** The script fails on the twin: the router's error, with its line. */
   | { readonly kind: "fails"; readonly error: string }
   /** The twin could not be built (the export could not be read, or the simulator cannot hold it). */
@@ -36,16 +42,20 @@ export class PlanTwin {
     private readonly client: RouterJobsClient,
     /** Where this Terraform process's plans are kept; undefined where the process cannot be named. */
     private readonly memoDir: string | undefined,
+    /** The service's path to each router, checked after the script (docs/safe-change.md); none: unchecked. */
+    private readonly reach?: (routerId: string) => ServicePath,
   ) {}
 
   /** What `script` would do on the router's twin (the same for every change that runs that script there). */
   async effectOf(routerId: string, script: string): Promise<TwinEffect> {
-    const memo = this.memoDir ? join(this.memoDir, `${digest(`${routerId}\n${script}`)}.json`) : undefined;
+    const path = this.reach?.(routerId);
+    const key = `${routerId}\n${script}\n${JSON.stringify(path ?? null)}`;
+    const memo = this.memoDir ? join(this.memoDir, `${digest(key)}.json`) : undefined;
     if (memo) {
       const kept = await readFile(memo, "utf8").catch(() => undefined);
       if (kept !== undefined) return JSON.parse(kept) as TwinEffect;
     }
-    const effect = await this.#run(routerId, script);
+    const effect = await this.#run(routerId, script, path);
     if (memo && this.memoDir) {
       await mkdir(this.memoDir, { recursive: true, mode: 0o700 });
       await writeFile(memo, JSON.stringify(effect), { mode: 0o600 });
@@ -53,12 +63,15 @@ export class PlanTwin {
     return effect;
   }
 
-  async #run(routerId: string, script: string): Promise<TwinEffect> {
+  async #run(routerId: string, script: string, path: ServicePath | undefined): Promise<TwinEffect> {
     try {
-      const twin = await runOnTwin(await this.#exportOf(routerId), [{ resource: routerId, script }]);
+      const twin = await runOnTwin(await this.#exportOf(routerId), [{ resource: routerId, script }], path);
       const failure = twin.failures[0];
       if (failure) return { kind: "fails", error: withLine(failure.error, failure.line) };
-      return { kind: "changes", text: diffLines(diffExports(twin.before, twin.after), "").join("\n") };
+      const text = diffLines(diffExports(twin.before, twin.after), "").join("\n");
+      const reach = twin.reachability;
+      if (reach?.status === "cut") return { kind: "cuts", text, reason: reach.reason, path: reach.path };
+      return { kind: "changes", text, ...(reach?.status === "unknown" ? { unchecked: reach.reason } : {}) };
     } catch (error) {
       if (!(error instanceof RouterjobsError || error instanceof TwinLoadError)) throw error;
       return { kind: "unavailable", reason: error.message };

@@ -247,7 +247,32 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       if (!context.twin) return { planned: { ...planned, planned_changes: null }, diagnostics: [] };
       const effect = await context.twin.effectOf(routerId, script);
       if (effect.kind === "changes")
-        return { planned: { ...planned, planned_changes: effect.text }, diagnostics: [] };
+        return {
+          planned: { ...planned, planned_changes: effect.text },
+          diagnostics:
+            effect.unchecked === undefined
+              ? []
+              : [
+                  warningDiagnostic(
+                    `router ${routerId}: the service's path to it was not checked: ${effect.unchecked}`,
+                    'Give the path in the provider block (service_address, router_addresses), or set reach = "off".',
+                  ),
+                ],
+        };
+      if (effect.kind === "cuts")
+        return {
+          planned: { ...planned, planned_changes: effect.text },
+          diagnostics: [
+            errorDiagnostic(
+              `this change would cut the service off from router ${routerId}: ${effect.reason}`,
+              `Run on a twin of the router's live configuration, the script leaves the service no way to the router ` +
+                `(path: ${effect.path}), and a job there would never report back; nothing was submitted. Fix the ` +
+                "script, correct the path (service_address, router_addresses, reach_port in the provider block), or " +
+                'set reach = "off" to skip the check.',
+              "script",
+            ),
+          ],
+        };
       if (effect.kind === "fails")
         return {
           planned: { ...planned, planned_changes: null },

@@ -23,6 +23,7 @@ import {
   TOKEN_A,
   writeServiceCa,
 } from "../../service/harness.js";
+import { officeVlans } from "../plan/fixtures.js";
 
 const terraform = terraformOrSkip('a resource: "provider" stack under the real terraform');
 
@@ -113,6 +114,43 @@ describe.skipIf(terraform === undefined)('a stack with resource: "provider" unde
       expect(readFileSync(join(tf.dir, file), "utf8").includes(secret), file).toBe(false);
     expect(await tf.mustRun(["apply", "-input=false", "-auto-approve"])).toContain("No changes.");
     expect(await jobs()).toHaveLength(2);
+  });
+
+  it("fails the plan of a change that would cut the service off, naming the setting; reach = off plans it", async () => {
+    // GIVEN the router's configuration as an office's, whose API-SSL the service connects to from 10.10.99.5
+    const loaded = await svc.call("POST", `/api/synchronous/${ROUTER_A}`, {
+      body: { command: "/execute", parameters: `=script=${officeVlans}` },
+    });
+    expect(loaded.status).toBe(200);
+    const before = (await jobs()).length;
+    // WHEN a script that moves the API-SSL port is planned beside the stack
+    writeFileSync(
+      join(tf.dir, "lockout.tf.json"),
+      JSON.stringify({
+        resource: {
+          routerjobs_script: {
+            lockout: {
+              router_id: ROUTER_A,
+              description: "move api-ssl",
+              script: "/ip service set api-ssl port=8730",
+            },
+          },
+        },
+      }),
+    );
+    try {
+      const plan = await tf.run(["plan", "-input=false"], { ROUTERJOBS_SERVICE_ADDRESS: "10.10.99.5" });
+      // THEN the plan fails with what cuts it off, and nothing is submitted
+      expect(plan.status, plan.output).not.toBe(0);
+      expect(plan.output.replace(/\s+/g, " ")).toContain(
+        `this change would cut the service off from router ${ROUTER_A}: /ip service api-ssl listens on tcp/8730, not tcp/8729`,
+      );
+      const off = await tf.run(["plan", "-input=false"], { ROUTERJOBS_REACH: "off" });
+      expect(off.status, off.output).toBe(0);
+      expect((await jobs()).length).toBe(before);
+    } finally {
+      rmSync(join(tf.dir, "lockout.tf.json"));
+    }
   });
 
   it("runs the destroy script once on destroy", async () => {

@@ -7,7 +7,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROVIDER_SCHEMA, receiverOf, validateProviderConfig } from "../../../src/deploy/provider/config.js";
+import {
+  PROVIDER_SCHEMA,
+  reachOf,
+  receiverOf,
+  validateProviderConfig,
+} from "../../../src/deploy/provider/config.js";
 import type { TfValue } from "../../../src/deploy/provider/protocol/dynamic-value.js";
 import { conform } from "../../../src/deploy/provider/schema.js";
 
@@ -62,5 +67,46 @@ describe("the provider's receiver settings", () => {
       'wait_for: must be one of auto, receiver, poll (got "sometimes")',
       "receiver_url: must be an https:// URL (got http://r:1)",
     ]);
+  });
+});
+
+describe("the provider's reach settings (the service's path to each router, checked in the plan)", () => {
+  const ROUTER = "a1000000-0000-4000-8000-0000000000aa";
+
+  it("checks the inbound path by default, to the router's learned address, and none with reach = off", () => {
+    expect(reachOf(config({}), {})?.(ROUTER)).toEqual({ direction: "inbound", protocol: "tcp", port: 8729 });
+    expect(reachOf(config({ reach: "off" }), {})).toBeUndefined();
+    expect(reachOf(config({}), { ROUTERJOBS_REACH: "off" })).toBeUndefined();
+    expect(reachOf(config({ reach: "outbound" }), {})?.(ROUTER)).toMatchObject({ direction: "outbound" });
+  });
+
+  it("takes the service's address, the port and each router's address from the block or the environment", () => {
+    const reach = reachOf(
+      config({ reach_port: 8728, router_addresses: { [ROUTER]: "10.0.0.1:8729@ether2" } }),
+      { ROUTERJOBS_SERVICE_ADDRESS: "10.9.9.9" },
+    );
+    expect(reach?.(ROUTER)).toEqual({
+      direction: "inbound",
+      protocol: "tcp",
+      port: 8729,
+      source: "10.9.9.9",
+      destination: "10.0.0.1",
+      ingressPort: "ether2",
+    });
+    expect(reach?.("b1000000-0000-4000-8000-0000000000bb")).toMatchObject({ port: 8728 });
+  });
+
+  it("names the attribute of a bad reach setting before anything runs", () => {
+    for (const [values, attribute, message] of [
+      [{ reach: "sideways" }, "reach", /reach must be one of inbound, outbound, off/],
+      [{ service_address: "jobs.example" }, "service_address", /must be an IPv4 address/],
+      [{ reach_port: 70000 }, "reach_port", /reach_port must be a port, 1 to 65535/],
+      [{ router_addresses: { [ROUTER]: "10.0.0.1:x" } }, "router_addresses", /port must be a port/],
+    ] as const) {
+      const problems = validateProviderConfig(config(values as Record<string, TfValue>));
+      expect(problems).toHaveLength(1);
+      expect(String(problems[0]?.summary)).toMatch(message);
+      expect(problems[0]?.attribute).toEqual({ steps: [{ attribute_name: attribute }] });
+    }
   });
 });
