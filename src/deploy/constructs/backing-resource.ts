@@ -88,6 +88,7 @@ function scriptResource(scope: IConstruct, id: string, props: BackingResourcePro
     notifyUrl: job.notify_url === undefined ? undefined : escapeTemplate(job.notify_url),
     timeout: formatDuration(job.timeout_ms),
     destroyScript: props.destroy === undefined ? undefined : escapeTemplate(props.destroy.script),
+    rollback: job.rollback,
     dependsOn: props.dependsOn,
   });
 }

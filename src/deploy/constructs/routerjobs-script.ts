@@ -17,6 +17,8 @@ export interface RouterjobsScriptConfig {
   readonly notifyUrl?: string | undefined;
   readonly timeout: string;
   readonly destroyScript?: string | undefined;
+  /** `on-failure`: the provider restores the router from the job's backup when the job fails. */
+  readonly rollback?: string | undefined;
   readonly dependsOn?: readonly TerraformDependable[] | undefined;
 }
 
@@ -65,6 +67,7 @@ function classesFor(framework: Framework): Classes {
         notify_url: config.notifyUrl,
         timeout: config.timeout,
         destroy_script: config.destroyScript,
+        rollback: config.rollback,
       };
     }
 

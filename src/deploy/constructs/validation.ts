@@ -169,9 +169,6 @@ const RULES: readonly {
     field: "rollback",
     checks: [
       oneOf(ROLLBACK_MODES),
-      underProvider(
-        'the provider does not restore a backup yet: use resource "terraform_data" with routerjobs deploy',
-      ),
       (_value, props) =>
         props.makeBackup
           ? undefined

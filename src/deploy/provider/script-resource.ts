@@ -101,6 +101,14 @@ export const SCRIPT_SCHEMA: BlockSpec = {
         "How long apply waits for the job, like 10m; a job still running then is followed by the next apply.",
     },
     {
+      name: "rollback",
+      type: "string",
+      optional: true,
+      description:
+        "on-failure: when the job fails, restore the router from the backup it took before the script (needs " +
+        "make_backup; a restore reboots the router), and still fail the apply. Changed in place: it does not change what runs.",
+    },
+    {
       name: "destroy_script",
       type: "string",
       optional: true,
@@ -159,6 +167,10 @@ export function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
     wait_for: "auto",
     timeout_ms: parseDuration(timeout, "timeout"),
     job_key: jobKey(definition),
+    // Outside job_key, as for the constructs' jobs: asking for a rollback changes nothing on the router.
+    ...(phase === "create" && stringOf(object, "rollback") !== undefined
+      ? { rollback: stringOf(object, "rollback") }
+      : {}),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -226,8 +238,16 @@ export function scriptResource(): ManagedResource<ProviderContext> {
     validate(config) {
       if (hasUnknown(config)) return [];
       try {
-        jobOf({ ...config, script: stringOf(config, "script") ?? "" }, "create");
+        const job = jobOf({ ...config, script: stringOf(config, "script") ?? "" }, "create");
         if (stringOf(config, "destroy_script") !== undefined) jobOf(config, "destroy");
+        if (job.rollback !== undefined && !job.make_backup)
+          return [
+            errorDiagnostic(
+              'rollback: "on-failure" needs make_backup = true: it restores the router from the backup the job takes',
+              "",
+              "rollback",
+            ),
+          ];
         return [];
       } catch (error) {
         const message = (error as Error).message;

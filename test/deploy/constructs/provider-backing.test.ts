@@ -119,8 +119,15 @@ describe('resource: "provider"', () => {
         needsAcknowledgement: false,
         notifyUrl: "https://hooks.example.net/rj",
       });
+      new RouterScript(stack, "b", {
+        routerId: ROUTER_A,
+        resource: "provider",
+        script: "/ip dns set servers=1.1.1.1",
+        rollback: "on-failure",
+      });
     });
-    const [script] = Object.values(scriptsOf(text));
+    const [script, withRollback] = Object.values(scriptsOf(text));
+    expect(withRollback).toMatchObject({ rollback: "on-failure", make_backup: true });
     expect(script).toMatchObject({
       script: '# $${x}\n/system identity set name="%%{y}"',
       express: false,
@@ -173,7 +180,6 @@ describe('resource: "provider"', () => {
   });
 
   it.each([
-    ["rollback", { rollback: "on-failure" }, /routerjobs deploy/],
     ["api", { api: "sdx" }, /api_profile in the provider block/],
     ["waitFor", { waitFor: "poll" }, /wait_for in the provider block/],
     ["safeChange.confirmWithin", { safeChange: { confirmWithin: "2m" } }, /does not confirm a safe change/],

@@ -220,6 +220,45 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
     expect(plan.output).toContain("tainted");
   });
 
+  it("restores the router from the job's backup when a script with rollback = on-failure fails there", async () => {
+    withTwin(false);
+    const exportOf = async () => {
+      await waitFor(() => !backend.isRebooting(ROUTER), {
+        what: "the router back from the restore's reboot",
+      });
+      return (await backend.router(ROUTER).runSource("/export")).join("\n");
+    };
+    const before = await exportOf();
+    configure(
+      resource("dns", { router_id: ROUTER, description: "set dns", script: "/ip dns set servers=1.1.1.1" }) +
+        resource("halfway", {
+          router_id: ROUTER,
+          description: "half way",
+          script: '/system identity set name="half"\n:error "half way"',
+          rollback: "on-failure",
+        }),
+    );
+    const result = await tf.run(["apply", "-input=false", "-auto-approve"]);
+    expect(result.status, result.output).not.toBe(0);
+    expect(result.output.replace(/\s+/g, " ")).toMatch(
+      /half way \(line 2 column 1\); rolled back: the router is restored from backup routerjobs-job-\d+ \(restore job #\d+\)/,
+    );
+    expect(await exportOf()).toBe(before);
+    // A rollback without the backup it restores is refused before anything runs.
+    configure(
+      resource("nobackup", {
+        router_id: ROUTER,
+        description: "no backup",
+        script: "/ip dns set servers=1.1.1.1",
+        make_backup: false,
+        rollback: "on-failure",
+      }),
+    );
+    const refused = await tf.run(["plan", "-input=false"]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.output).toContain('rollback: "on-failure" needs make_backup = true');
+  });
+
   it("imports a job by router and job id without running it again", async () => {
     configure(
       resource("dns", { router_id: ROUTER, description: "set dns", script: "/ip dns set servers=1.1.1.1" }),
