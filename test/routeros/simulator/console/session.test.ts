@@ -8,6 +8,7 @@ import {
   runCommandLine,
 } from "../../../../src/routeros/simulator/console/session.js";
 import { SimulatedRouter } from "../../../../src/routeros/simulator/router.js";
+import { waitFor } from "../../../helpers/wait-for.js";
 
 function sessionOn(router: SimulatedRouter): ConsoleSession {
   return new ConsoleSession({
@@ -56,9 +57,17 @@ describe("a console session", () => {
   });
 
   it("stops a running command when its signal aborts, printing the reason as RouterOS prints Ctrl-C", async () => {
-    const session = sessionOn(new SimulatedRouter({ defaults: false }));
+    const router = new SimulatedRouter({ defaults: false });
+    const session = sessionOn(router);
     const stop = new AbortController();
-    const reply = session.enter(':put before; :delay 1h; :put "never"', stop.signal);
+    const reply = session.enter(
+      ':put before; /system identity set name=waiting; :delay 1h; :put "never"',
+      stop.signal,
+    );
+    // Aborted once the line runs its delay: an abort before its first command would stop it before "before".
+    await waitFor(() => router.table("system-identity").items[0]?.values.name === "waiting", {
+      what: "the line to reach its delay",
+    });
     stop.abort(new RouterOsError("interrupted"));
     expect(await reply).toEqual({ output: ["before", "interrupted"], quit: false });
   });
