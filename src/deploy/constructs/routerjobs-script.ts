@@ -1,5 +1,5 @@
 import type { IConstruct } from "constructs";
-import { PROVIDER_SOURCE, PROVIDER_TYPE, SCRIPT_RESOURCE_TYPE } from "../../contract/provider-address.js";
+import { PROVIDER_SOURCE, PROVIDER_TYPE, SCRIPT_RESOURCE_TYPE } from "../terraform/provider-address.js";
 import { type CdkModule, type Framework, frameworkOf } from "./framework.js";
 import type { TerraformDependable, TerraformResourceLike } from "./props.js";
 

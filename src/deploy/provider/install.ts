@@ -9,13 +9,13 @@
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { UsageError } from "../../errors.js";
 import {
   PROVIDER_HOST,
   PROVIDER_NAMESPACE,
   PROVIDER_SOURCE,
   PROVIDER_TYPE,
-} from "../../contract/provider-address.js";
-import { UsageError } from "../../errors.js";
+} from "../terraform/provider-address.js";
 
 export interface InstallOptions {
   /** The mirror folder. @default Terraform's implied local mirror, ~/.terraform.d/plugins */

@@ -14,12 +14,12 @@ import { type ApplyJob, applyJobSchema, DEFAULT_EXPRESS_EXECUTE, jobKey } from "
 import { tagOf } from "../../contract/attempt-marker.js";
 import { formatDuration, parseDuration } from "../../contract/duration.js";
 import type { JobListItem } from "../../contract/job.js";
-import { SCRIPT_RESOURCE_TYPE } from "../../contract/provider-address.js";
 import { UsageError } from "../../errors.js";
 import { type ApplyResult, applyJob, type SeenJob } from "../apply/apply.js";
 import type { DeployKnowledge } from "../apply/deploy-knowledge.js";
 import { Journal } from "../apply/journal.js";
 import { findJob } from "../job-list/poll.js";
+import { SCRIPT_RESOURCE_TYPE } from "../terraform/provider-address.js";
 import type { ProviderContext } from "./config.js";
 import { errorDiagnostic, warningDiagnostic } from "./diagnostics.js";
 import { hasUnknown, type TfObject } from "./protocol/dynamic-value.js";

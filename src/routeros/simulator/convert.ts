@@ -69,6 +69,15 @@ function parseOne(name: string, type: ValueType, text: string, router: RouterSta
       }
       return String(value);
     }
+    case "kib": {
+      const match = /^(\d+)(KiB|MiB|GiB)?$/.exec(text);
+      if (!match) throw invalid(name);
+      const value = Number(match[1]) * (match[2] === "GiB" ? 1024 * 1024 : match[2] === "MiB" ? 1024 : 1);
+      if (value < type.min || value > type.max) {
+        throw new RouterOsError(`value of ${name} out of range (${type.min}KiB..${type.max}KiB)`);
+      }
+      return `${value}KiB`;
+    }
     case "enum":
       if (!type.values.includes(text)) throw noMatch(name);
       return text;

@@ -32,6 +32,8 @@ export type ValueType =
   | { readonly kind: "host" }
   | { readonly kind: "mac" }
   | { readonly kind: "int"; readonly min: number; readonly max: number }
+  /** A size in KiB, written `4096KiB`, `4MiB` or a bare count of KiB, kept as `<n>KiB` (7.x's print). */
+  | { readonly kind: "kib"; readonly min: number; readonly max: number }
   | { readonly kind: "enum"; readonly values: readonly string[] }
   | { readonly kind: "bool" }
   | { readonly kind: "time" }
@@ -192,6 +194,10 @@ export const str = (fallback?: string): PropDef => ({ type: { kind: "string" }, 
 export const int = (min: number, max: number, fallback?: number): PropDef => ({
   type: { kind: "int", min, max },
   default: fallback === undefined ? undefined : String(fallback),
+});
+export const kib = (min: number, max: number, fallback: number): PropDef => ({
+  type: { kind: "kib", min, max },
+  default: `${fallback}KiB`,
 });
 export const oneOf = (values: readonly string[], fallback?: string): PropDef => ({
   type: { kind: "enum", values },

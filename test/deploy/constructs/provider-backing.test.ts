@@ -6,7 +6,6 @@
  */
 import type { Construct } from "constructs";
 import { describe, expect, it } from "vitest";
-import { PROVIDER_SOURCE } from "../../../src/contract/provider-address.js";
 import {
   ConstructValidationError,
   Fleet,
@@ -14,6 +13,7 @@ import {
   RouterScript,
 } from "../../../src/deploy/constructs/index.js";
 import { jobOf } from "../../../src/deploy/provider/script-resource.js";
+import { PROVIDER_SOURCE } from "../../../src/deploy/terraform/provider-address.js";
 import { testingApp } from "../../helpers/scratch.js";
 import { FRAMEWORK_NAMES, loadFramework, smallSections, terraformPart } from "./framework-stack.js";
 import { ROUTER_A, ROUTER_B, synth } from "./support.js";

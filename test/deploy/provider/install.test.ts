@@ -3,13 +3,13 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PROVIDER_SOURCE } from "../../../src/contract/provider-address.js";
 import {
   installProvider,
   launcherScript,
   shellQuote,
   terraformPlatform,
 } from "../../../src/deploy/provider/install.js";
+import { PROVIDER_SOURCE } from "../../../src/deploy/terraform/provider-address.js";
 import { scratchDir } from "../../helpers/scratch.js";
 
 describe("routerjobs provider install", () => {

@@ -90,6 +90,23 @@ describe("/ip dns, /ip pool, /ip service", () => {
     );
   });
 
+  it("takes the DNS cache size with a unit or as KiB, and prints and exports it as 7.x does", async () => {
+    const router = freshRouter();
+    expect(await run(router, "/ip dns print")).toContain("cache-size: 2048KiB");
+    await run(router, "/ip dns set cache-size=4096KiB");
+    expect(await run(router, "/export")).toContain("/ip dns\nset cache-size=4096KiB");
+    await run(router, "/ip dns set cache-size=8192");
+    expect(await run(router, ":put [/ip dns get cache-size]")).toBe("8192KiB");
+    await run(router, "/ip dns set cache-size=1GiB");
+    expect(await run(router, ":put [/ip dns get cache-size]")).toBe("1048576KiB");
+    expect(await fail(router, "/ip dns set cache-size=32KiB")).toMatch(
+      /^value of cache-size out of range \(64KiB\.\.4294967295KiB\)/,
+    );
+    expect(await fail(router, "/ip dns set cache-size=4kb")).toMatch(
+      /^invalid value for argument cache-size/,
+    );
+  });
+
   it("names pools and refuses a duplicate name", async () => {
     const router = freshRouter();
     await run(router, "/ip pool add ranges=10.0.0.10-10.0.0.20");

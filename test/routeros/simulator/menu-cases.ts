@@ -315,8 +315,9 @@ export const singletonRows: Readonly<Record<string, SingletonRow>> = {
     invalid: { args: "mode=anycast", error: "input does not match any value of mode" },
   },
   "ip dns": {
-    set: "cache-size=4096",
-    changed: { cache_size: "4096" },
+    // 7.x prints and exports the size with its unit; a bare number is KiB, MiB is 1024 of them.
+    set: "cache-size=4MiB",
+    changed: { cache_size: "4096KiB" },
     invalid: {
       args: "max-udp-packet-size=10",
       error: "value of max-udp-packet-size out of range (50..65507)",

@@ -5,7 +5,7 @@
 import { RouterOsError } from "../../errors.js";
 import { formatIp, networkOf, parseIp, parsePrefix } from "../../runtime/ipv4.js";
 import type { Flag } from "../schema.js";
-import { bool, commonProps, int, type MenuDef, oneOf, type PropDef, ref, str } from "../schema.js";
+import { bool, commonProps, int, kib, type MenuDef, oneOf, type PropDef, ref, str } from "../schema.js";
 import { anyInterface, ipPool } from "./targets.js";
 
 const ip: PropDef = { type: { kind: "ip" } };
@@ -124,7 +124,7 @@ export const ipMenus: readonly MenuDef[] = [
     properties: {
       servers: { type: { kind: "ip46" }, list: true },
       "allow-remote-requests": bool("no"),
-      "cache-size": int(64, 4_294_967_295, 2048),
+      "cache-size": kib(64, 4_294_967_295, 2048),
       "cache-max-ttl": time("1w"),
       "max-udp-packet-size": int(50, 65507, 4096),
       "use-doh-server": str(),
