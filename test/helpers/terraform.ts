@@ -1,9 +1,29 @@
-import { spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "vitest";
+import { PACKAGE_ROOT } from "../../src/client/version.js";
 import { findOnPath } from "../../src/deploy/terraform/terraform.js";
+
+/**
+ * `routerjobs provider install --dir <work>/mirror`, run as a user runs it (the built CLI, HOME in `work`): the
+ * Terraform CLI configuration it prints, written to `<work>/cli.tfrc` for TF_CLI_CONFIG_FILE, and the
+ * `required_providers` block it prints.
+ */
+export function installProviderMirror(work: string): { cliConfigFile: string; requiredProviders: string } {
+  const printed = execFileSync(
+    process.execPath,
+    [join(PACKAGE_ROOT, "bin", "routerjobs.js"), "provider", "install", "--dir", join(work, "mirror")],
+    { encoding: "utf8", env: { ...process.env, HOME: join(work, "home") } },
+  );
+  const cliConfig = printed.slice(printed.indexOf("provider_installation {"));
+  if (!cliConfig.includes(join(work, "mirror"))) throw new Error(`provider install printed:\n${printed}`);
+  const cliConfigFile = join(work, "cli.tfrc");
+  writeFileSync(cliConfigFile, cliConfig);
+  const requiredProviders = printed.slice(printed.indexOf("terraform {"), printed.indexOf("\n}\n") + 3);
+  return { cliConfigFile, requiredProviders };
+}
 
 /**
  * The terraform binary, or undefined after printing why the suite skips. Under CI a missing terraform is a

@@ -4,18 +4,16 @@
  * install` wrote, plan (the twin's diff), apply against the embedded service with a simulated router (each
  * section runs once, in order), an apply with nothing to do, and destroy (the destroy script once).
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../../src/client/client.js";
-import { PACKAGE_ROOT } from "../../../src/demo/local-stack.js";
 import { RouterConfig } from "../../../src/deploy/constructs/index.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { scratchDir } from "../../helpers/scratch.js";
-import { TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
+import { installProviderMirror, TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
 import {
   ROUTER_A,
   startTestService,
@@ -36,19 +34,14 @@ describe.skipIf(terraform === undefined)('a stack with resource: "provider" unde
   beforeAll(async () => {
     work = scratchDir("rj-provider-stack-");
     svc = await startTestService({}, new SimulatedBackend({ seed: 11 }));
-    const printed = execFileSync(
-      process.execPath,
-      [join(PACKAGE_ROOT, "bin", "routerjobs.js"), "provider", "install", "--dir", join(work, "mirror")],
-      { encoding: "utf8", env: { ...process.env, HOME: join(work, "home") } },
-    );
-    writeFileSync(join(work, "cli.tfrc"), printed.slice(printed.indexOf("provider_installation {")));
+    const { cliConfigFile } = installProviderMirror(work);
     tf = new TerraformDir(terraform as string, {
       ROUTERJOBS_URL: svc.url,
       ROUTERJOBS_TOKEN: TOKEN_A,
       ROUTERJOBS_CA_FILE: writeServiceCa(svc, work),
       ROUTERJOBS_STATE_DIR: join(work, "state"),
       HOME: join(work, "home"),
-      TF_CLI_CONFIG_FILE: join(work, "cli.tfrc"),
+      TF_CLI_CONFIG_FILE: cliConfigFile,
     });
     client = new RouterJobsClient({
       baseUrl: svc.url,

@@ -6,18 +6,16 @@
  * the kill: the whole `terraform apply` process tree killed while its job is listed, then a plain apply again
  * with no journal, which finds the job by its marker and does not submit it again.
  */
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../../src/client/client.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import type { ScriptOutcome } from "../../../src/contract/routers/router-backend.js";
-import { PACKAGE_ROOT } from "../../../src/demo/local-stack.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { processes } from "../../helpers/processes.js";
 import { scratchDir } from "../../helpers/scratch.js";
-import { TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
+import { installProviderMirror, TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import {
   ROUTER_A,
@@ -71,22 +69,14 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
     backend = new RecordingBackend({ seed: 7 });
     svc = await startTestService({}, backend);
     // The CLI as a user runs it: its output is the configuration to use.
-    const printed = execFileSync(
-      process.execPath,
-      [join(PACKAGE_ROOT, "bin", "routerjobs.js"), "provider", "install", "--dir", join(work, "mirror")],
-      { encoding: "utf8", env: { ...process.env, HOME: join(work, "home") } },
-    );
-    const cliConfig = printed.slice(printed.indexOf("provider_installation {"));
-    const requiredProviders = printed.slice(printed.indexOf("terraform {"), printed.indexOf("\n}\n") + 3);
-    expect(cliConfig).toContain(join(work, "mirror"));
-    writeFileSync(join(work, "cli.tfrc"), cliConfig);
+    const { cliConfigFile, requiredProviders } = installProviderMirror(work);
     env = {
       ROUTERJOBS_URL: svc.url,
       ROUTERJOBS_TOKEN: TOKEN_A,
       ROUTERJOBS_CA_FILE: writeServiceCa(svc, work),
       ROUTERJOBS_STATE_DIR: join(work, "state"),
       HOME: join(work, "home"),
-      TF_CLI_CONFIG_FILE: join(work, "cli.tfrc"),
+      TF_CLI_CONFIG_FILE: cliConfigFile,
     };
     tf = new TerraformDir(terraform as string, env);
     client = new RouterJobsClient({
