@@ -3,7 +3,7 @@ import { APPLY_JOB_ENV, type ApplyJob, INSTANCE_ID_ENV } from "../../contract/ap
 import { formatDuration } from "../../contract/duration.js";
 import { STATE_IDENTITY_KEY, stateIdentityText } from "../terraform/state.js";
 import { ConstructValidationError } from "./errors.js";
-import { type Framework, frameworkOf, requireBeside } from "./framework.js";
+import { ensureStackProvider, type Framework, frameworkOf, requireBeside } from "./framework.js";
 import type { TerraformDependable, TerraformResourceLike } from "./props.js";
 import { createRouterjobsScript } from "./routerjobs-script.js";
 import { TerraformData } from "./terraform-data.js";
@@ -53,7 +53,7 @@ export function createBackingResource(
   const triggers = { job_key: props.create.job_key };
   if (props.kind === "null_resource") {
     const { NullProvider, NullResource } = nullBindings(scope, frameworkOf(scope));
-    ensureNullProvider(scope, NullProvider);
+    ensureStackProvider(scope, "null", (stack) => new NullProvider(stack, "routerjobs-null-provider"));
     // null_resource has no `input`: the destroy job rides in the triggers, so changing it re-runs the job too.
     const all = destroyJson === undefined ? triggers : { ...triggers, destroy_job: destroyJson };
     return new NullResource(scope, id, { ...common, triggers: all });
@@ -77,20 +77,24 @@ export function createBackingResource(
  */
 function scriptResource(scope: IConstruct, id: string, props: BackingResourceProps): TerraformResourceLike {
   const job = props.create;
-  return createRouterjobsScript(scope, id, {
-    routerId: job.router_id,
-    script: escapeTemplate(job.script),
-    description: escapeTemplate(job.description),
-    name: escapeTemplate(job.resource),
-    makeBackup: job.make_backup,
-    express: job.express_execute,
-    needsAck: job.needs_acknowledgement,
-    notifyUrl: job.notify_url === undefined ? undefined : escapeTemplate(job.notify_url),
-    timeout: formatDuration(job.timeout_ms),
-    destroyScript: props.destroy === undefined ? undefined : escapeTemplate(props.destroy.script),
-    rollback: job.rollback,
-    dependsOn: props.dependsOn,
-  });
+  return createRouterjobsScript(
+    scope,
+    id,
+    {
+      router_id: job.router_id,
+      script: escapeTemplate(job.script),
+      description: escapeTemplate(job.description),
+      name: escapeTemplate(job.resource),
+      make_backup: job.make_backup,
+      express: job.express_execute,
+      needs_ack: job.needs_acknowledgement,
+      notify_url: job.notify_url === undefined ? undefined : escapeTemplate(job.notify_url),
+      timeout: formatDuration(job.timeout_ms),
+      destroy_script: props.destroy === undefined ? undefined : escapeTemplate(props.destroy.script),
+      rollback: job.rollback,
+    },
+    props.dependsOn,
+  );
 }
 
 type Provisioner = { readonly type: "local-exec" } & Record<string, unknown>;
@@ -150,18 +154,4 @@ function nullBindings(scope: IConstruct, framework: Framework): NullBindings {
     );
   }
   return { NullProvider: provider.NullProvider, NullResource: resource.Resource };
-}
-
-const stacksWithNullProvider = new WeakSet<IConstruct>();
-
-/** null_resource needs a configured `null` provider in its stack; add one unless the stack has it. */
-function ensureNullProvider(scope: IConstruct, NullProvider: NullBindings["NullProvider"]): void {
-  const { TerraformStack, TerraformProvider } = frameworkOf(scope).cdk;
-  const stack = TerraformStack.of(scope as never);
-  if (stacksWithNullProvider.has(stack)) return;
-  const present = stack.node
-    .findAll()
-    .some((node) => node instanceof TerraformProvider && node.terraformResourceType === "null");
-  if (!present) new NullProvider(stack, "routerjobs-null-provider");
-  stacksWithNullProvider.add(stack);
 }

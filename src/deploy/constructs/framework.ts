@@ -118,3 +118,23 @@ export function requireBeside<T>(framework: Framework, request: string): T | und
     throw error;
   }
 }
+
+/** The provider types each stack is known to have, so that a fleet of scripts looks through the stack once. */
+const providersOfStack = new WeakMap<IConstruct, Set<string>>();
+
+/**
+ * Adds the provider of Terraform type `type` to the stack that holds `scope` (`add` builds it there), unless the
+ * stack has one already: a user's own, with its settings, is kept.
+ */
+export function ensureStackProvider(scope: IConstruct, type: string, add: (stack: IConstruct) => void): void {
+  const { TerraformStack, TerraformProvider } = frameworkOf(scope).cdk;
+  const stack = TerraformStack.of(scope as never);
+  const known = providersOfStack.get(stack) ?? new Set<string>();
+  providersOfStack.set(stack, known);
+  if (known.has(type)) return;
+  const present = stack.node
+    .findAll()
+    .some((node) => node instanceof TerraformProvider && node.terraformResourceType === type);
+  if (!present) add(stack);
+  known.add(type);
+}

@@ -1,32 +1,34 @@
 import type { IConstruct } from "constructs";
 import { PROVIDER_SOURCE, PROVIDER_TYPE, SCRIPT_RESOURCE_TYPE } from "../terraform/provider-address.js";
-import { type CdkModule, type Framework, frameworkOf } from "./framework.js";
+import { type CdkModule, ensureStackProvider, type Framework, frameworkOf } from "./framework.js";
 import type { TerraformDependable, TerraformResourceLike } from "./props.js";
 
-/** The attributes of the provider's `routerjobs_script` (docs/provider.md), as the constructs set them. */
-export interface RouterjobsScriptConfig {
-  readonly routerId: string;
+/**
+ * The attributes of the provider's `routerjobs_script` (docs/provider.md) as the constructs set them, named as
+ * its schema names them; an absent one is left out, and the provider's default applies.
+ */
+export interface RouterjobsScriptAttributes {
+  readonly router_id: string;
   readonly script: string;
   readonly description: string;
   /** The change's name in the router's job list: the construct path, so two scripts never share a marker. */
   readonly name: string;
-  readonly makeBackup: boolean;
-  /** Left out, the provider's default (express) applies, as `routerjobs apply` does. */
+  readonly make_backup: boolean;
   readonly express?: boolean | undefined;
-  readonly needsAck: boolean;
-  readonly notifyUrl?: string | undefined;
+  readonly needs_ack: boolean;
+  readonly notify_url?: string | undefined;
   readonly timeout: string;
-  readonly destroyScript?: string | undefined;
+  readonly destroy_script?: string | undefined;
   /** `on-failure`: the provider restores the router from the job's backup when the job fails. */
   readonly rollback?: string | undefined;
-  readonly dependsOn?: readonly TerraformDependable[] | undefined;
 }
 
 interface Classes {
   readonly Script: new (
     scope: IConstruct,
     id: string,
-    config: RouterjobsScriptConfig,
+    attributes: RouterjobsScriptAttributes,
+    dependsOn: readonly TerraformDependable[] | undefined,
   ) => TerraformResourceLike;
   readonly Provider: new (scope: IConstruct, id: string) => unknown;
 }
@@ -43,32 +45,24 @@ function classesFor(framework: Framework): Classes {
   const { TerraformResource, TerraformProvider } = framework.cdk;
   const metadata = { providerName: PROVIDER_TYPE };
   class Script extends TerraformResource {
-    private readonly config: RouterjobsScriptConfig;
+    private readonly attributes: RouterjobsScriptAttributes;
 
-    constructor(scope: IConstruct, id: string, config: RouterjobsScriptConfig) {
+    constructor(
+      scope: IConstruct,
+      id: string,
+      attributes: RouterjobsScriptAttributes,
+      dependsOn: readonly TerraformDependable[] | undefined,
+    ) {
       super(scope as never, id, {
         terraformResourceType: SCRIPT_RESOURCE_TYPE,
         terraformGeneratorMetadata: metadata,
-        dependsOn: config.dependsOn === undefined ? undefined : [...config.dependsOn],
+        dependsOn: dependsOn === undefined ? undefined : [...dependsOn],
       });
-      this.config = config;
+      this.attributes = attributes;
     }
 
     protected override synthesizeAttributes(): Record<string, unknown> {
-      const config = this.config;
-      return {
-        router_id: config.routerId,
-        script: config.script,
-        description: config.description,
-        name: config.name,
-        make_backup: config.makeBackup,
-        express: config.express,
-        needs_ack: config.needsAck,
-        notify_url: config.notifyUrl,
-        timeout: config.timeout,
-        destroy_script: config.destroyScript,
-        rollback: config.rollback,
-      };
+      return { ...this.attributes };
     }
 
     protected override synthesizeHclAttributes(): Record<string, unknown> {
@@ -103,8 +97,6 @@ function classesFor(framework: Framework): Classes {
   return created;
 }
 
-const stacksWithProvider = new WeakSet<IConstruct>();
-
 /**
  * A `routerjobs_script` resource in the stack that holds `scope`, with a `routerjobs` provider block added to
  * that stack unless it has one (a user's own, with settings, is kept).
@@ -112,20 +104,10 @@ const stacksWithProvider = new WeakSet<IConstruct>();
 export function createRouterjobsScript(
   scope: IConstruct,
   id: string,
-  config: RouterjobsScriptConfig,
+  attributes: RouterjobsScriptAttributes,
+  dependsOn?: readonly TerraformDependable[],
 ): TerraformResourceLike {
-  const framework = frameworkOf(scope);
-  const { Script, Provider } = classesFor(framework);
-  const stack = framework.cdk.TerraformStack.of(scope as never);
-  if (!stacksWithProvider.has(stack)) {
-    const present = stack.node
-      .findAll()
-      .some(
-        (node) =>
-          node instanceof framework.cdk.TerraformProvider && node.terraformResourceType === PROVIDER_TYPE,
-      );
-    if (!present) new Provider(stack, "routerjobs-provider");
-    stacksWithProvider.add(stack);
-  }
-  return new Script(scope, id, config);
+  const { Script, Provider } = classesFor(frameworkOf(scope));
+  ensureStackProvider(scope, PROVIDER_TYPE, (stack) => new Provider(stack, "routerjobs-provider"));
+  return new Script(scope, id, attributes, dependsOn);
 }

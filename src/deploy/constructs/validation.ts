@@ -78,9 +78,11 @@ const fitsProfile: Check = (value, props) =>
  * do yet (docs/provider.md).
  */
 const underProvider =
-  (why: string): Check =>
-  (_value, props) =>
-    props.resource === "provider" ? `cannot be set with resource: "provider": ${why}` : undefined;
+  (why: string, set: (value: string, props: ResolvedScript) => boolean = () => true): Check =>
+  (value, props) =>
+    props.resource === "provider" && set(value, props)
+      ? `cannot be set with resource: "provider": ${why}`
+      : undefined;
 
 const scriptChecks = [notEmpty, fitsProfile, unstorableText, parses];
 const descriptionChecks = [notEmpty, atMost(DESCRIPTION_MAX_CHARS), unstorableText];
@@ -118,10 +120,11 @@ const RULES: readonly {
     field: "destroyDescription",
     checks: [
       ...descriptionChecks,
-      (value, props) =>
-        props.resource === "provider" && value !== props.description
-          ? 'cannot be set with resource: "provider": the provider describes the destroy script\'s job as "destroy: " and the description'
-          : undefined,
+      // Undeclared, it is the description.
+      underProvider(
+        'the provider describes the destroy script\'s job as "destroy: " and the description',
+        (value, props) => value !== props.description,
+      ),
     ],
   },
   {
@@ -148,10 +151,7 @@ const RULES: readonly {
     field: "waitFor",
     checks: [
       oneOf(WAIT_MODES),
-      (value, props) =>
-        value !== "auto" && props.resource === "provider"
-          ? 'cannot be set with resource: "provider": set wait_for in the provider block, for every resource'
-          : undefined,
+      underProvider("set wait_for in the provider block, for every resource", (value) => value !== "auto"),
     ],
   },
   {

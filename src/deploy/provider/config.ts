@@ -169,9 +169,8 @@ export function validateProviderConfig(config: TfObject): WireMessage[] {
   try {
     reachOf(config, {});
   } catch (error) {
-    // Each message starts with the attribute it is about ("reach_port must be a port, ...").
-    const message = (error as Error).message;
-    problems.push(errorDiagnostic(message, "", message.split(/[\s']/)[0] ?? "reach"));
+    if (!(error instanceof SettingError)) throw error;
+    problems.push(errorDiagnostic(error.message, "", error.attribute));
   }
   check("receiver_url", (value) => {
     if (parseUrl(value).protocol !== "https:") throw new UsageError(`must be an https:// URL (got ${value})`);
@@ -282,25 +281,47 @@ export function reachOf(
   config: TfObject,
   env: NodeJS.ProcessEnv = process.env,
 ): ((routerId: string) => ServicePath) | undefined {
-  const mode = setting(config, "reach", env.ROUTERJOBS_REACH);
-  const serviceAddress = setting(config, "service_address", env.ROUTERJOBS_SERVICE_ADDRESS);
+  const modeText = setting(config, "reach", env.ROUTERJOBS_REACH);
+  const mode = modeText && parsedSetting("reach", () => parseReachMode(modeText, "reach"));
+  const addressText = setting(config, "service_address", env.ROUTERJOBS_SERVICE_ADDRESS);
+  const serviceAddress =
+    addressText && parsedSetting("service_address", () => parseAddress(addressText, "service_address"));
   const port = numberOf(config, "reach_port");
-  if (port !== undefined) parsePort(String(port), "reach_port");
+  if (port !== undefined) parsedSetting("reach_port", () => parsePort(String(port), "reach_port"));
   const routers = new Map<string, RouterAddress>();
   const given = config.router_addresses;
   for (const [routerId, text] of Object.entries(isKnownObject(given ?? null) ? (given as TfObject) : {})) {
     if (typeof text !== "string") continue;
-    const [, address] = parseRouterAddress(`${routerId}=${text}`, "router_addresses");
+    const [, address] = parsedSetting("router_addresses", () =>
+      parseRouterAddress(`${routerId}=${text}`, "router_addresses"),
+    );
     routers.set(routerId, address);
   }
   return reachFor({
-    ...(mode === undefined ? {} : { mode: parseReachMode(mode, "reach") }),
-    ...(serviceAddress === undefined
-      ? {}
-      : { serviceAddress: parseAddress(serviceAddress, "service_address") }),
+    ...(mode ? { mode } : {}),
+    ...(serviceAddress ? { serviceAddress } : {}),
     ...(port === undefined ? {} : { port }),
     routers,
   });
+}
+
+/** A bad setting of the provider block, with the attribute a diagnostic points at. */
+class SettingError extends UsageError {
+  constructor(
+    readonly attribute: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function parsedSetting<T>(attribute: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new SettingError(attribute, error.message);
+  }
 }
 
 export async function configureProvider(config: TfObject, signal: AbortSignal): Promise<ProviderContext> {

@@ -149,6 +149,7 @@ export function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
   const script = phase === "create" ? stringOf(object, "script") : stringOf(object, "destroy_script");
   const description = stringOf(object, "description") ?? "";
   const timeout = stringOf(object, "timeout") ?? DEFAULT_TIMEOUT;
+  const rollback = stringOf(object, "rollback");
   const definition = {
     phase,
     router_id: stringOf(object, "router_id") ?? "",
@@ -168,9 +169,7 @@ export function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
     timeout_ms: parseDuration(timeout, "timeout"),
     job_key: jobKey(definition),
     // Outside job_key, as for the constructs' jobs: asking for a rollback changes nothing on the router.
-    ...(phase === "create" && stringOf(object, "rollback") !== undefined
-      ? { rollback: stringOf(object, "rollback") }
-      : {}),
+    ...(phase === "create" && rollback !== undefined ? { rollback } : {}),
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RouterJobsClient } from "../../../src/client/client.js";
+import { reachFor } from "../../../src/deploy/plan/reach-options.js";
 import type { ProviderContext } from "../../../src/deploy/provider/config.js";
 import { jobsDataSource, routerDataSource } from "../../../src/deploy/provider/data-sources.js";
 import { RouterJobLists } from "../../../src/deploy/provider/job-lists.js";
@@ -104,6 +105,27 @@ describe("the provider's reads per router", () => {
       kind: "fails",
       error: expect.stringMatching(/input does not match any value of interface.*\(line 2\b/),
     });
+  });
+
+  it("finds a script that would cut the service off, and says when the path cannot be checked", async () => {
+    // GIVEN the service's path to the router checked after each script (inbound, to API-SSL)
+    const twin = new PlanTwin(client, undefined, reachFor({}));
+    // THEN a script that moves API-SSL's port cuts it, naming the setting; one that does not keeps it
+    expect(await twin.effectOf(ROUTER_A2, "/ip service set api-ssl port=8730")).toEqual({
+      kind: "cuts",
+      text: expect.stringContaining("port=8730"),
+      reason: "/ip service api-ssl listens on tcp/8730, not tcp/8729",
+      path: expect.stringContaining("tcp/8729"),
+    });
+    expect(await twin.effectOf(ROUTER_A2, "/ip dns set servers=9.9.9.9")).toEqual({
+      kind: "changes",
+      text: expect.stringContaining("servers=9.9.9.9"),
+    });
+    // AND a path the router's configuration cannot carry even before the script is left unchecked, said why
+    const elsewhere = reachFor({ routers: new Map([[ROUTER_A2, { address: "10.99.99.99" }]]) });
+    expect(
+      await new PlanTwin(client, undefined, elsewhere).effectOf(ROUTER_A2, "/ip dns set servers=9.9.9.9"),
+    ).toMatchObject({ kind: "changes", unchecked: expect.stringContaining("before the change") });
   });
 
   it("says why when the router's export cannot be read, without failing the plan", async () => {
