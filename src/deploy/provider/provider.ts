@@ -31,9 +31,42 @@ export interface ManagedResource<Context> {
   create(context: Context, planned: TfObject): Promise<ApplyOutcome>;
   update(context: Context, prior: TfObject, planned: TfObject): Promise<ApplyOutcome>;
   delete(context: Context, prior: TfObject): Promise<void>;
-  /** The refreshed state, or null when the object is gone. */
-  read(context: Context, current: TfObject): Promise<TfObject | null>;
+  /**
+   * Attributes whose planned change replaces the object beyond the schema's own (`replaces`), given the
+   * object's private data (what the provider recorded beside the state).
+   */
+  replaces?(prior: TfObject, planned: TfObject, priorPrivate: Uint8Array | undefined): string[];
+  /**
+   * The object a resource of another type becomes under a `moved` block (Terraform >= 1.8). Terraform asks
+   * before it configures the provider: what needs the service is the refresh's to do.
+   */
+  moveState?(source: MoveSource): MovedObject;
+  /** The refreshed object (its state null when it is gone), given its private data. */
+  read(context: Context, current: TfObject, privateData: Uint8Array | undefined): Promise<ReadOutcome>;
   importState(context: Context, id: string): Promise<TfObject>;
+}
+
+/** A resource of another type, as a `moved` block hands it over. */
+export interface MoveSource {
+  readonly providerAddress: string;
+  readonly typeName: string;
+  /** The source's stored state, as Terraform's JSON state holds it. */
+  readonly state: TfValue;
+}
+
+/** What it becomes here, with the provider's private data for the object. */
+export interface MovedObject {
+  readonly state: TfObject;
+  /** Private data for the object: Terraform keeps it beside the state and hands it back to each call. */
+  readonly private: Uint8Array;
+  readonly diagnostics: readonly WireMessage[];
+}
+
+/** What a refresh ends with: the state (null: gone), its private data where it changed, and diagnostics. */
+export interface ReadOutcome {
+  readonly state: TfObject | null;
+  readonly private?: Uint8Array | undefined;
+  readonly diagnostics?: readonly WireMessage[] | undefined;
 }
 
 /** What an apply ends with: the state to record (null: none), and the diagnostics (an error fails it). */
@@ -110,7 +143,7 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
 
   return {
     GetMetadata: async () => ({
-      server_capabilities: { get_provider_schema_optional: false },
+      server_capabilities: { get_provider_schema_optional: false, move_resource_state: true },
       resources: definition.resources.map((resource) => ({ type_name: resource.typeName })),
       data_sources: dataSources.map((source) => ({ type_name: source.typeName })),
     }),
@@ -122,7 +155,7 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
       data_source_schemas: Object.fromEntries(
         dataSources.map((source) => [source.typeName, wireSchema(source.schema)]),
       ),
-      server_capabilities: {},
+      server_capabilities: { move_resource_state: true },
     }),
     ValidateProviderConfig: async (request) => ({
       diagnostics: definition.validateConfig(conform(definition.schema, decodedField(request, "config"))),
@@ -159,8 +192,13 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
       const current = objectOf(request, "current_state");
       if (!current) return { new_state: dynamic(null), diagnostics: [] };
       try {
-        const state = await resource.read(contextOf(), conform(resource.schema, current));
-        return { new_state: dynamic(state), private: request.private, diagnostics: [] };
+        const privateData = request.private as Uint8Array | undefined;
+        const outcome = await resource.read(contextOf(), conform(resource.schema, current), privateData);
+        return {
+          new_state: dynamic(outcome.state),
+          private: outcome.private ?? privateData,
+          diagnostics: [...(outcome.diagnostics ?? [])],
+        };
       } catch (error) {
         return { new_state: dynamic(current), private: request.private, diagnostics: [failure(error)] };
       }
@@ -173,7 +211,15 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
       try {
         const conformed = conform(resource.schema, proposed);
         const priorObject = prior ? conform(resource.schema, prior) : null;
-        const replacing = priorObject ? replacingChanges(resource.schema, priorObject, conformed) : [];
+        const priorPrivate = request.prior_private as Uint8Array | undefined;
+        const replacing = priorObject
+          ? [
+              ...new Set([
+                ...replacingChanges(resource.schema, priorObject, conformed),
+                ...(resource.replaces?.(priorObject, conformed, priorPrivate) ?? []),
+              ]),
+            ]
+          : [];
         const created = !priorObject || replacing.length > 0;
         const planned = created
           ? resource.plan(null, plannedForCreate(resource.schema, conformed))
@@ -186,6 +232,8 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
         return {
           planned_state: dynamic(outcome.planned),
           requires_replace: replacing.map((name) => ({ steps: [{ attribute_name: name }] })),
+          // Kept for the object that stays; a new object starts without.
+          ...(created || !priorPrivate ? {} : { planned_private: priorPrivate }),
           diagnostics: [...outcome.diagnostics],
         };
       } catch (error) {
@@ -219,6 +267,26 @@ export function providerRpcs<Context>(definition: ProviderDefinition<Context>): 
           imported_resources: [
             { type_name: resource.typeName, state: dynamic(conform(resource.schema, state)) },
           ],
+        };
+      } catch (error) {
+        return { diagnostics: [failure(error)] };
+      }
+    },
+    MoveResourceState: async (request) => {
+      try {
+        const resource = resourceOf({ type_name: request.target_type_name });
+        if (!resource.moveState)
+          throw new Error(`${resource.typeName} cannot take the state of another resource type`);
+        const raw = request.source_state as WireMessage | undefined;
+        const moved = resource.moveState({
+          providerAddress: String(request.source_provider_address ?? ""),
+          typeName: String(request.source_type_name ?? ""),
+          state: decodeJsonValue((raw?.json as Uint8Array | undefined) ?? new Uint8Array(0)),
+        });
+        return {
+          target_state: dynamic(conform(resource.schema, moved.state)),
+          target_private: moved.private,
+          diagnostics: [...moved.diagnostics],
         };
       } catch (error) {
         return { diagnostics: [failure(error)] };

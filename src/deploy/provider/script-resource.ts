@@ -10,7 +10,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { defaultStateDir } from "../../client/state-dir.js";
-import { type ApplyJob, applyJobSchema, DEFAULT_EXPRESS_EXECUTE, jobKey } from "../../contract/apply-job.js";
+import {
+  type ApplyJob,
+  applyJobSchema,
+  DEFAULT_EXPRESS_EXECUTE,
+  type JobDefinition,
+  jobKey,
+} from "../../contract/apply-job.js";
 import { tagOf } from "../../contract/attempt-marker.js";
 import { formatDuration, parseDuration } from "../../contract/duration.js";
 import type { JobListItem } from "../../contract/job.js";
@@ -26,6 +32,7 @@ import { hasUnknown, type TfObject } from "./protocol/dynamic-value.js";
 import type { WireMessage } from "./protocol/wire.js";
 import type { ApplyOutcome, ManagedResource } from "./provider.js";
 import { type BlockSpec, boolOf, stringOf } from "./schema.js";
+import { movedObjectReplaces, moveFromTerraformData, resolveMoved } from "./script-move.js";
 
 export const DEFAULT_TIMEOUT = "10m";
 /** How long a refresh or an import may take to read a router's jobs. */
@@ -146,20 +153,10 @@ const ATTRIBUTE_OF: Readonly<Record<string, string>> = {
 
 /** The job a resource's object stands for, as apply runs it (exported for the constructs' tests). */
 export function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
-  const script = phase === "create" ? stringOf(object, "script") : stringOf(object, "destroy_script");
   const description = stringOf(object, "description") ?? "";
   const timeout = stringOf(object, "timeout") ?? DEFAULT_TIMEOUT;
   const rollback = stringOf(object, "rollback");
-  const definition = {
-    phase,
-    router_id: stringOf(object, "router_id") ?? "",
-    description: phase === "create" ? description : `destroy: ${description}`,
-    script: script ?? "",
-    make_backup: boolOf(object, "make_backup") ?? true,
-    express_execute: boolOf(object, "express") ?? DEFAULT_EXPRESS_EXECUTE,
-    needs_acknowledgement: boolOf(object, "needs_ack") ?? true,
-    ...(stringOf(object, "notify_url") ? { notify_url: stringOf(object, "notify_url") } : {}),
-  };
+  const definition = definitionOf(object, phase);
   const parsed = applyJobSchema.safeParse({
     version: 1,
     ...definition,
@@ -177,6 +174,23 @@ export function jobOf(object: TfObject, phase: "create" | "destroy"): ApplyJob {
     throw new UsageError(`${ATTRIBUTE_OF[field] ?? field}: ${issue?.message ?? "invalid"}`);
   }
   return parsed.data;
+}
+
+/** What runs on the router for a resource's object: the part of its job that its key is made of. */
+function definitionOf(object: TfObject, phase: "create" | "destroy"): JobDefinition {
+  const script = phase === "create" ? stringOf(object, "script") : stringOf(object, "destroy_script");
+  const description = stringOf(object, "description") ?? "";
+  const notifyUrl = stringOf(object, "notify_url");
+  return {
+    phase,
+    router_id: stringOf(object, "router_id") ?? "",
+    description: phase === "create" ? description : `destroy: ${description}`,
+    script: script ?? "",
+    make_backup: boolOf(object, "make_backup") ?? true,
+    express_execute: boolOf(object, "express") ?? DEFAULT_EXPRESS_EXECUTE,
+    needs_acknowledgement: boolOf(object, "needs_ack") ?? true,
+    ...(notifyUrl ? { notify_url: notifyUrl } : {}),
+  };
 }
 
 /** The times and numbers a listed (or notified) job adds to the state. */
@@ -258,6 +272,11 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       if (!prior) return planned;
       return { ...planned, ...pick(prior, COMPUTED) };
     },
+    replaces(prior, planned, priorPrivate) {
+      const definition = hasUnknown(planned) ? undefined : definitionOf(planned, "create");
+      return movedObjectReplaces(priorPrivate, prior, definition) ? ["script"] : [];
+    },
+    moveState: moveFromTerraformData,
     async planEffect(context, planned) {
       const routerId = stringOf(planned, "router_id");
       const script = stringOf(planned, "script");
@@ -345,14 +364,16 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       }
       destroyedHere.add(tagOf(instanceId));
     },
-    async read(context, current) {
+    async read(context, current, privateData) {
+      const moved = await resolveMoved(context, current, privateData);
+      if (moved) return moved;
       const routerId = stringOf(current, "router_id");
       const jobId = stringOf(current, "job_id");
-      if (!routerId || !jobId) return current;
+      if (!routerId || !jobId) return { state: current };
       const jobs = await context.jobLists.of(routerId, Date.now() + READ_DEADLINE_MS);
       const listed = jobs.find((job) => job.id === jobId);
       // A job the list no longer holds (history is pruned) still ran: the state keeps what it recorded.
-      return listed ? { ...current, ...jobFields(listed) } : current;
+      return { state: listed ? { ...current, ...jobFields(listed) } : current };
     },
     async importState(context, id) {
       const [routerId, jobId, extra] = id.split("/");

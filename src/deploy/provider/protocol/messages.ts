@@ -174,6 +174,20 @@ export const ImportResourceStateResponse = describe("ImportResourceState.Respons
   diagnostics(2),
 ]);
 
+export const MoveResourceStateRequest = describe("MoveResourceState.Request", [
+  { name: "source_provider_address", no: 1, kind: "string" },
+  { name: "source_type_name", no: 2, kind: "string" },
+  { name: "source_schema_version", no: 3, kind: "int64" },
+  { name: "source_state", no: 4, kind: message(() => RawState) },
+  { name: "target_type_name", no: 5, kind: "string" },
+  { name: "source_private", no: 6, kind: "bytes" },
+]);
+export const MoveResourceStateResponse = describe("MoveResourceState.Response", [
+  { name: "target_state", no: 1, kind: message(() => DynamicValue) },
+  diagnostics(2),
+  { name: "target_private", no: 3, kind: "bytes" },
+]);
+
 export const ReadDataSourceRequest = describe("ReadDataSource.Request", [
   { name: "type_name", no: 1, kind: "string" },
   { name: "config", no: 2, kind: message(() => DynamicValue) },

@@ -23,6 +23,7 @@ export const PROVIDER_METHODS = {
   PlanResourceChange: [m.PlanResourceChangeRequest, m.PlanResourceChangeResponse],
   ApplyResourceChange: [m.ApplyResourceChangeRequest, m.ApplyResourceChangeResponse],
   ImportResourceState: [m.ImportResourceStateRequest, m.ImportResourceStateResponse],
+  MoveResourceState: [m.MoveResourceStateRequest, m.MoveResourceStateResponse],
   ReadDataSource: [m.ReadDataSourceRequest, m.ReadDataSourceResponse],
   GetFunctions: [m.GetFunctionsRequest, m.GetFunctionsResponse],
   StopProvider: [m.StopProviderRequest, m.StopProviderResponse],
