@@ -62,7 +62,9 @@ function classesFor(framework: Framework): Classes {
       // The same construct under the provisioner form was `terraform_data.<this id>`: a stack that switches to
       // the provider moves each job resource's state across (the provider's MoveResourceState finds what its
       // job did), so nothing runs again. Terraform skips a moved block whose source is not in the state.
-      (this as unknown as { moveFromId(id: string): void }).moveFromId(`terraform_data.${this.friendlyUniqueId}`);
+      (this as unknown as { moveFromId(id: string): void }).moveFromId(
+        `terraform_data.${this.friendlyUniqueId}`,
+      );
     }
 
     protected override synthesizeAttributes(): Record<string, unknown> {

@@ -26,7 +26,9 @@ import {
   writeServiceCa,
 } from "../../service/harness.js";
 
-const terraform = terraformOrSkip("moving a stack from terraform_data to the provider under the real terraform");
+const terraform = terraformOrSkip(
+  "moving a stack from terraform_data to the provider under the real terraform",
+);
 const CLI = `${process.execPath} ${BIN}`;
 
 const SECTIONS: RouterSection[] = [
