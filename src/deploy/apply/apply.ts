@@ -10,6 +10,7 @@ import {
   tagOf,
 } from "../../contract/attempt-marker.js";
 import { formatDuration } from "../../contract/duration.js";
+import type { JobListItem } from "../../contract/envelope.js";
 import { isTerminal, type JobStatus } from "../../contract/job.js";
 import { RESTARTED_DURING_JOB } from "../../contract/routers/router-backend.js";
 import type { ReceiverClient } from "../../service/receiver/wait-client.js";
@@ -112,7 +113,8 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
   const followedHere = (marker: AttemptMarker) =>
     entry?.attempts.find((row) => row.marker === markerText(marker));
   // Only this resource's attempts count (decide() looks at nothing else): asked for by their marker's prefix,
-  // the look costs the same whatever the router's history, where the service filters.
+  // the look costs the same whatever the router's history, where the service filters. Where it does not (the
+  // sites API), the list is read newest first only down to this definition's latest attempt (`settled`).
   const jobs =
     context.knowledge?.routers[job.router_id] ??
     (await patiently(
@@ -120,6 +122,7 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
         context.client.findJobs(job.router_id, resourceText(tags.resourceTag), {
           deadlineMs: Math.max(1, deadline - Date.now()),
           signal: context.signal,
+          enough: (found) => settled(found, tags),
         }),
       // The first contact: a service that is not there fails now, with the reason, instead of at the timeout.
       {
@@ -429,6 +432,24 @@ function expressOf(job: ApplyJob): boolean {
 
 function label(job: SeenJob): string {
   return job.seq_id === undefined ? job.id : `#${job.seq_id}`;
+}
+
+/**
+ * Whether the newest jobs of a resource, as listed so far (newest first), already decide its apply, so that
+ * older pages need not be read: they hold an attempt at this definition. decide() looks at the newest such
+ * attempt (the older ones are behind it), at whether a job of another definition came after it (listed before
+ * it, so read), and at the highest attempt number at this definition: each run numbers its attempt past those
+ * it listed and lists before it submits, so a later attempt never carries a lower number than an earlier one,
+ * and the newest carries the highest. Without such an attempt, only the whole list proves there is none.
+ */
+function settled(
+  found: readonly JobListItem[],
+  tags: { resourceTag: string; definitionTag: string },
+): boolean {
+  return found.some((listed) => {
+    const marker = parseMarker(listed.description);
+    return marker?.resourceTag === tags.resourceTag && marker.definitionTag === tags.definitionTag;
+  });
 }
 
 /** The start of every marker of one resource's attempts, as it stands in a description. */
