@@ -19,7 +19,8 @@ export function untilStopped(): Promise<void> {
 /**
  * Runs `work` with a signal that Ctrl-C or SIGTERM aborts, and ends it as interrupted (exit 130, `message`)
  * whatever the work then threw: an aborted request or pause surfaces as an AbortError or as the reason, and
- * either way the operator stopped it.
+ * either way the operator stopped it. An `InterruptedError` the work threw itself is kept: it says what the
+ * work did about the interrupt.
  */
 export async function untilInterrupted<T>(
   message: string,
@@ -31,7 +32,8 @@ export async function untilInterrupted<T>(
   try {
     return await work(controller.signal);
   } catch (error) {
-    if (controller.signal.aborted) throw controller.signal.reason;
+    // The work's own account of the interrupt (apply's cancel of its job) says more than the generic one.
+    if (controller.signal.aborted) throw error instanceof InterruptedError ? error : controller.signal.reason;
     throw error;
   } finally {
     process.off("SIGINT", stop).off("SIGTERM", stop);

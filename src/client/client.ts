@@ -39,6 +39,15 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
+export interface FindJobsOptions extends CallOptions {
+  /**
+   * Whether the matches found so far (newest first) answer the caller: asked after each page, and once it holds
+   * no further page is read. For a caller that needs the newest matches only, so that its cost follows how far
+   * down the list they are, not the router's whole history. @default read to the list's end
+   */
+  readonly enough?: (found: readonly JobListItem[]) => boolean;
+}
+
 export interface SubmitOptions extends CallOptions {
   /** A lowercase UUID; one is generated when absent. Reuse it to repeat a submission safely. */
   readonly idempotencyKey?: string;
@@ -142,6 +151,19 @@ export class RouterJobsClient {
    * may be the envelope or a bare array; a job without `status` gets one from its timestamps.
    */
   async listJobs(routerId: string, options: CallOptions = {}): Promise<JobListItem[]> {
+    return this.#readList(routerId, options, (jobs) => jobs, undefined);
+  }
+
+  /**
+   * The list page by page, newest first, keeping what `keep` keeps of each page. Once `enough` holds for what
+   * was kept, no further page is asked for: the answer is then what the pages read so far held.
+   */
+  async #readList(
+    routerId: string,
+    options: CallOptions,
+    keep: (jobs: JobListItem[]) => JobListItem[],
+    enough: ((found: readonly JobListItem[]) => boolean) | undefined,
+  ): Promise<JobListItem[]> {
     const { request } = this.#profile.list(routerPath(routerId));
     const jobs: JobListItem[] = [];
     const asked = new Set<string>();
@@ -151,9 +173,9 @@ export class RouterJobsClient {
         { operation: "list", request: { ...request, path }, schema: jobPageSchema },
         options,
       );
-      jobs.push(...page.jobs);
+      jobs.push(...keep(page.jobs));
       // A page with nothing on it ends the list whatever it offers: a service cannot page on forever so.
-      if (page.next === undefined || page.jobs.length === 0) return jobs;
+      if (page.next === undefined || page.jobs.length === 0 || enough?.(jobs)) return jobs;
       const next = this.#nextPagePath(request.path, page.next);
       if (asked.has(next) || asked.size >= MAX_LIST_PAGES) {
         throw new BadResponseError({
@@ -198,13 +220,18 @@ export class RouterJobsClient {
    * the router's history. A service that ignores those parameters answers the whole list (no `next_cursor`),
    * one that refuses them answers 400: then this client asks for the plain list from then on and filters it
    * itself. The sites API (`sdx`) documents no filter, so it always gets the plain list.
+   *
+   * With `enough`, the list (newest first) is read only as far as the caller needs: once `enough` holds for
+   * the matches so far, no further page is asked for (a paged list, as the sites API's may be).
    */
-  async findJobs(routerId: string, text: string, options: CallOptions = {}): Promise<JobListItem[]> {
+  async findJobs(routerId: string, text: string, options: FindJobsOptions = {}): Promise<JobListItem[]> {
     const needle = text.toLowerCase();
     const matching = (jobs: readonly JobListItem[]) =>
       jobs.filter((job) => job.description.toLowerCase().includes(needle));
+    const { enough } = options;
+    const plainList = () => this.#readList(routerId, options, matching, enough);
     if (this.api !== "spec" || this.#filterOffered === false || text.length === 0 || text.length > 100)
-      return matching(await this.listJobs(routerId, options));
+      return plainList();
     const path = routerPath(routerId);
     const found: JobListItem[] = [];
     let cursor: string | undefined;
@@ -225,18 +252,19 @@ export class RouterJobsClient {
       } catch (error) {
         if (!(cursor === undefined && refusesQuery(error))) throw error;
         // The plain list answers what the service really thinks (a router it does not know stays a 404).
-        const all = await this.listJobs(routerId, options);
+        const all = await plainList();
         this.#filterOffered = false;
-        return matching(all);
+        return all;
       }
       if (!page.paged) this.#filterOffered = false;
       const kept = matching(page.jobs);
       // Paged but not filtered (a service that pages and ignores `text`): the plain list is one request.
       if (page.paged && kept.length < page.jobs.length) {
         this.#filterOffered = false;
-        return matching(await this.listJobs(routerId, options));
+        return plainList();
       }
       found.push(...kept);
+      if (enough?.(found)) return found;
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     return found;

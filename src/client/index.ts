@@ -1,6 +1,7 @@
 export { API_PROFILES, type ApiProfileName } from "../contract/api-profile-name.js";
 export {
   type CallOptions,
+  type FindJobsOptions,
   RouterJobsClient,
   type RouterRecord,
   type SubmitOptions,

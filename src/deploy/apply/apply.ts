@@ -10,8 +10,10 @@ import {
   tagOf,
 } from "../../contract/attempt-marker.js";
 import { formatDuration } from "../../contract/duration.js";
+import type { JobListItem } from "../../contract/envelope.js";
 import { isTerminal, type JobStatus } from "../../contract/job.js";
 import { RESTARTED_DURING_JOB } from "../../contract/routers/router-backend.js";
+import { InterruptedError } from "../../errors.js";
 import type { ReceiverClient } from "../../service/receiver/wait-client.js";
 import { decide, type ResourceKnowledge } from "../job-list/attempts.js";
 import { failureReason } from "../job-list/failure-reason.js";
@@ -112,7 +114,8 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
   const followedHere = (marker: AttemptMarker) =>
     entry?.attempts.find((row) => row.marker === markerText(marker));
   // Only this resource's attempts count (decide() looks at nothing else): asked for by their marker's prefix,
-  // the look costs the same whatever the router's history, where the service filters.
+  // the look costs the same whatever the router's history, where the service filters. Where it does not (the
+  // sites API), the list is read newest first only down to this definition's latest attempt (`settled`).
   const jobs =
     context.knowledge?.routers[job.router_id] ??
     (await patiently(
@@ -120,6 +123,7 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
         context.client.findJobs(job.router_id, resourceText(tags.resourceTag), {
           deadlineMs: Math.max(1, deadline - Date.now()),
           signal: context.signal,
+          enough: (found) => settled(found, tags),
         }),
       // The first contact: a service that is not there fails now, with the reason, instead of at the timeout.
       {
@@ -149,10 +153,9 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
       `this change is already job ${label(listed)} (${listed.status}; ${decision.why}): not submitting it again`,
     );
   } else {
-    attempt = await submit(job, { ...tags, attempt: decision.attempt }, context, deadline, progress);
-    progress.line(
-      `submitted${job.make_backup ? " with a backup" : ""} (attempt ${decision.attempt}: ${decision.why})`,
-    );
+    const number = numberPastJournal(decision.attempt, entry?.attempts ?? [], tags);
+    attempt = await submit(job, { ...tags, attempt: number }, context, deadline, progress);
+    progress.line(`submitted${job.make_backup ? " with a backup" : ""} (attempt ${number}: ${decision.why})`);
   }
   const identity = { jobKey: job.job_key, resource: job.resource, routerId: job.router_id };
   const journal = (seen: SeenJob | undefined, reported: boolean) =>
@@ -185,8 +188,14 @@ export async function applyJob(job: ApplyJob, given: ApplyContext): Promise<Appl
     attempt.seen && isTerminal(attempt.seen.status)
       ? attempt.seen
       : await confirm(job, attempt, deadline, context, progress).catch(async (error: unknown) => {
-          if (context.signal?.aborted) await cancelOnInterrupt(job, attempt, context, progress);
-          throw error;
+          if (!context.signal?.aborted) throw error;
+          const cancelled = await cancelOnInterrupt(job, attempt, context, progress);
+          if (cancelled === undefined) throw error;
+          // Its number is taken: the journal keeps it, so the next apply numbers past it (`numberPastJournal`).
+          await journal({ id: cancelled, status: "deleted" }, true);
+          throw new InterruptedError(
+            `interrupted: job ${cancelled} was cancelled before it started; the next apply submits the change again`,
+          );
         });
   if (!final || !isTerminal(final.status)) {
     await journal(final, false);
@@ -251,14 +260,15 @@ async function cancelOnInterrupt(
   attempt: Attempt,
   context: ApplyContext,
   progress: Progress,
-): Promise<void> {
+): Promise<string | undefined> {
   const jobId = attempt.seen?.id ?? attempt.jobId;
-  if (jobId === undefined || !context.client.offersOneJob) return;
+  if (jobId === undefined || !context.client.offersOneJob) return undefined;
   try {
     await context.client.cancelJob(job.router_id, jobId, { deadlineMs: CANCEL_DEADLINE_MS });
     progress.line(
       `interrupted: job ${jobId} cancelled before it started; the next apply submits the change again`,
     );
+    return jobId;
   } catch (error) {
     if (error instanceof ApiError && error.apiCode === "job_already_started")
       progress.line(
@@ -268,6 +278,7 @@ async function cancelOnInterrupt(
       progress.line(
         `interrupted: job ${jobId} could not be cancelled (${(error as Error).message}); the next apply follows it`,
       );
+    return undefined;
   }
 }
 
@@ -429,6 +440,42 @@ function expressOf(job: ApplyJob): boolean {
 
 function label(job: SeenJob): string {
   return job.seq_id === undefined ? job.id : `#${job.seq_id}`;
+}
+
+/**
+ * Whether the newest jobs of a resource, as listed so far (newest first), already decide its apply, so that
+ * older pages need not be read: they hold an attempt at this definition. decide() looks at the newest such
+ * attempt (the older ones are behind it), at whether a job of another definition came after it (listed before
+ * it, so read), and at the highest attempt number at this definition: each run numbers its attempt past those
+ * it listed and lists before it submits, so a later attempt never carries a lower number than an earlier one,
+ * and the newest carries the highest. Without such an attempt, only the whole list proves there is none.
+ */
+function settled(
+  found: readonly JobListItem[],
+  tags: { resourceTag: string; definitionTag: string },
+): boolean {
+  return found.some((listed) => {
+    const marker = parseMarker(listed.description);
+    return marker?.resourceTag === tags.resourceTag && marker.definitionTag === tags.definitionTag;
+  });
+}
+
+/**
+ * The number of the attempt to submit: the one decide() gave (past every attempt listed), or past every attempt
+ * at this definition this machine's journal holds, whichever is higher. A job cancelled by an interrupted apply
+ * is listed no more (the sites API leaves deleted jobs out), but its marker and idempotency key are spent: a
+ * service that honours the key answers a resend with the deleted job, which would then be awaited in vain. A
+ * higher number than needed costs nothing: the submission was decided already, and it only makes a new key.
+ */
+function numberPastJournal(
+  decided: number,
+  journaled: readonly { readonly marker: string; readonly attempt: number }[],
+  tags: { resourceTag: string; definitionTag: string },
+): number {
+  const prefix = `rj:${tags.resourceTag}-${tags.definitionTag}-`;
+  return journaled
+    .filter((row) => row.marker.startsWith(prefix))
+    .reduce((highest, row) => Math.max(highest, row.attempt + 1), decided);
 }
 
 /** The start of every marker of one resource's attempts, as it stands in a description. */

@@ -123,9 +123,9 @@ export interface FindOptions {
 
 /**
  * One look for the job: with its id, where the API reads one job, that job alone; else (or when that read
- * finds none) the job list's job that matches, whatever the list's order. With `text` (a text its description
- * contains) the service sends only the jobs that contain it, where it offers that; else the whole list as the
- * spec has it.
+ * finds none) the job list's first job that matches, the list read no further than the page that holds it.
+ * With `text` (a text its description contains) the service sends only the jobs that contain it, where it
+ * offers that; else the list as the spec has it.
  */
 export async function findJob(
   client: RouterJobsClient,
@@ -145,7 +145,8 @@ export async function findJob(
       if (!(error instanceof ApiError && error.statusCode === 404)) throw error;
     }
   }
-  const jobs =
-    text === undefined ? await client.listJobs(routerId, call) : await client.findJobs(routerId, text, call);
+  // The list newest first, read only until the job is on it: a job found on the first page costs one request
+  // however long the router's history (a paged list, as the sites API's may be).
+  const jobs = await client.findJobs(routerId, text ?? "", { ...call, enough: (found) => found.some(match) });
   return jobs.find(match);
 }

@@ -42,7 +42,10 @@ describe("apply interrupted while its job waits, through the sites API", () => {
   });
 
   /** Runs apply and stops it (as Ctrl-C does) once `ready` holds; resolves to what it printed and threw. */
-  async function interrupt(job: ReturnType<typeof declareJob>, ready: (lines: string[]) => Promise<boolean>) {
+  async function interrupt(
+    job: ReturnType<typeof declareJob>,
+    ready: (lines: string[]) => Promise<boolean>,
+  ): Promise<{ lines: string[]; stopped: InterruptedError; thrown: unknown }> {
     const controller = new AbortController();
     const stopped = new InterruptedError("interrupted");
     const lines: string[] = [];
@@ -57,8 +60,11 @@ describe("apply interrupted while its job waits, through the sites API", () => {
       what: "apply to wait for its job",
     });
     controller.abort(stopped);
-    await expect(applying).rejects.toBe(stopped);
-    return lines;
+    const thrown = await applying.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    return { lines, stopped, thrown };
   }
 
   it("cancels a job that has not started, says so, and the router never runs it", async () => {
@@ -70,9 +76,13 @@ describe("apply interrupted while its job waits, through the sites API", () => {
     });
     const job = declareJob(ROUTER_A, "interrupt/queued", false);
     // WHEN apply is interrupted once its job is listed
-    const lines = await interrupt(job, async () => (await svc.jobs(ROUTER_A)).length >= 2);
-    // THEN the job is cancelled, not left queued behind the interrupted deploy
+    const { lines, thrown } = await interrupt(job, async () => (await svc.jobs(ROUTER_A)).length >= 2);
+    // THEN the job is cancelled, not left queued behind the interrupted deploy, and the interrupt says so
     expect(lines.join("\n")).toMatch(/interrupted: job \S+ cancelled before it started/);
+    expect(thrown).toBeInstanceOf(InterruptedError);
+    expect((thrown as Error).message).toMatch(
+      /^interrupted: job \S+ was cancelled before it started; the next apply submits the change again$/,
+    );
     const jobs = (await svc.jobs(ROUTER_A)) as { description: string; status: string }[];
     expect(jobs.find((listed) => listed.description.startsWith("set identity"))?.status).toBe("deleted");
     backend.releaseAll();
@@ -86,6 +96,16 @@ describe("apply interrupted while its job waits, through the sites API", () => {
       { what: "the holding job to finish" },
     );
     expect(backend.started.filter((routerId) => routerId === ROUTER_A)).toHaveLength(1);
+
+    // WHEN apply runs again THEN the change is submitted anew (a fresh key: the cancelled job's key is spent)
+    const again = await applyJob(job, {
+      client,
+      journal: new Journal(stateDir),
+      instanceId: "interrupt",
+      write: () => {},
+    });
+    expect(again).toMatchObject({ outcome: "completed", alreadyApplied: false });
+    expect(backend.started.filter((routerId) => routerId === ROUTER_A)).toHaveLength(2);
   });
 
   it("leaves a job that already started to finish, and says so", async () => {
@@ -94,7 +114,8 @@ describe("apply interrupted while its job waits, through the sites API", () => {
     const job = declareJob(ROUTER_A2, "interrupt/running", false);
     const before = backend.started.length;
     // WHEN apply is interrupted while the script runs
-    const lines = await interrupt(job, async () => backend.started.length > before);
+    const { lines, stopped, thrown } = await interrupt(job, async () => backend.started.length > before);
+    expect(thrown).toBe(stopped);
     // THEN it says the job runs to its end, and the job completes once the router is let go
     expect(lines.join("\n")).toMatch(/interrupted: job \S+ had already started, so it runs to its end/);
     backend.releaseAll();

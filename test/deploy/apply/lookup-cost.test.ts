@@ -92,6 +92,20 @@ describe("apply's looks at a 10,000-job router", () => {
     expect(bytes).toBeLessThan(20_000);
   });
 
+  it("sdx: finds the same attempt, at the bottom of the sites list, with that list's one request", async () => {
+    // GIVEN the attempt the test above found: the oldest of 10,000 jobs. The sites API filters nothing and our
+    // service answers its list in one piece (no pages), so the lookup is that one request, whatever it holds.
+    // The sites API tells a job's state by its timestamps alone: the seeded row gets the one a run writes.
+    await svc.service.app.db.query(
+      "UPDATE jobs SET started_at = now(), completed_at = now() WHERE router_id = $1 AND seq_id = 1",
+      [ROUTER_A2],
+    );
+    const job = declare("/system identity set name=old");
+    const { result, requests } = await run(job, "i-1", "sdx");
+    expect(result).toMatchObject({ outcome: "completed", alreadyApplied: true });
+    expect(requests).toBe(1);
+  });
+
   it("submits a job without express_execute as express and confirms it by its marker", async () => {
     const { result, requests, bytes } = await run(declare("/system identity set name=new"), "i-2");
     expect(result.outcome).toBe("completed");
