@@ -62,9 +62,10 @@ const FRAMEWORKS: readonly Framework[] = [
   {
     framework: "cdktf",
     cli: "cdktf-cli@0.21.0",
-    // cdktf-cli 0.21's hook installs `typescript` unpinned, which is 7 today, beside ts-jest 29, which refuses
-    // it (peer `typescript >=4.3 <7`): upstream's template is broken (archived, no fix coming). 5.9 is what
-    // works there, so that a failure here is ours.
+    // cdktf-cli 0.21's hook installs `typescript` unpinned, which is 7 today, beside ts-jest 29 (peer
+    // `typescript >=4.3 <7`), which then fails before any test runs ("does not expose the JavaScript compiler
+    // API required by ts-jest"; tsc and ts-node fail too): upstream's template is broken (archived, no fix
+    // coming). 5.9 is what works there, so that a failure here is ours (docs/packaging.md).
     packages: ["cdktf@0.21.0", "constructs@10", "typescript@5.9", ...TOOLS],
   },
 ];
