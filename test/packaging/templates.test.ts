@@ -51,7 +51,8 @@ interface Framework {
   readonly packages: readonly string[];
 }
 
-const TOOLS = ["@types/node@22", "jest@30", "@types/jest@30", "ts-jest@29", "ts-node@10"];
+// The hooks' development packages, unpinned there: the majors they resolve to today (2026-12-02).
+const TOOLS = ["@types/node@26", "jest@30", "@types/jest@30", "ts-jest@29", "ts-node@10"];
 
 const FRAMEWORKS: readonly Framework[] = [
   {
