@@ -4,7 +4,9 @@
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { promisify } from "node:util";
+import { scratchDir } from "./scratch.js";
 
 export const run = promisify(execFile);
 
@@ -52,6 +54,22 @@ export function userEnv(): NodeJS.ProcessEnv {
 
 export async function npm(args: readonly string[], cwd: string): Promise<Ran> {
   return run("npm", [...args], { cwd, maxBuffer: 16 * 1024 * 1024, env: { ...userEnv(), CI: "true" } });
+}
+
+/**
+ * `npm pack` of the checkout (its built dist/) into a scratch folder, removed after the test file: the tarball's
+ * path. --ignore-scripts: the global setup built dist/ from these sources; `prepare` would build it again and,
+ * on the way, remove dist/bundle under the CLI that tests running beside this one start.
+ */
+export async function packTarball(): Promise<string> {
+  const dir = scratchDir("rj-pack-");
+  const { stdout } = await npm(
+    ["pack", "--ignore-scripts", "--json", "--pack-destination", dir],
+    join(import.meta.dirname, "..", ".."),
+  );
+  const [packed] = JSON.parse(stdout) as { filename: string }[];
+  if (packed === undefined) throw new Error(`npm pack named no tarball: ${stdout}`);
+  return join(dir, packed.filename);
 }
 
 /**

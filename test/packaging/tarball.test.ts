@@ -9,12 +9,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   BELOW_ENGINES,
   MACHINE_NOISE,
-  npm,
   npmInstall,
+  packTarball,
   type Ran,
   run,
   skipOrFail,
@@ -98,18 +98,11 @@ const CASES = [
 ] as const;
 
 describe("the packed tarball in an empty project", () => {
-  let packDir: string;
   let tarball: string;
 
   beforeAll(async () => {
-    packDir = mkdtempSync(join(tmpdir(), "rj-pack-"));
-    // --ignore-scripts: the global setup built dist/ from these sources; `prepare` would build it again and,
-    // on the way, remove dist/bundle under the CLI that tests running beside this one start.
-    const { stdout } = await npm(["pack", "--ignore-scripts", "--json", "--pack-destination", packDir], ROOT);
-    const [packed] = JSON.parse(stdout) as { filename: string }[];
-    tarball = join(packDir, (packed as { filename: string }).filename);
+    tarball = await packTarball();
   });
-  afterAll(() => rmSync(packDir, { recursive: true, force: true }));
 
   it.for(CASES)(
     "installs beside $framework alone, and its CLI and constructs work there without a warning",
