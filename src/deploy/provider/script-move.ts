@@ -10,9 +10,11 @@
  * object's private data checks that the adopted script is the one that ran (another one replaces the object).
  */
 import { DEFAULT_EXPRESS_EXECUTE, type JobDefinition, jobKey } from "../../contract/apply-job.js";
+import { tagOf } from "../../contract/attempt-marker.js";
+import { isTerminal } from "../../contract/job.js";
 import { UsageError } from "../../errors.js";
-import { judge } from "../reconcile/reconcile.js";
-import { STATE_IDENTITY_KEY, type StateIdentity, stateIdentitySchema } from "../terraform/state.js";
+import { attemptsOf, currentAttempt } from "../job-list/attempts.js";
+import { STATE_IDENTITY_KEY, stateIdentitySchema } from "../terraform/state.js";
 import type { ProviderContext } from "./config.js";
 import { warningDiagnostic } from "./diagnostics.js";
 import { isKnownObject, type TfObject, type TfValue } from "./protocol/dynamic-value.js";
@@ -98,45 +100,48 @@ export async function resolveMoved(
 ): Promise<ReadOutcome | undefined> {
   const moved = movedPrivateOf(privateData);
   if (!moved?.unresolved) return undefined;
-  const identity: StateIdentity = {
-    router_id: stringOf(current, "router_id") ?? "",
-    resource: stringOf(current, "name") ?? "",
-    job_key: moved.moved_job_key,
-    description: stringOf(current, "description") ?? "",
-  };
-  const jobs = await context.jobLists.of(identity.router_id, Date.now() + READ_DEADLINE_MS);
-  // Terraform's taint is not the provider's to see: a tainted source is replaced after the move whatever it holds.
-  const finding = judge(
-    { address: "routerjobs_script", instanceId: stringOf(current, "id") ?? "", tainted: false, identity },
-    jobs,
+  const routerId = stringOf(current, "router_id") ?? "";
+  const description = stringOf(current, "description") ?? "";
+  const jobs = await context.jobLists.of(routerId, Date.now() + READ_DEADLINE_MS);
+  // As `routerjobs reconcile` judges a job resource: the newest attempt at this definition, unless another
+  // definition of the resource ran after it. Terraform's taint is not the provider's to see: a tainted source
+  // is replaced after the move whatever it holds.
+  const { latest, superseded } = currentAttempt(
+    attemptsOf(jobs, tagOf(stringOf(current, "name") ?? "")),
+    tagOf(moved.moved_job_key),
   );
-  const seq = finding.job?.seq_id === undefined ? finding.job?.id : `#${finding.job.seq_id}`;
-  if (finding.verdict === "in-flight")
+  const listed = superseded ? undefined : latest?.job;
+  const seq = listed?.seq_id === undefined ? listed?.id : `#${listed.seq_id}`;
+  if (listed && !isTerminal(listed.status))
     throw new UsageError(
-      `router ${identity.router_id}: job ${seq} of "${identity.description}" (moved from terraform_data) is ${finding.job?.status}: ` +
+      `router ${routerId}: job ${seq} of "${description}" (moved from terraform_data) is ${listed.status}: ` +
         "plan again once it has ended; nothing was changed",
     );
-  const job = finding.verdict === "ok" || finding.verdict === "failed" ? finding.job : undefined;
+  const fate = !listed
+    ? latest
+      ? "another definition of it ran after this one"
+      : "no job for this change is listed: it never reached the router"
+    : `job ${seq} ${listed.status}`;
   const state: TfObject = {
     ...current,
-    make_backup: job?.make_backup ?? null,
-    express: job?.express_execute ?? null,
-    needs_ack: job?.needs_acknowledgement ?? null,
-    job_id: job?.id ?? null,
-    seq_id: job?.seq_id ?? null,
-    status: job?.status ?? null,
-    started_at: job?.started_at ?? null,
-    finished_at: job?.completed_at ?? job?.failed_at ?? job?.deleted_at ?? null,
+    make_backup: listed?.make_backup ?? null,
+    express: listed?.express_execute ?? null,
+    needs_ack: listed?.needs_acknowledgement ?? null,
+    job_id: listed?.id ?? null,
+    seq_id: listed?.seq_id ?? null,
+    status: listed?.status ?? null,
+    started_at: listed?.started_at ?? null,
+    finished_at: listed?.completed_at ?? listed?.failed_at ?? listed?.deleted_at ?? null,
   };
   return {
     state,
     private: encoded({ ...moved, unresolved: false }),
     diagnostics:
-      finding.verdict === "ok"
+      listed?.status === "completed"
         ? []
         : [
             warningDiagnostic(
-              `router ${identity.router_id}: "${identity.description}" moved from terraform_data without a completed job: ${finding.detail}`,
+              `router ${routerId}: "${description}" moved from terraform_data without a completed job: ${fate}`,
               "The plan replaces it: the apply submits the change as a new job.",
             ),
           ],
