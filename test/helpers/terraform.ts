@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { it } from "vitest";
+import { RouterJobsClient } from "../../src/client/client.js";
 import { PACKAGE_ROOT } from "../../src/client/version.js";
 import { findOnPath } from "../../src/deploy/terraform/terraform.js";
 
@@ -23,6 +24,43 @@ export function installProviderMirror(work: string): { cliConfigFile: string; re
   writeFileSync(cliConfigFile, cliConfig);
   const requiredProviders = printed.slice(printed.indexOf("terraform {"), printed.indexOf("\n}\n") + 3);
   return { cliConfigFile, requiredProviders };
+}
+
+/** What a test of the provider under the real Terraform runs with. */
+export interface ProviderRun {
+  /**
+   * The Terraform folder; its runs have the service's URL, token and CA file, the state dir and HOME under
+   * `work`, and the mirror's CLI configuration.
+   */
+  readonly tf: TerraformDir;
+  /** The `required_providers` block `provider install` printed. */
+  readonly requiredProviders: string;
+  /** A client of the same service, for the test's own reads of the routers' job lists. */
+  readonly client: RouterJobsClient;
+}
+
+/** The provider installed into a mirror under `work`, and a Terraform folder whose runs use it against `service`. */
+export function providerRun(
+  terraform: string,
+  work: string,
+  service: { readonly url: string; readonly token: string; readonly ca: string; readonly caFile: string },
+): ProviderRun {
+  const { cliConfigFile, requiredProviders } = installProviderMirror(work);
+  const env = {
+    ROUTERJOBS_URL: service.url,
+    ROUTERJOBS_TOKEN: service.token,
+    ROUTERJOBS_CA_FILE: service.caFile,
+    ROUTERJOBS_STATE_DIR: join(work, "state"),
+    HOME: join(work, "home"),
+    TF_CLI_CONFIG_FILE: cliConfigFile,
+  };
+  const client = new RouterJobsClient({
+    baseUrl: service.url,
+    token: service.token,
+    ca: service.ca,
+    budgetDir: join(work, "budget"),
+  });
+  return { tf: new TerraformDir(terraform, env), requiredProviders, client };
 }
 
 /**

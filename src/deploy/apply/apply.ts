@@ -15,7 +15,7 @@ import { isTerminal, type JobStatus } from "../../contract/job.js";
 import { RESTARTED_DURING_JOB } from "../../contract/routers/router-backend.js";
 import { InterruptedError } from "../../errors.js";
 import type { ReceiverClient } from "../../service/receiver/wait-client.js";
-import { decide, type ResourceKnowledge } from "../job-list/attempts.js";
+import { attemptsOf, decide, type ResourceKnowledge } from "../job-list/attempts.js";
 import { failureReason } from "../job-list/failure-reason.js";
 import { EXPRESS_SCHEDULE, findJob, type JobMatch, pollJob, TICK_SCHEDULE } from "../job-list/poll.js";
 import { rollBackFailedJob, rollbackWanted } from "../rollback/rollback-on-failure.js";
@@ -454,10 +454,9 @@ function settled(
   found: readonly JobListItem[],
   tags: { resourceTag: string; definitionTag: string },
 ): boolean {
-  return found.some((listed) => {
-    const marker = parseMarker(listed.description);
-    return marker?.resourceTag === tags.resourceTag && marker.definitionTag === tags.definitionTag;
-  });
+  return attemptsOf(found, tags.resourceTag).some(
+    ({ marker }) => marker.definitionTag === tags.definitionTag,
+  );
 }
 
 /**

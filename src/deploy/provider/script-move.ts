@@ -11,22 +11,21 @@
  */
 import { DEFAULT_EXPRESS_EXECUTE, type JobDefinition, jobKey } from "../../contract/apply-job.js";
 import { tagOf } from "../../contract/attempt-marker.js";
-import { isTerminal } from "../../contract/job.js";
+import { isTerminal, type JobListItem } from "../../contract/job.js";
 import { UsageError } from "../../errors.js";
 import { attemptsOf, currentAttempt } from "../job-list/attempts.js";
 import { STATE_IDENTITY_KEY, stateIdentitySchema } from "../terraform/state.js";
-import type { ProviderContext } from "./config.js";
 import { warningDiagnostic } from "./diagnostics.js";
 import { isKnownObject, type TfObject, type TfValue } from "./protocol/dynamic-value.js";
-import type { MovedObject, MoveSource, ReadOutcome } from "./provider.js";
+import type { WireMessage } from "./protocol/wire.js";
+import type { MovedObject, MoveSource } from "./provider.js";
 import { stringOf } from "./schema.js";
 
 /** Terraform's own provider, which `terraform_data` belongs to. */
 const BUILTIN_PROVIDER = "terraform.io/builtin/terraform";
-const READ_DEADLINE_MS = 60_000;
 
 /** What the provider keeps privately about a moved object. */
-interface MovedPrivate {
+export interface MovedPrivate {
   /** The key of the job the provisioner form ran for it. */
   readonly moved_job_key: string;
   /** Until a refresh has found what that job did. */
@@ -89,55 +88,55 @@ export function moveFromTerraformData(source: MoveSource): MovedObject {
   };
 }
 
-/**
- * The refresh of a moved object whose job has not been looked for yet: its job fields from the router's job
- * list. Undefined for every other object (its refresh is the ordinary one).
- */
-export async function resolveMoved(
-  context: ProviderContext,
-  current: TfObject,
-  privateData: Uint8Array | undefined,
-): Promise<ReadOutcome | undefined> {
+/** A moved object's private data while its job has not been looked for: the refresh's to find. */
+export function unresolvedMove(privateData: Uint8Array | undefined): MovedPrivate | undefined {
   const moved = movedPrivateOf(privateData);
-  if (!moved?.unresolved) return undefined;
+  return moved?.unresolved ? moved : undefined;
+}
+
+/** What the refresh of a moved object found in its router's job list. */
+export interface MoveFinding {
+  /** The moved change's job, when it completed or failed; none when it never ran or was superseded. */
+  readonly job: JobListItem | undefined;
+  /** The object's private data from now on: resolved. */
+  readonly private: Uint8Array;
+  readonly diagnostics: readonly WireMessage[];
+}
+
+/**
+ * The job of a moved object in its router's job list, as `routerjobs reconcile` judges a job resource: the
+ * newest attempt at this definition, unless another definition of the resource ran after it. A job still on
+ * its way is refused: the plan waits for its end. Terraform's taint is not the provider's to see: a tainted
+ * source is replaced after the move whatever it holds.
+ */
+export function resolveMove(
+  current: TfObject,
+  moved: MovedPrivate,
+  jobs: readonly JobListItem[],
+): MoveFinding {
   const routerId = stringOf(current, "router_id") ?? "";
   const description = stringOf(current, "description") ?? "";
-  const jobs = await context.jobLists.of(routerId, Date.now() + READ_DEADLINE_MS);
-  // As `routerjobs reconcile` judges a job resource: the newest attempt at this definition, unless another
-  // definition of the resource ran after it. Terraform's taint is not the provider's to see: a tainted source
-  // is replaced after the move whatever it holds.
   const { latest, superseded } = currentAttempt(
     attemptsOf(jobs, tagOf(stringOf(current, "name") ?? "")),
     tagOf(moved.moved_job_key),
   );
-  const listed = superseded ? undefined : latest?.job;
-  const seq = listed?.seq_id === undefined ? listed?.id : `#${listed.seq_id}`;
-  if (listed && !isTerminal(listed.status))
+  const job = superseded ? undefined : latest?.job;
+  const seq = job?.seq_id === undefined ? job?.id : `#${job.seq_id}`;
+  if (job && !isTerminal(job.status))
     throw new UsageError(
-      `router ${routerId}: job ${seq} of "${description}" (moved from terraform_data) is ${listed.status}: ` +
+      `router ${routerId}: job ${seq} of "${description}" (moved from terraform_data) is ${job.status}: ` +
         "plan again once it has ended; nothing was changed",
     );
-  const fate = !listed
-    ? latest
+  const fate = job
+    ? `job ${seq} ${job.status}`
+    : latest
       ? "another definition of it ran after this one"
-      : "no job for this change is listed: it never reached the router"
-    : `job ${seq} ${listed.status}`;
-  const state: TfObject = {
-    ...current,
-    make_backup: listed?.make_backup ?? null,
-    express: listed?.express_execute ?? null,
-    needs_ack: listed?.needs_acknowledgement ?? null,
-    job_id: listed?.id ?? null,
-    seq_id: listed?.seq_id ?? null,
-    status: listed?.status ?? null,
-    started_at: listed?.started_at ?? null,
-    finished_at: listed?.completed_at ?? listed?.failed_at ?? listed?.deleted_at ?? null,
-  };
+      : "no job for this change is listed: it never reached the router";
   return {
-    state,
+    job,
     private: encoded({ ...moved, unresolved: false }),
     diagnostics:
-      listed?.status === "completed"
+      job?.status === "completed"
         ? []
         : [
             warningDiagnostic(

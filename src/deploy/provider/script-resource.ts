@@ -32,7 +32,7 @@ import { hasUnknown, type TfObject } from "./protocol/dynamic-value.js";
 import type { WireMessage } from "./protocol/wire.js";
 import type { ApplyOutcome, ManagedResource } from "./provider.js";
 import { type BlockSpec, boolOf, stringOf } from "./schema.js";
-import { movedObjectReplaces, moveFromTerraformData, resolveMoved } from "./script-move.js";
+import { movedObjectReplaces, moveFromTerraformData, resolveMove, unresolvedMove } from "./script-move.js";
 
 export const DEFAULT_TIMEOUT = "10m";
 /** How long a refresh or an import may take to read a router's jobs. */
@@ -190,6 +190,15 @@ function definitionOf(object: TfObject, phase: "create" | "destroy"): JobDefinit
     express_execute: boolOf(object, "express") ?? DEFAULT_EXPRESS_EXECUTE,
     needs_acknowledgement: boolOf(object, "needs_ack") ?? true,
     ...(notifyUrl ? { notify_url: notifyUrl } : {}),
+  };
+}
+
+/** The flags a listed job ran with, as the resource names them (null where no job is known). */
+function listedFlags(job: JobListItem | undefined): TfObject {
+  return {
+    make_backup: job?.make_backup ?? null,
+    express: job?.express_execute ?? null,
+    needs_ack: job?.needs_acknowledgement ?? null,
   };
 }
 
@@ -365,9 +374,13 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       destroyedHere.add(tagOf(instanceId));
     },
     async read(context, current, privateData) {
-      const moved = await resolveMoved(context, current, privateData);
-      if (moved) return moved;
       const routerId = stringOf(current, "router_id");
+      const moved = unresolvedMove(privateData);
+      if (moved && routerId) {
+        const jobs = await context.jobLists.of(routerId, Date.now() + READ_DEADLINE_MS);
+        const { job, ...found } = resolveMove(current, moved, jobs);
+        return { state: { ...current, ...listedFlags(job), ...jobFields(job) }, ...found };
+      }
       const jobId = stringOf(current, "job_id");
       if (!routerId || !jobId) return { state: current };
       const jobs = await context.jobLists.of(routerId, Date.now() + READ_DEADLINE_MS);
@@ -393,9 +406,7 @@ export function scriptResource(): ManagedResource<ProviderContext> {
       return {
         id: `import-${jobId}`,
         router_id: routerId,
-        make_backup: listed.make_backup,
-        express: listed.express_execute,
-        needs_ack: listed.needs_acknowledgement,
+        ...listedFlags(listed),
         timeout: DEFAULT_TIMEOUT,
         ...jobFields(listed),
       };

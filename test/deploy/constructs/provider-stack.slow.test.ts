@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterJobsClient } from "../../../src/client/client.js";
+import type { RouterJobsClient } from "../../../src/client/client.js";
 import { RouterConfig } from "../../../src/deploy/constructs/index.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { scratchDir } from "../../helpers/scratch.js";
-import { installProviderMirror, TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
+import { providerRun, type TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
 import {
   ROUTER_A,
   startTestService,
@@ -34,21 +34,12 @@ describe.skipIf(terraform === undefined)('a stack with resource: "provider" unde
   beforeAll(async () => {
     work = scratchDir("rj-provider-stack-");
     svc = await startTestService({}, new SimulatedBackend({ seed: 11 }));
-    const { cliConfigFile } = installProviderMirror(work);
-    tf = new TerraformDir(terraform as string, {
-      ROUTERJOBS_URL: svc.url,
-      ROUTERJOBS_TOKEN: TOKEN_A,
-      ROUTERJOBS_CA_FILE: writeServiceCa(svc, work),
-      ROUTERJOBS_STATE_DIR: join(work, "state"),
-      HOME: join(work, "home"),
-      TF_CLI_CONFIG_FILE: cliConfigFile,
-    });
-    client = new RouterJobsClient({
-      baseUrl: svc.url,
+    ({ tf, client } = providerRun(terraform as string, work, {
+      url: svc.url,
       token: TOKEN_A,
       ca: svc.service.ca ?? "",
-      budgetDir: join(work, "budget"),
-    });
+      caFile: writeServiceCa(svc, work),
+    }));
     // The app as a user writes it, synthesized by cdktf itself.
     const outdir = mkdtempSync(join(tmpdir(), "rj-provider-out-"));
     const app = new App({ outdir });

@@ -11,13 +11,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, LocalBackend, TerraformStack } from "cdktf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterJobsClient } from "../../../src/client/client.js";
+import type { RouterJobsClient } from "../../../src/client/client.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import { RouterConfig, type RouterSection } from "../../../src/deploy/constructs/index.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { BIN } from "../../e2e/deploy-harness.js";
 import { scratchDir } from "../../helpers/scratch.js";
-import { installProviderMirror, TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
+import { providerRun, type TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
 import {
   ROUTER_A,
   startTestService,
@@ -51,21 +51,12 @@ describe.skipIf(terraform === undefined)("moved from terraform_data to routerjob
   beforeAll(async () => {
     work = scratchDir("rj-provider-moved-");
     svc = await startTestService({}, new SimulatedBackend({ seed: 13 }));
-    const { cliConfigFile } = installProviderMirror(work);
-    tf = new TerraformDir(terraform as string, {
-      ROUTERJOBS_URL: svc.url,
-      ROUTERJOBS_TOKEN: TOKEN_A,
-      ROUTERJOBS_CA_FILE: writeServiceCa(svc, work),
-      ROUTERJOBS_STATE_DIR: join(work, "state"),
-      HOME: join(work, "home"),
-      TF_CLI_CONFIG_FILE: cliConfigFile,
-    });
-    client = new RouterJobsClient({
-      baseUrl: svc.url,
+    ({ tf, client } = providerRun(terraform as string, work, {
+      url: svc.url,
       token: TOKEN_A,
       ca: svc.service.ca ?? "",
-      budgetDir: join(work, "budget"),
-    });
+      caFile: writeServiceCa(svc, work),
+    }));
   });
 
   afterAll(async () => {

@@ -9,13 +9,13 @@
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RouterJobsClient } from "../../../src/client/client.js";
+import type { RouterJobsClient } from "../../../src/client/client.js";
 import type { JobListItem } from "../../../src/contract/job.js";
 import type { ScriptOutcome } from "../../../src/contract/routers/router-backend.js";
 import { SimulatedBackend } from "../../../src/routeros/simulator/index.js";
 import { processes } from "../../helpers/processes.js";
 import { scratchDir } from "../../helpers/scratch.js";
-import { installProviderMirror, TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
+import { providerRun, type TerraformDir, terraformOrSkip } from "../../helpers/terraform.js";
 import { waitFor } from "../../helpers/wait-for.js";
 import {
   ROUTER_A,
@@ -62,30 +62,20 @@ describe.skipIf(terraform === undefined)("terraform-provider-routerjobs under te
   let svc: TestService;
   let client: RouterJobsClient;
   let tf: TerraformDir;
-  let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
     work = scratchDir("rj-provider-");
     backend = new RecordingBackend({ seed: 7 });
     svc = await startTestService({}, backend);
     // The CLI as a user runs it: its output is the configuration to use.
-    const { cliConfigFile, requiredProviders } = installProviderMirror(work);
-    env = {
-      ROUTERJOBS_URL: svc.url,
-      ROUTERJOBS_TOKEN: TOKEN_A,
-      ROUTERJOBS_CA_FILE: writeServiceCa(svc, work),
-      ROUTERJOBS_STATE_DIR: join(work, "state"),
-      HOME: join(work, "home"),
-      TF_CLI_CONFIG_FILE: cliConfigFile,
-    };
-    tf = new TerraformDir(terraform as string, env);
-    client = new RouterJobsClient({
-      baseUrl: svc.url,
+    const run = providerRun(terraform as string, work, {
+      url: svc.url,
       token: TOKEN_A,
       ca: svc.service.ca ?? "",
-      budgetDir: join(work, "budget"),
+      caFile: writeServiceCa(svc, work),
     });
-    writeFileSync(join(tf.dir, "versions.tf"), requiredProviders);
+    ({ tf, client } = run);
+    writeFileSync(join(tf.dir, "versions.tf"), run.requiredProviders);
     withTwin(true);
   });
 

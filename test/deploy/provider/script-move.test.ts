@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from "vitest";
 import { type JobDefinition, jobKey } from "../../../src/contract/apply-job.js";
-import { movedObjectReplaces, moveFromTerraformData } from "../../../src/deploy/provider/script-move.js";
+import { markDescription, tagOf } from "../../../src/contract/attempt-marker.js";
+import type { JobListItem } from "../../../src/contract/job.js";
+import {
+  movedObjectReplaces,
+  moveFromTerraformData,
+  resolveMove,
+  unresolvedMove,
+} from "../../../src/deploy/provider/script-move.js";
 import { stateIdentityText } from "../../../src/deploy/terraform/state.js";
 
 const ROUTER = "a1000000-0000-4000-8000-0000000000aa";
@@ -92,5 +99,65 @@ describe("movedObjectReplaces", () => {
   it("leaves every object that was not moved to the schema's own rules", () => {
     expect(movedObjectReplaces(undefined, { status: "failed" }, definition)).toBe(false);
     expect(movedObjectReplaces(new Uint8Array(0), completed, undefined)).toBe(false);
+  });
+});
+
+describe("resolveMove", () => {
+  const moved = moveFromTerraformData({
+    providerAddress: BUILTIN,
+    typeName: "terraform_data",
+    state: terraformData({ routerjobs: identity }),
+  });
+  const pending = unresolvedMove(moved.private);
+  /** A job of this resource as the provisioner form submitted it: its marker names resource, definition, instance. */
+  const listed = (seq: number, status: string, key = keyWithoutExpress): JobListItem =>
+    ({
+      id: `job-${seq}`,
+      seq_id: seq,
+      status,
+      description: markDescription("dns", {
+        resourceTag: tagOf("office/edge-1/dns"),
+        definitionTag: tagOf(key),
+        instanceTag: tagOf("instance-1"),
+        attempt: 1,
+      }),
+      make_backup: true,
+      express_execute: true,
+      needs_acknowledgement: true,
+    }) as JobListItem;
+  const resolve = (jobs: JobListItem[]) => {
+    if (!pending) throw new Error("the move left no unresolved private data");
+    return resolveMove(moved.state, pending, jobs);
+  };
+
+  it("finds the completed job, resolves the private data, and says nothing", () => {
+    const found = resolve([listed(7, "completed")]);
+    expect(found.job?.id).toBe("job-7");
+    expect(found.diagnostics).toEqual([]);
+    expect(unresolvedMove(found.private)).toBeUndefined();
+    expect(movedObjectReplaces(found.private, { status: "completed" }, definition)).toBe(false);
+  });
+
+  it("reports a failed job, no job, and a superseded one by name, each to be replaced", () => {
+    const failed = resolve([listed(7, "failed")]);
+    expect(failed.job?.status).toBe("failed");
+    expect(failed.diagnostics.map((d) => d.summary)).toEqual([expect.stringContaining("job #7 failed")]);
+    const none = resolve([]);
+    expect(none.job).toBeUndefined();
+    expect(none.diagnostics.map((d) => d.summary)).toEqual([
+      expect.stringContaining("never reached the router"),
+    ]);
+    // Another definition of the same resource ran after this one: this one has to run again.
+    const superseded = resolve([listed(9, "completed", "another-key"), listed(7, "completed")]);
+    expect(superseded.job).toBeUndefined();
+    expect(superseded.diagnostics.map((d) => d.summary)).toEqual([
+      expect.stringContaining("another definition of it ran after this one"),
+    ]);
+  });
+
+  it("refuses a job still on its way, naming it, so that the plan waits for its end", () => {
+    expect(() => resolve([listed(7, "running")])).toThrow(
+      /job #7 of "dns" \(moved from terraform_data\) is running/,
+    );
   });
 });
